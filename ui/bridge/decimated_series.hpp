@@ -1,6 +1,6 @@
 #pragma once
 // A bounded time series: full resolution for the recent tail, min/max buckets beyond, so memory
-// stays flat over any number of steps (about 200 KB per series whatever the run length).
+// stays flat over any number of steps (under 300 KB per series whatever the run length).
 // GUI thread only (no locking).
 #include <algorithm>
 #include <cstddef>

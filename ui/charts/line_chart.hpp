@@ -1,12 +1,12 @@
 #pragma once
 // The one line-chart widget of the app, painted with QPainter (no Qt Charts: its scene, per-update
 // stroking of every series and translucent fills cost the engine a core on small machines).
-// Cheap by construction: the axes, grid, labels and legend are cached in a pixmap that is redrawn
-// only when they change; curves are drawn in opaque colours (translucent ones are pre-mixed with
-// the background, so the raster engine never hands fills to its thread pool), thin curves as one
-// polyline and wide ones as separate segments (never a wide stroked path); a repaint is asked for
-// only when a curve or an axis changed. An empty chart shows a sentence saying what will appear.
-// GUI thread only.
+// Cheap by construction: the axes, labels and legend are cached in a pixmap redrawn only when they
+// change; new points repaint only the columns from the first point that changed; curves are drawn
+// in opaque colours (translucent ones pre-mixed with the background, so the raster engine never
+// hands fills to its worker threads), thin ones as one polyline and wide ones as separate segments
+// (never a wide stroked path), and noisy ones (a band of vertical strokes) without antialiasing.
+// An empty chart shows a sentence saying what will appear. GUI thread only.
 #include <QColor>
 #include <QList>
 #include <QPointF>
