@@ -1,8 +1,11 @@
 #pragma once
-// A bounded time series: full resolution for the recent tail, min/max buckets beyond, so memory
-// stays flat over any number of steps (under 300 KB per series whatever the run length).
+// A bounded time series: buckets of equal width (in samples) holding the min and the max of their
+// samples. The width is 1 (raw samples) until the series fills up; then neighbouring buckets merge
+// pairwise and the width doubles, so memory stays flat over any run length (under 330 KB per
+// series) and a run of any length keeps at least capacity / 2 points: more than two per pixel
+// column of any chart of the whole run. Appending touches only the newest bucket (a few
+// nanoseconds, no cache misses), because every series takes one sample per training step.
 // GUI thread only (no locking).
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -25,67 +28,44 @@ struct SeriesPoint {
 
 class DecimatedSeries {
 public:
-    /// tailCapacity raw points stay at full resolution; at most olderCapacity buckets hold the rest.
-    explicit DecimatedSeries(int tailCapacity = 4096, int olderCapacity = 4096);
+    /// At most `capacity` closed buckets are held (plus the one being filled).
+    explicit DecimatedSeries(int capacity = 8192);
 
-    /// Appends one sample (x increasing). Amortised O(1); allocates only while growing to capacity.
+    /// Appends one sample (x increasing). O(1) amortised; allocates only on the first append.
     void append(double step, double wallSeconds, float value);
     void clear();
 
     bool empty() const { return heldCount() == 0; }
-    /// Points held now (buckets + raw tail); bounded by about tailCapacity * 2 + olderCapacity + 1.
-    std::size_t heldCount() const;
+    /// Points held now: at most capacity + 1.
+    std::size_t heldCount() const { return m_closed.size() + (m_pendingCount > 0 ? 1u : 0u); }
     /// Samples appended since the last clear().
     std::int64_t appendedCount() const { return m_appended; }
     /// Changes on every append or clear; lets a view skip redrawing unchanged data.
     std::uint64_t version() const { return m_version; }
-    /// Raw samples per bucket in the decimated part (grows by doubling on long runs).
+    /// Raw samples per bucket (1 until the series first fills up, then doubling).
     std::int64_t bucketWidth() const { return m_bucketWidth; }
-    const SeriesPoint& last() const;
-    const SeriesPoint& first() const;
+    /// The newest sample itself (not its bucket). Not for an empty series.
+    const SeriesPoint& last() const { return m_newest; }
+    /// The oldest point. Not for an empty series.
+    const SeriesPoint& first() const { return m_closed.empty() ? m_pending : m_closed.front(); }
 
     /// Calls fn(const SeriesPoint&) for every held point in x order.
     template <typename Fn>
     void forEach(Fn&& fn) const {
-        for (const SeriesPoint& point : m_older) fn(point);
+        for (const SeriesPoint& point : m_closed) fn(point);
         if (m_pendingCount > 0) fn(m_pending);
-        const std::size_t size = m_tail.size();
-        const std::size_t firstPart = std::min(m_tailCount, size - m_tailHead);
-        for (std::size_t i = 0; i < firstPart; ++i) fn(pointOf(m_tail[m_tailHead + i]));
-        for (std::size_t i = 0; i < m_tailCount - firstPart; ++i) fn(pointOf(m_tail[i]));
     }
 
 private:
-    /// A raw sample as held in the tail: 16 bytes instead of a SeriesPoint's 40, because every
-    /// series takes one per training step and the tails are larger than the caches (appending
-    /// and folding cost memory traffic, not arithmetic).
-    struct RawSample {
-        double step;
-        float wall;  ///< seconds after m_wallOrigin
-        float value;
-    };
-    SeriesPoint pointOf(const RawSample& raw) const {
-        return SeriesPoint{raw.step, m_wallOrigin + static_cast<double>(raw.wall), raw.value, raw.value, 1};
-    }
-    void foldOldestTail();
     void closeBucket();
-    void mergeOlderPairs();
-    const RawSample& tailAt(std::size_t index) const;
+    void mergePairs();
 
-    int m_tailCapacity;
-    int m_olderCapacity;
-    std::vector<SeriesPoint> m_older;  // buckets of m_bucketWidth raw samples each
-    SeriesPoint m_pending;             // the bucket being filled
+    std::size_t m_capacity;
+    std::vector<SeriesPoint> m_closed;  // full buckets of m_bucketWidth samples each
+    SeriesPoint m_pending;              // the bucket being filled
+    SeriesPoint m_newest;               // the last sample appended
     std::int64_t m_pendingCount = 0;
-    std::int64_t m_bucketWidth = 8;
-    // Raw samples in a ring of 2 * tailCapacity slots (folding the oldest half moves nothing).
-    std::vector<RawSample> m_tail;
-    std::size_t m_tailHead = 0;   // slot of the oldest raw sample
-    std::size_t m_tailCount = 0;  // raw samples held
-    double m_wallOrigin = 0.0;    // wall time of the first sample since the last clear()
-    bool m_hasOrigin = false;
-    mutable SeriesPoint m_firstRaw;  // first() and last() of a raw sample, as a SeriesPoint
-    mutable SeriesPoint m_lastRaw;
+    std::int64_t m_bucketWidth = 1;
     std::int64_t m_appended = 0;
     std::uint64_t m_version = 0;
 };

@@ -97,7 +97,7 @@ void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& m
     m_splitHead[r] = (m_splitHead[r] + 1) % kSplitWindow;
 }
 
-void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {
+void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas, bool timeline) {
     ++m_version;
     ++m_stepsSeen;
     m_lastStep = step;
@@ -114,12 +114,15 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     addThroughput(step, wall);
 
     // The timeline slot of this step; replicas that did not report keep step == 0.
-    const int slot = m_timelineHead;
-    m_timeline[static_cast<std::size_t>(slot)] = TimelineStep{step.step, step.startNs, step.endNs};
-    ReplicaRecord* slotRecords = &m_timelineRecords[static_cast<std::size_t>(slot) * static_cast<std::size_t>(m_replicas)];
-    std::fill(slotRecords, slotRecords + m_replicas, ReplicaRecord{});
-    m_timelineHead = (m_timelineHead + 1) % kTimelineSteps;
-    m_timelineCount = std::min(m_timelineCount + 1, kTimelineSteps);
+    ReplicaRecord* slotRecords = nullptr;
+    if (timeline) {
+        const int slot = m_timelineHead;
+        m_timeline[static_cast<std::size_t>(slot)] = TimelineStep{step.step, step.startNs, step.endNs};
+        slotRecords = &m_timelineRecords[static_cast<std::size_t>(slot) * static_cast<std::size_t>(m_replicas)];
+        std::fill(slotRecords, slotRecords + m_replicas, ReplicaRecord{});
+        m_timelineHead = (m_timelineHead + 1) % kTimelineSteps;
+        m_timelineCount = std::min(m_timelineCount + 1, kTimelineSteps);
+    }
 
     StepSplit mean;
     float watchedLow = std::numeric_limits<float>::infinity();
@@ -128,7 +131,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     for (const ReplicaRecord* record : replicas) {
         if (record == nullptr || record->replica < 0 || record->replica >= m_replicas) continue;
         const int r = record->replica;
-        slotRecords[r] = *record;
+        if (slotRecords != nullptr) slotRecords[r] = *record;
         addSplit(r, *record, mean);
         auto addReplica = [&](ReplicaSeries which, float value) {
             m_perReplica[static_cast<std::size_t>(r) * static_cast<std::size_t>(ReplicaSeries::Count) +

@@ -65,7 +65,9 @@ public:
     explicit RunHistory(int replicas);
 
     /// Adds one step and the records of the replicas that reported it (any order, may be partial).
-    void addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas);
+    /// `timeline` false leaves the step out of the timeline (a caller adding many steps at once
+    /// passes true only for the last kTimelineSteps of them, which are all the timeline keeps).
+    void addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas, bool timeline = true);
     void addEval(const EvalRecord& eval);
     /// Forgets the watched values (a different parameter element is followed from now on).
     void clearWatched();

@@ -6,65 +6,48 @@
 
 namespace distlab::ui {
 
-namespace {
-// Past this many waiting steps, a replica that stays silent is not waited for any more.
-constexpr std::size_t kMaxWaitingSteps = 16384;
-}  // namespace
-
-template <typename T>
-void TelemetryDrain::Queue<T>::compact() {
-    if (read == 0) return;
-    items.erase(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(read));
-    read = 0;
-}
-
-TelemetryDrain::TelemetryDrain(int replicas) : m_replicas(static_cast<std::size_t>(replicas)) {
-    m_steps.items.reserve(1024);
-    for (auto& queue : m_replicas) queue.items.reserve(1024);
-    m_group.reserve(static_cast<std::size_t>(replicas));
+TelemetryDrain::TelemetryDrain(int replicas)
+    : m_available(static_cast<std::size_t>(std::max(0, replicas))), m_position(m_available.size()) {
+    m_group.reserve(m_available.size());
 }
 
 std::size_t TelemetryDrain::drain(TelemetryHub& hub, RunHistory& history, bool flush) {
-    // Rings first, then history: the engine's producer side never waits on this work. Steps that
-    // already waited through one drain are handed over now, with the replica records there are.
-    const std::size_t overdue = m_steps.items.size() - m_steps.read;
-    hub.steps().drain([&](const StepRecord& record) { m_steps.items.push_back(record); });
-    const int replicas = std::min(hub.replicaCount(), static_cast<int>(m_replicas.size()));
-    for (int r = 0; r < replicas; ++r) {
-        auto& queue = m_replicas[static_cast<std::size_t>(r)];
-        hub.replica(r).drain([&](const ReplicaRecord& record) { queue.items.push_back(record); });
-    }
     hub.evals().drain([&](const EvalRecord& record) { history.addEval(record); });
-    const std::size_t joined = join(history, flush || m_steps.items.size() - m_steps.read > kMaxWaitingSteps, overdue);
-    m_steps.compact();
-    for (auto& queue : m_replicas) queue.compact();
-    return joined;
-}
-
-std::size_t TelemetryDrain::join(RunHistory& history, bool flush, std::size_t overdue) {
+    SpscRing<StepRecord>& steps = hub.steps();
+    const std::size_t stepCount = steps.readable();
+    const std::size_t replicas = std::min(static_cast<std::size_t>(hub.replicaCount()), m_available.size());
+    for (std::size_t r = 0; r < replicas; ++r) {
+        m_available[r] = hub.replica(static_cast<int>(r)).readable();
+        m_position[r] = 0;
+    }
+    // The timeline keeps the last kTimelineSteps steps: older ones of a large batch skip it.
+    const std::size_t detailFrom = stepCount > RunHistory::kTimelineSteps ? stepCount - RunHistory::kTimelineSteps : 0;
     std::size_t joined = 0;
-    while (!m_steps.empty()) {
-        const StepRecord& step = m_steps.front();
-        m_group.clear();
+    for (; joined < stepCount; ++joined) {
+        const StepRecord& step = steps.peek(joined);
+        const bool force = flush || joined < m_seenWaiting;
         bool waiting = false;
-        const bool force = flush || joined < overdue;
-        for (auto& queue : m_replicas) {
+        m_group.clear();
+        for (std::size_t r = 0; r < replicas; ++r) {
+            SpscRing<ReplicaRecord>& ring = hub.replica(static_cast<int>(r));
             // Records of steps whose StepRecord was dropped have no partner: skip them.
-            while (!queue.empty() && queue.front().step < step.step) ++queue.read;
-            if (queue.empty()) {
+            std::size_t& position = m_position[r];
+            while (position < m_available[r] && ring.peek(position).step < step.step) ++position;
+            if (position == m_available[r]) {
                 waiting = waiting || !force;
                 continue;
             }
-            if (queue.front().step == step.step) m_group.push_back(&queue.front());
+            if (ring.peek(position).step == step.step) m_group.push_back(&ring.peek(position));
         }
         if (waiting) break;
-        history.addStep(step, m_group);
-        for (auto& queue : m_replicas) {
-            if (!queue.empty() && queue.front().step == step.step) ++queue.read;
+        history.addStep(step, m_group, /*timeline=*/joined >= detailFrom);
+        for (std::size_t r = 0; r < replicas; ++r) {
+            if (m_position[r] < m_available[r] && hub.replica(static_cast<int>(r)).peek(m_position[r]).step == step.step) ++m_position[r];
         }
-        ++m_steps.read;
-        ++joined;
     }
+    steps.release(joined);
+    for (std::size_t r = 0; r < replicas; ++r) hub.replica(static_cast<int>(r)).release(m_position[r]);
+    m_seenWaiting = stepCount - joined;
     return joined;
 }
 

@@ -2,7 +2,9 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <limits>
+#include <thread>
 #include <tuple>
 
 #include "bridge/series_renderer.hpp"
@@ -46,16 +48,24 @@ qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis ax
     return drawn;
 }
 
+std::int64_t chartPeriodMs(const RunConfig& run) {
+    const StrategyConfig& strategy = run.strategy;
+    const std::int64_t replicaThreads =
+        strategy.replicaCount() * (strategy.type == StrategyKind::ParameterServer ? strategy.replicasPerWorker : 1);
+    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    return replicaThreads < cores ? kChartPeriodMs : kSharedCoresChartPeriodMs;
+}
+
 ChartTurns::ChartTurns(int charts)
-    : m_drawn(static_cast<std::size_t>(charts), 0), m_fedMs(static_cast<std::size_t>(charts), -kChartPeriodMs) {
+    : m_drawn(static_cast<std::size_t>(charts), 0), m_fedMs(static_cast<std::size_t>(charts), -kSharedCoresChartPeriodMs) {
     m_clock.start();
 }
 
-int ChartTurns::next(std::uint64_t version) {
+int ChartTurns::next(std::uint64_t version, std::int64_t periodMs) {
     const std::int64_t now = m_clock.elapsed();
     int chosen = -1;
     for (std::size_t chart = 0; chart < m_drawn.size(); ++chart) {
-        if (m_drawn[chart] == version || now - m_fedMs[chart] < kChartPeriodMs) continue;
+        if (m_drawn[chart] == version || now - m_fedMs[chart] < periodMs) continue;
         if (chosen < 0 || m_fedMs[chart] < m_fedMs[static_cast<std::size_t>(chosen)]) chosen = static_cast<int>(chart);
     }
     if (chosen < 0) return -1;

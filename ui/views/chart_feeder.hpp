@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <distlab/io/run_config.hpp>
+
 #include "bridge/decimated_series.hpp"
 
 namespace distlab::ui {
@@ -32,19 +34,25 @@ inline constexpr int kChartPointBudget = 3000;
 /// Draws every curve over the x range all of them cover; returns the points drawn in all.
 qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis axis, int pointBudget = kChartPointBudget);
 
+/// Shortest time between two feeds of one chart while its data keeps changing: about 11 Hz when
+/// the GUI has a core to itself, 5 Hz when it shares the cores with the replicas (every
+/// millisecond the GUI thread takes from a busy replica stalls all its peers at the next
+/// all-reduce, so there the GUI gives way: measured in tests/bench/gui_overhead.py).
+inline constexpr std::int64_t kChartPeriodMs = 90;
+inline constexpr std::int64_t kSharedCoresChartPeriodMs = 200;
+/// The period for `run` on this machine (its replica threads against the cores).
+std::int64_t chartPeriodMs(const RunConfig& run);
+
 /// The charts of one view take turns while training runs: at most one chart is fed per frame, and
-/// each at most every kChartPeriodMs (about 10 Hz: live to the eye, a fraction of the cost of
-/// every frame), which bounds a frame's cost whatever the view. Every chart catches up with the
-/// data once it stops changing (pause, end of run). GUI thread.
+/// each at most once per period (live to the eye, a fraction of the cost of every frame), which
+/// bounds a frame's cost whatever the view. Every chart catches up with the data once it stops
+/// changing (pause, end of run). GUI thread.
 class ChartTurns {
 public:
-    /// Shortest time between two feeds of one chart while its data keeps changing.
-    static constexpr std::int64_t kChartPeriodMs = 90;
-
     explicit ChartTurns(int charts);
     /// The chart to feed this frame for data at `version`: among those behind it and not fed for
-    /// kChartPeriodMs, the one fed longest ago; -1 when none. Marks that chart as showing `version`.
-    int next(std::uint64_t version);
+    /// `periodMs`, the one fed longest ago; -1 when none. Marks that chart as showing `version`.
+    int next(std::uint64_t version, std::int64_t periodMs);
     /// Every chart was fed with data at `version` (a new run, or a setting that changes every curve).
     void fedAll(std::uint64_t version);
 

@@ -85,7 +85,7 @@ bool LearningView::refresh() {
     if (invalid()) {
         m_turns.fedAll(history.version());
     } else {
-        const int chart = m_turns.next(history.version());
+        const int chart = m_turns.next(history.version(), chartPeriodMs(controller().config()));
         if (chart < 0) return false;
         lossDue = chart == 0;
         accuracyDue = chart == 1;

@@ -146,7 +146,7 @@ bool ReplicaView::refresh() {
     if (all) {
         m_turns.fedAll(history.version());
     } else {
-        chart = m_turns.next(history.version());
+        chart = m_turns.next(history.version(), chartPeriodMs(controller().config()));
         if (chart < 0) return false;
     }
     const QString name = m_names.value(m_parameter->currentIndex(), tr("parameter"));

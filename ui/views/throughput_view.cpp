@@ -52,7 +52,7 @@ bool ThroughputView::refresh() {
     if (invalid()) {
         m_turns.fedAll(history.version());
     } else {
-        const int chart = m_turns.next(history.version());
+        const int chart = m_turns.next(history.version(), chartPeriodMs(controller().config()));
         rateDue = chart == 0;
         timeDue = chart == 1;
     }

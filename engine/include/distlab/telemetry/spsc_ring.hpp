@@ -49,6 +49,18 @@ public:
         return count;
     }
 
+    // Reading in place (consumer thread only), for a reader that joins several rings: look at the
+    // records pushed so far without copying them, then hand the oldest ones back to the producer.
+
+    /// Records pushed and not yet released.
+    std::size_t readable() const { return m_head.load(std::memory_order_acquire) - m_tail.load(std::memory_order_relaxed); }
+    /// The index-th unreleased record (index < readable()); valid until it is released.
+    const T& peek(std::size_t index) const { return m_slots[(m_tail.load(std::memory_order_relaxed) + index) & m_mask]; }
+    /// Frees the oldest `count` records (count <= readable()) for the producer.
+    void release(std::size_t count) {
+        m_tail.store(m_tail.load(std::memory_order_relaxed) + count, std::memory_order_release);
+    }
+
     /// Records dropped because the consumer fell behind. Any thread.
     std::uint64_t dropped() const { return m_dropped.load(std::memory_order_relaxed); }
     std::size_t capacity() const { return m_mask + 1; }
