@@ -164,6 +164,35 @@ private slots:
         QCOMPARE(history.timelineRecord(1, 1).step, 0);  // not reported
     }
 
+    void oneDrainOfManyStepsKeepsEveryStepAndTheNewestDetail() {
+        // A frame's worth of a fast run: every step reaches the series; the timeline and the
+        // step-split window hold the newest steps (the older ones of the batch skip them).
+        constexpr int kSteps = 3000;
+        TelemetryHub hub(2, 4096);
+        RunHistory history(2);
+        TelemetryDrain drain(2);
+        for (int step = 1; step <= kSteps; ++step) {
+            hub.steps().tryPush(stepRecord(step));
+            ReplicaRecord slow = replicaRecord(step, 1);
+            if (step > kSteps - RunHistory::kSplitWindow) slow.computeEndNs = 4'000'000;  // the newest steps compute 4 ms
+            if (step % 7 != 0) hub.replica(0).tryPush(replicaRecord(step, 0));  // replica 0 skips some steps
+            hub.replica(1).tryPush(slow);
+        }
+        QCOMPARE(drain.drain(hub, history, false), std::size_t{kSteps});
+        QCOMPARE(hub.steps().readable(), std::size_t{0});
+        QCOMPARE(hub.replica(0).readable(), std::size_t{0});
+        QCOMPARE(history.series(GlobalSeries::TrainLoss).appendedCount(), kSteps);
+        QCOMPARE(history.replicaSeries(0, ReplicaSeries::GradNormBefore).appendedCount(), kSteps - kSteps / 7);
+        QCOMPARE(history.replicaSeries(1, ReplicaSeries::GradNormBefore).appendedCount(), kSteps);
+        QCOMPARE(history.timelineCount(), RunHistory::kTimelineSteps);
+        QCOMPARE(history.timelineStep(0).step, kSteps - RunHistory::kTimelineSteps + 1);
+        QCOMPARE(history.timelineStep(RunHistory::kTimelineSteps - 1).step, kSteps);
+        QCOMPARE(history.timelineRecord(RunHistory::kTimelineSteps - 1, 1).step, kSteps);
+        QCOMPARE(history.stepSplit(1).computeMs, 4.0);  // the window is the newest kSplitWindow steps
+        QCOMPARE(history.stepSplit(0).computeMs, 2.0);
+        QCOMPARE(history.rows().size(), std::size_t{kSteps});
+    }
+
     void historyMemoryIsFlatOverAMillionSteps() {
         RunHistory history(8);
         std::vector<ReplicaRecord> records(8);

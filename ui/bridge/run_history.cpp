@@ -65,15 +65,20 @@ const ReplicaRecord& RunHistory::timelineRecord(int index, int replica) const {
                              static_cast<std::size_t>(replica)];
 }
 
-void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& mean) {
-    // The five times go from the record to the ring, the window's sum and the step's mean as
-    // scalars: a split struct written and copied straight back is reloaded with wider loads than
-    // it was stored with, and that stalls on every replica of every step.
+void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& mean, bool window) {
     const double compute = ms(record.computeEndNs - record.startNs);
     const double waiting = ms(record.commWaitNs);
     const double communication = std::max(0.0, ms(record.commEndNs - record.computeEndNs) - waiting);
     const double optimizer = ms(record.updateEndNs - record.commEndNs);
     const double idle = std::max(0.0, ms(record.stepEndNs - record.updateEndNs));
+    mean.computeMs += compute;
+    mean.communicationMs += communication;
+    mean.waitingMs += waiting;
+    mean.optimizerMs += optimizer;
+    mean.idleMs += idle;
+    if (!window) return;
+    // The five times go to the ring and the window's sum as scalars: a split struct written and
+    // copied straight back is reloaded with wider loads than it was stored with, and that stalls.
     const auto r = static_cast<std::size_t>(replica);
     StepSplit& slot = m_splitRing[r * kSplitWindow + static_cast<std::size_t>(m_splitHead[r])];
     StepSplit& sum = m_splitSum[r];
@@ -89,11 +94,6 @@ void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& m
     sum.waitingMs += waiting;
     sum.optimizerMs += optimizer;
     sum.idleMs += idle;
-    mean.computeMs += compute;
-    mean.communicationMs += communication;
-    mean.waitingMs += waiting;
-    mean.optimizerMs += optimizer;
-    mean.idleMs += idle;
     m_splitHead[r] = (m_splitHead[r] + 1) % kSplitWindow;
 }
 
@@ -132,7 +132,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         if (record == nullptr || record->replica < 0 || record->replica >= m_replicas) continue;
         const int r = record->replica;
         if (slotRecords != nullptr) slotRecords[r] = *record;
-        addSplit(r, *record, mean);
+        addSplit(r, *record, mean, /*window=*/timeline);
         auto addReplica = [&](ReplicaSeries which, float value) {
             m_perReplica[static_cast<std::size_t>(r) * static_cast<std::size_t>(ReplicaSeries::Count) +
                          static_cast<std::size_t>(which)]

@@ -61,12 +61,14 @@ public:
     static constexpr int kTimelineSteps = 256;
     /// Steps averaged into each replica's StepSplit.
     static constexpr int kSplitWindow = 64;
+    static_assert(kSplitWindow <= kTimelineSteps);
 
     explicit RunHistory(int replicas);
 
     /// Adds one step and the records of the replicas that reported it (any order, may be partial).
-    /// `timeline` false leaves the step out of the timeline (a caller adding many steps at once
-    /// passes true only for the last kTimelineSteps of them, which are all the timeline keeps).
+    /// `timeline` false leaves the step out of the timeline and the step-split window (a caller
+    /// adding many steps at once passes true only for the last kTimelineSteps of them: all that the
+    /// timeline and the window keep).
     void addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas, bool timeline = true);
     void addEval(const EvalRecord& eval);
     /// Forgets the watched values (a different parameter element is followed from now on).
@@ -101,7 +103,7 @@ public:
 
 private:
     void addThroughput(const StepRecord& step, double wall);
-    void addSplit(int replica, const ReplicaRecord& record, StepSplit& mean);
+    void addSplit(int replica, const ReplicaRecord& record, StepSplit& mean, bool window);
     void addRow(const StepRecord& step, double wall, const StepSplit& mean);
     MetricRow& recentRow(std::size_t index);
 
