@@ -29,6 +29,8 @@
 #include "views/comparison_dialog.hpp"
 #include "views/parameter_server_view.hpp"
 #include "views/staleness_histogram.hpp"
+#include "views/timeline_canvas.hpp"
+#include "views/timeline_view.hpp"
 #include "views/topology_canvas.hpp"
 #include "views/worker_controls.hpp"
 
@@ -146,6 +148,10 @@ private slots:
         QCOMPARE(view.histogram().theory(), 3.0);
         QVERIFY2(std::abs(view.histogram().mean() - 3.0) < 0.75, qPrintable(QString::number(view.histogram().mean())));
         QVERIFY(window.statusText().contains(QStringLiteral("4 worker(s), 2 parameter server(s)")));
+        // The other views call the lanes workers, as this view does.
+        window.views().setCurrentWidget(&window.timelineView());
+        QTRY_COMPARE_WITH_TIMEOUT(window.timelineView().canvas().laneNames().size(), qsizetype{4}, 5000);
+        QCOMPARE(window.timelineView().canvas().laneNames().at(3), QStringLiteral("worker 3"));
         QVERIFY(m_recorder->errors.isEmpty());
     }
 

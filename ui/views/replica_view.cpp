@@ -14,6 +14,7 @@
 #include "panels/explanations.hpp"
 #include "run_palette.hpp"
 #include "views/chart_feeder.hpp"
+#include "views/lane_names.hpp"
 
 namespace distlab::ui {
 
@@ -159,11 +160,12 @@ bool ReplicaView::refresh() {
     m_spread->setAxisTitles(tr("step"), tr("max − min"));
 
     const int replicas = history.replicaCount();
+    const StrategyConfig& strategy = controller().config().strategy;
     qsizetype drawn = 0;
     if (all || chart == 0) {
         std::vector<Curve> values;
         for (int r = 0; r < replicas; ++r) {
-            values.push_back({&history.replicaSeries(r, ReplicaSeries::Watched), tr("replica %1").arg(r), replicaColor(r),
+            values.push_back({&history.replicaSeries(r, ReplicaSeries::Watched), laneLabel(strategy, r), replicaColor(r),
                               stripeWidth(r, replicas)});
         }
         drawn += feedChart(*m_value, values, XAxis::Step);
@@ -171,11 +173,11 @@ bool ReplicaView::refresh() {
     if (all || chart == 1) {
         std::vector<Curve> gradients;
         for (int r = 0; r < replicas; ++r) {
-            gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormAfter), tr("replica %1 after").arg(r),
+            gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormAfter), tr("%1 after").arg(laneLabel(strategy, r)),
                                  pale(replicaColor(r)), stripeWidth(r, replicas) + 2.0, Qt::SolidLine, 0.0, false});
         }
         for (int r = 0; r < replicas; ++r) {
-            gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormBefore), tr("replica %1").arg(r),
+            gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormBefore), laneLabel(strategy, r),
                                  replicaColor(r), 1.2});
         }
         drawn += feedChart(*m_gradient, gradients, XAxis::Step);
@@ -183,7 +185,7 @@ bool ReplicaView::refresh() {
     if (all || chart == 2) {
         std::vector<Curve> losses;
         for (int r = 0; r < replicas; ++r) {
-            losses.push_back({&history.replicaSeries(r, ReplicaSeries::LocalLoss), tr("replica %1").arg(r), replicaColor(r), 1.5});
+            losses.push_back({&history.replicaSeries(r, ReplicaSeries::LocalLoss), laneLabel(strategy, r), replicaColor(r), 1.5});
         }
         drawn += feedChart(*m_loss, losses, XAxis::Step);
     }

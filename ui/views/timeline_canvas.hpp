@@ -19,6 +19,7 @@ public:
 
     void setHistory(const RunHistory* history) { m_history = history; }
     void setLaneNames(const QStringList& names) { m_laneNames = names; }
+    const QStringList& laneNames() const { return m_laneNames; }
     void setWindow(std::int64_t startNs, std::int64_t spanNs);
     std::int64_t windowStartNs() const { return m_startNs; }
     std::int64_t windowSpanNs() const { return m_spanNs; }

@@ -13,6 +13,7 @@
 #include "bridge/session_controller.hpp"
 #include "panels/explanations.hpp"
 #include "run_palette.hpp"
+#include "views/lane_names.hpp"
 #include "views/timeline_canvas.hpp"
 
 namespace distlab::ui {
@@ -90,12 +91,7 @@ bool TimelineView::following() const { return m_follow->isChecked(); }
 bool TimelineView::refresh() {
     const RunHistory& history = controller().history();
     QStringList lanes;
-    const auto& devices = controller().config().strategy.devices;
-    for (int r = 0; r < history.replicaCount(); ++r) {
-        const QString device = r < static_cast<int>(devices.size()) ? QString::fromStdString(devices[static_cast<std::size_t>(r)].toString())
-                                                                    : QStringLiteral("cpu:%1").arg(r);
-        lanes.append(tr("%1 (replica %2)").arg(device).arg(r));
-    }
+    for (int r = 0; r < history.replicaCount(); ++r) lanes.append(laneDeviceLabel(controller().config().strategy, r));
     m_canvas->setLaneNames(lanes);
     if (!invalid() && history.version() == m_drawnVersion) return false;
     m_drawnVersion = history.version();

@@ -1,0 +1,15 @@
+#pragma once
+// What the views call lane r of a run: a replica on its logical device, or, for parameter
+// servers, a worker (its telemetry lane; the servers have their own view). GUI thread.
+#include <QString>
+
+#include <distlab/io/run_config.hpp>
+
+namespace distlab::ui {
+
+/// "replica 2", or "worker 2" for parameter servers: legends and short labels.
+QString laneLabel(const StrategyConfig& strategy, int lane);
+/// "cpu:2 (replica 2)", or "worker 2" for parameter servers: timeline lanes.
+QString laneDeviceLabel(const StrategyConfig& strategy, int lane);
+
+}  // namespace distlab::ui
