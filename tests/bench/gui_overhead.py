@@ -78,9 +78,12 @@ def long_run(build, folder, steps, seconds):
     while process.poll() is None:
         time.sleep(5)
         try:
-            samples.append((time.time() - start, rss_mb(process.pid)))
+            rss = rss_mb(process.pid)
         except OSError:
             break
+        if rss <= 0.0:
+            break  # the process has exited (a zombie has no resident set)
+        samples.append((time.time() - start, rss))
         if len(samples) % 6 == 0:
             print(f"  t={samples[-1][0]:5.0f}s rss={samples[-1][1]:.1f} MB", flush=True)
     process.wait(timeout=30)
