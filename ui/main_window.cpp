@@ -63,6 +63,8 @@ QString devicesSummary(const StrategyConfig& strategy) {
 }
 
 QString clock(double seconds) {
+    // Tenths under a minute: many runs here finish in well under a second.
+    if (seconds < 60.0) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
     const auto total = static_cast<qint64>(seconds);
     return QStringLiteral("%1:%2:%3").arg(total / 3600, 2, 10, QLatin1Char('0')).arg(total / 60 % 60, 2, 10, QLatin1Char('0'))
         .arg(total % 60, 2, 10, QLatin1Char('0'));

@@ -69,6 +69,10 @@ private slots:
         QCOMPARE(highest, 100.0f);
         QVERIFY(increasing);
         QCOMPARE(samples, 1'000'000);
+        // Means stay exact through the merges: the spike's bucket is barely above 1.
+        float largestMean = 0.0f;
+        series.forEach([&](const SeriesPoint& point) { largestMean = std::max(largestMean, point.mean); });
+        QVERIFY(largestMean > 1.0f && largestMean < 1.0f + 100.0f / 200.0f);
     }
 
     void seriesKeepsRawSamplesUntilItFillsUp() {
@@ -92,6 +96,7 @@ private slots:
         QCOMPARE(newestBucket.low, 2.0f);
         QCOMPARE(newestBucket.high, 7.0f);
         QCOMPARE(newestBucket.samples, 2);
+        QCOMPARE(newestBucket.mean, 4.5f);  // (2 + 7) / 2: smoothing follows the mean
         QCOMPARE(series.last().step, 63.0);  // the newest sample itself
         QCOMPARE(series.last().high, 7.0f);
         series.append(64, 64, -1.0f);  // half a bucket: shown as the newest point
@@ -132,6 +137,21 @@ private slots:
         for (qsizetype i = 1; i < points.size(); ++i) QVERIFY(points[i].x() >= points[i - 1].x());
     }
 
+    void smoothingALongSpikyRunFollowsItsMean() {
+        // A loss that is 0 except for a spike of 10 every 50 steps has mean 0.2; once decimated
+        // into wide buckets, the smoothed curve must stay near 0.2, not jump with the extremes.
+        DecimatedSeries series(4096);
+        for (int i = 0; i < 1'000'000; ++i) series.append(i, i, i % 50 == 0 ? 10.0f : 0.0f);
+        QVERIFY(series.bucketWidth() >= 128);
+        QList<QPointF> points;
+        renderSmoothed(series, RenderWindow{XAxis::Step, 0.0, 999'999.0, 500}, 0.9, points);
+        QVERIFY(points.size() >= 500);
+        for (const QPointF& point : points) {
+            if (point.x() < 100'000.0) continue;
+            QVERIFY2(std::abs(point.y() - 0.2) < 0.05, qPrintable(QString::number(point.y())));
+        }
+    }
+
     void drainJoinsStepsWithEveryReplica() {
         TelemetryHub hub(2, 64);
         RunHistory history(2);
@@ -142,6 +162,9 @@ private slots:
         hub.replica(1).tryPush(replicaRecord(1, 1));
         QCOMPARE(drain.drain(hub, history, false), std::size_t{1});
         QCOMPARE(history.stepsSeen(), 1);
+        // No throughput window has closed yet: the rate so far (32 samples in 7 ms), no series point.
+        QVERIFY(std::abs(history.samplesPerSecond() - 32.0 / 0.007) < 1e-6);
+        QVERIFY(history.series(GlobalSeries::SamplesPerSecond).empty());
         QCOMPARE(history.timelineCount(), 1);
         QCOMPARE(history.timelineRecord(0, 1).replica, 1);
         const StepSplit split = history.stepSplit(1);

@@ -14,15 +14,22 @@ float higher(float a, float b) { return std::isnan(a) ? b : (std::isnan(b) ? a :
 DecimatedSeries::DecimatedSeries(int capacity) : m_capacity(static_cast<std::size_t>(std::max(16, capacity) & ~1)) {}
 
 void DecimatedSeries::append(double step, double wallSeconds, float value) {
-    m_newest = SeriesPoint{step, wallSeconds, value, value, 1};
+    m_newest = SeriesPoint{step, wallSeconds, value, value, value, 1};
     if (m_pendingCount == 0) {
-        m_pending = SeriesPoint{step, wallSeconds, value, value, 0};
+        m_pending = m_newest;
+        m_pendingSum = 0.0;
+        m_pendingFinite = 0;
     } else {
         m_pending.low = lower(m_pending.low, value);
         m_pending.high = higher(m_pending.high, value);
     }
+    if (std::isfinite(value)) {
+        m_pendingSum += value;
+        ++m_pendingFinite;
+    }
     ++m_pendingCount;
     m_pending.samples = m_pendingCount;
+    if (m_pendingFinite > 0) m_pending.mean = static_cast<float>(m_pendingSum / static_cast<double>(m_pendingFinite));
     ++m_appended;
     ++m_version;
     if (m_pendingCount >= m_bucketWidth) closeBucket();
@@ -48,9 +55,17 @@ void DecimatedSeries::mergePairs() {
     const std::size_t half = m_closed.size() / 2;
     for (std::size_t i = 0; i < half; ++i) {
         SeriesPoint merged = m_closed[2 * i];
-        merged.low = lower(merged.low, m_closed[2 * i + 1].low);
-        merged.high = higher(merged.high, m_closed[2 * i + 1].high);
-        merged.samples += m_closed[2 * i + 1].samples;
+        const SeriesPoint& second = m_closed[2 * i + 1];
+        merged.low = lower(merged.low, second.low);
+        merged.high = higher(merged.high, second.high);
+        if (!std::isfinite(merged.mean)) {
+            merged.mean = second.mean;
+        } else if (std::isfinite(second.mean)) {
+            const double total = static_cast<double>(merged.samples + second.samples);
+            merged.mean = static_cast<float>((static_cast<double>(merged.mean) * static_cast<double>(merged.samples) +
+                                              static_cast<double>(second.mean) * static_cast<double>(second.samples)) / total);
+        }
+        merged.samples += second.samples;
         m_closed[i] = merged;
     }
     m_closed.resize(half);

@@ -15,15 +15,16 @@ namespace distlab::ui {
 /// Which x coordinate a view plots.
 enum class XAxis { Step, WallSeconds };
 
-/// One held point: a raw sample (low == high) or a bucket of consecutive samples (their min and max).
+/// One held point: a raw sample (low == high == mean) or a bucket of consecutive samples (their
+/// min, max and mean; x of the first).
 struct SeriesPoint {
     double step = 0.0;
     double wallSeconds = 0.0;
     float low = 0.0f;
     float high = 0.0f;
+    float mean = 0.0f;         ///< of the finite samples (smoothing follows it, not the extremes)
     std::int64_t samples = 1;  ///< raw samples this point stands for
     double x(XAxis axis) const { return axis == XAxis::Step ? step : wallSeconds; }
-    float mid() const { return 0.5f * (low + high); }
 };
 
 class DecimatedSeries {
@@ -64,6 +65,8 @@ private:
     std::vector<SeriesPoint> m_closed;  // full buckets of m_bucketWidth samples each
     SeriesPoint m_pending;              // the bucket being filled
     SeriesPoint m_newest;               // the last sample appended
+    double m_pendingSum = 0.0;          // of the pending bucket's finite samples
+    std::int64_t m_pendingFinite = 0;
     std::int64_t m_pendingCount = 0;
     std::int64_t m_bucketWidth = 1;
     std::int64_t m_appended = 0;

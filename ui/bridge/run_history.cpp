@@ -170,8 +170,18 @@ void RunHistory::addThroughput(const StepRecord& step, double wall) {
     ++m_windowSteps;
     m_windowSamples += step.samples;
     const std::int64_t elapsed = step.endNs - m_windowStartNs;
-    if (elapsed < kThroughputWindowNs || elapsed <= 0) return;
+    if (elapsed <= 0) return;
     const double seconds = static_cast<double>(elapsed) / kNsPerSecond;
+    if (elapsed < kThroughputWindowNs) {
+        // Until the first window closes (a short run may never close one), the status bar shows
+        // the rate so far; the series get points per whole window only.
+        if (!m_hasWindow) {
+            m_samplesPerSecond = static_cast<double>(m_windowSamples) / seconds;
+            m_stepsPerSecond = static_cast<double>(m_windowSteps) / seconds;
+        }
+        return;
+    }
+    m_hasWindow = true;
     m_samplesPerSecond = static_cast<double>(m_windowSamples) / seconds;
     m_stepsPerSecond = static_cast<double>(m_windowSteps) / seconds;
     const double x = static_cast<double>(step.step);

@@ -135,6 +135,7 @@ private:
     std::int64_t m_windowSamples = 0;
     double m_samplesPerSecond = 0.0;
     double m_stepsPerSecond = 0.0;
+    bool m_hasWindow = false;  // a whole throughput window has closed
     bool m_regression = false;
     bool m_hasTest = false;
     std::uint64_t m_version = 0;

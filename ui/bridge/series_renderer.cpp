@@ -84,7 +84,7 @@ void renderSmoothed(const DecimatedSeries& series, const RenderWindow& window, d
     ColumnReducer reducer(window, out);
     DebiasedEma ema(std::min(smoothing, 0.999));
     series.forEach([&](const SeriesPoint& point) {
-        const double value = ema.add(point.mid(), point.samples);
+        const double value = ema.add(point.mean, point.samples);
         reducer.add(point.x(window.axis), value, value);
     });
     reducer.flush();
