@@ -170,10 +170,13 @@ void MainWindow::buildViews() {
     m_views->addTab(m_throughput, tr("Throughput"));
     m_views->addTab(m_timeline, tr("Timeline"));
     m_views->addTab(m_communication, tr("Communication"));
-    m_views->addTab(m_boundary, tr("Decision boundary"));
+    // Short tab names: all nine fit beside the docks at 1440 pixels, no scroll arrows.
+    m_views->addTab(m_boundary, tr("Boundary"));
+    m_views->setTabToolTip(m_views->indexOf(m_boundary), tr("Decision boundary: the model's output over the 2-D data"));
     m_views->addTab(m_network, tr("Network"));
     m_parameterServers = new ParameterServerView(*m_controller);
-    m_views->addTab(m_parameterServers, tr("Parameter servers"));
+    m_views->addTab(m_parameterServers, tr("Servers"));
+    m_views->setTabToolTip(m_views->indexOf(m_parameterServers), tr("Parameter servers: topology, worker controls, staleness"));
     connect(m_parameterServers, &ParameterServerView::compareRequested, this, &MainWindow::openComparison);
     connect(m_parameterServers, &ParameterServerView::useParameterServersRequested, this, [this] {
         RunConfig config = m_controller->config();
