@@ -16,6 +16,7 @@
 
 #include <memory>
 
+#include <distlab/device/device_info.hpp>
 #include <distlab/io/run_config_json.hpp>
 
 #include "app_launcher.hpp"
@@ -25,6 +26,7 @@
 #include "charts/stacked_bar_chart.hpp"
 #include "main_window.hpp"
 #include "panels/explain_panel.hpp"
+#include "panels/gpu_note.hpp"
 #include "panels/model_panel.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/strategy_panel.hpp"
@@ -302,6 +304,26 @@ private slots:
         QCOMPARE(window.explainPanel().currentTopic(), QStringLiteral("strategy.devices"));
         QCoreApplication::sendEvent(&window.setup().strategyPanel().reductionBox(), &enter);
         QCOMPARE(window.explainPanel().currentTopic(), QStringLiteral("strategy.cross_device_ops.ring"));
+    }
+
+    void strategyPanelSaysWhatTheGpusCanDo() {
+        MainWindow& window = *m_window;
+        auto* note = window.setup().strategyPanel().findChild<GpuNote*>(QStringLiteral("gpuNote"));
+        QVERIFY(note != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(note->probed(), 10000);
+        // Here (CI, this machine) no GPU is usable: the reason the device probe gave is shown.
+        const DeviceReport report = queryDevices();
+        QCOMPARE(note->text(), GpuNote::describe(report));
+        if (report.gpus.empty()) {
+            QVERIFY(note->text().contains(QString::fromStdString(report.gpuUnavailableReason)));
+            QVERIFY(!report.gpuUnavailableReason.empty());
+        }
+        DeviceReport withGpu;
+        withGpu.gpus.push_back(GpuInfo{0, "NVIDIA H100 80GB HBM3", 85'520'809'984ull, 9, 0, 132});
+        const QString found = GpuNote::describe(withGpu);
+        QVERIFY2(found.contains(QStringLiteral("NVIDIA H100 80GB HBM3")) && found.contains(QStringLiteral("compute 9.0")),
+                 qPrintable(found));
+        QVERIFY(found.contains(QStringLiteral("logical CPU devices only")));
     }
 
     void tickStaysCheapAtEightReplicas() {

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "panels/explanations.hpp"
+#include "panels/gpu_note.hpp"
 #include "panels/parameter_server_options.hpp"
 #include "panels/reduction_options.hpp"
 
@@ -53,6 +54,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     mirroredForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
     mirroredForm->addRow(tr("Replicas"), m_devices);
     mirroredForm->addRow(m_devicesText);
+    mirroredForm->addRow(new GpuNote(m_mirroredGroup));
     mirroredForm->addRow(m_reduction);
 
     m_parameterServers = new ParameterServerOptions(this);

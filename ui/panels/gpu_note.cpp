@@ -1,0 +1,45 @@
+#include "panels/gpu_note.hpp"
+
+#include <QLocale>
+#include <QStringList>
+#include <QThread>
+
+#include <memory>
+
+#include <distlab/device/device_info.hpp>
+
+namespace distlab::ui {
+
+GpuNote::GpuNote(QWidget* parent) : QLabel(parent) {
+    setObjectName(QStringLiteral("gpuNote"));
+    setWordWrap(true);
+    setStyleSheet(QStringLiteral("QLabel { color: palette(dark); margin-bottom: 6px; }"));
+    setText(tr("Looking for GPUs…"));
+    auto report = std::make_shared<DeviceReport>();
+    QThread* probe = QThread::create([report] { *report = queryDevices(); });
+    connect(probe, &QThread::finished, this, [this, report] {
+        m_probed = true;
+        setText(describe(*report));
+    });
+    connect(probe, &QThread::finished, probe, &QObject::deleteLater);
+    probe->start();
+}
+
+QString GpuNote::describe(const DeviceReport& report) {
+    if (report.gpus.empty()) {
+        return tr("GPUs: none usable here — %1. Replicas run as logical CPU devices, one thread each.")
+            .arg(QString::fromStdString(report.gpuUnavailableReason));
+    }
+    QStringList names;
+    for (const GpuInfo& gpu : report.gpus) {
+        names.append(tr("%1 (%2, compute %3.%4)")
+                         .arg(QString::fromStdString(gpu.name),
+                              QLocale().formattedDataSize(static_cast<qint64>(gpu.memoryBytes), 0, QLocale::DataSizeTraditionalFormat))
+                         .arg(gpu.computeMajor)
+                         .arg(gpu.computeMinor));
+    }
+    return tr("GPUs found: %1. This version trains on logical CPU devices only; it does not run replicas on GPUs yet.")
+        .arg(names.join(QStringLiteral(", ")));
+}
+
+}  // namespace distlab::ui
