@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "bridge/decimated_series.hpp"
+#include "charts/chart_axis.hpp"
 #include "bridge/run_history.hpp"
 #include "bridge/series_renderer.hpp"
 #include "bridge/telemetry_drain.hpp"
@@ -110,6 +111,25 @@ private slots:
         QCOMPARE(series.bucketWidth(), 1);
     }
 
+    void axisLabelsTellNeighbouringTicksApart() {
+        ChartAxis axis;
+        double low = -0.0191055;
+        double high = -0.0191049;
+        axis.set(low, high, ChartAxis::niceRange(low, high));
+        const std::vector<double> ticks = axis.ticks();
+        QVERIFY(ticks.size() >= 3);
+        for (std::size_t i = 1; i < ticks.size(); ++i)
+            QVERIFY2(axis.label(ticks[i]) != axis.label(ticks[i - 1]), qPrintable(axis.label(ticks[i])));
+        // Ordinary ranges keep short labels.
+        axis.set(0.0, 1.5, 0.5);
+        QCOMPARE(axis.label(0.5), QStringLiteral("0.5"));
+        QCOMPARE(axis.label(1.5), QStringLiteral("1.5"));
+        axis.set(0.0, 1.0, 0.25);
+        QCOMPARE(axis.label(0.25), QStringLiteral("0.25"));
+        axis.set(0.0, 8000.0, 2000.0);
+        QCOMPARE(axis.label(6000.0), QStringLiteral("6000"));
+    }
+
     void debiasedEmaMatchesTensorBoard() {
         DebiasedEma ema(0.6);
         QCOMPARE(ema.add(1.0), 1.0);
@@ -162,9 +182,9 @@ private slots:
         hub.replica(1).tryPush(replicaRecord(1, 1));
         QCOMPARE(drain.drain(hub, history, false), std::size_t{1});
         QCOMPARE(history.stepsSeen(), 1);
-        // No throughput window has closed yet: the rate so far (32 samples in 7 ms), no series point.
+        // Early in a run throughput windows are short (2 ms): this 7 ms step closes one.
         QVERIFY(std::abs(history.samplesPerSecond() - 32.0 / 0.007) < 1e-6);
-        QVERIFY(history.series(GlobalSeries::SamplesPerSecond).empty());
+        QCOMPARE(history.series(GlobalSeries::SamplesPerSecond).appendedCount(), 1);
         QCOMPARE(history.timelineCount(), 1);
         QCOMPARE(history.timelineRecord(0, 1).replica, 1);
         const StepSplit split = history.stepSplit(1);
@@ -214,6 +234,25 @@ private slots:
         QCOMPARE(history.stepSplit(1).computeMs, 4.0);  // the window is the newest kSplitWindow steps
         QCOMPARE(history.stepSplit(0).computeMs, 2.0);
         QCOMPARE(history.rows().size(), std::size_t{kSteps});
+    }
+
+    void throughputWindowsGrowWithTheRun() {
+        auto pointsFor = [](int steps, std::int64_t stepNs) {
+            RunHistory history(1);
+            std::vector<const ReplicaRecord*> none;
+            for (int i = 1; i <= steps; ++i) {
+                StepRecord step = stepRecord(i);
+                step.startNs = (i - 1) * stepNs;
+                step.endNs = i * stepNs;
+                history.addStep(step, none);
+            }
+            return history.series(GlobalSeries::SamplesPerSecond).appendedCount();
+        };
+        // A run over in a tenth of a second (100 steps of 1 ms) still draws a curve...
+        QVERIFY(pointsFor(100, 1'000'000) >= 20);
+        // ... and a long one (100 s) settles at four points a second, plus its first moments.
+        const std::int64_t longRun = pointsFor(10'000, 10'000'000);
+        QVERIFY2(longRun >= 400 && longRun <= 560, qPrintable(QString::number(longRun)));
     }
 
     void historyMemoryIsFlatOverAMillionSteps() {

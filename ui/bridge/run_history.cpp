@@ -11,6 +11,8 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 constexpr double kNsPerSecond = 1e9;
 constexpr std::int64_t kThroughputWindowNs = 250'000'000;  // one throughput point per 0.25 s of training
+constexpr std::int64_t kMinThroughputWindowNs = 2'000'000;  // ... or per 2 ms early in a run
+constexpr std::int64_t kWindowsPerRun = 32;                 // windows are 1/32 of the training so far
 constexpr std::int64_t kPauseGapNs = 2'000'000'000;         // a longer gap is a pause, not slow steps
 constexpr std::size_t kRecentRows = 20'000;
 constexpr std::size_t kMaxOlderRows = 30'000;  // with the recent ones: under 50,000 rows
@@ -161,6 +163,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
 
 void RunHistory::addThroughput(const StepRecord& step, double wall) {
     // One point per window of training time; a long gap (pause, slow speed limit) restarts the window.
+    if (m_trainingStartNs < 0) m_trainingStartNs = step.startNs;
     if (m_windowStartNs < 0 || step.endNs - m_windowLastNs > kPauseGapNs) {
         m_windowStartNs = step.startNs;
         m_windowSteps = 0;
@@ -172,7 +175,11 @@ void RunHistory::addThroughput(const StepRecord& step, double wall) {
     const std::int64_t elapsed = step.endNs - m_windowStartNs;
     if (elapsed <= 0) return;
     const double seconds = static_cast<double>(elapsed) / kNsPerSecond;
-    if (elapsed < kThroughputWindowNs) {
+    // Windows grow with the run, up to kThroughputWindowNs: a run over in a tenth of a second
+    // still draws a few dozen points, a long one four a second.
+    const std::int64_t window = std::clamp<std::int64_t>((step.endNs - m_trainingStartNs) / kWindowsPerRun,
+                                                         kMinThroughputWindowNs, kThroughputWindowNs);
+    if (elapsed < window) {
         // Until the first window closes (a short run may never close one), the status bar shows
         // the rate so far; the series get points per whole window only.
         if (!m_hasWindow) {

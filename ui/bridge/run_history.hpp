@@ -129,6 +129,7 @@ private:
     std::int64_t m_rowsEvicted = 0;
     StepRecord m_lastStep;
     std::int64_t m_stepsSeen = 0;
+    std::int64_t m_trainingStartNs = -1;  // the first step's start
     std::int64_t m_windowStartNs = -1;
     std::int64_t m_windowLastNs = 0;
     std::int64_t m_windowSteps = 0;

@@ -47,8 +47,14 @@ std::vector<double> ChartAxis::ticks() const {
 }
 
 QString ChartAxis::label(double value) const {
-    const bool whole = step >= 1.0 && std::max(std::abs(low), std::abs(high)) < 1e12;
-    return whole ? QString::asprintf("%.0f", value) : QString::asprintf("%.3g", value);
+    const double largest = std::max(std::abs(low), std::abs(high));
+    if (step >= 1.0 && largest < 1e12) return QString::asprintf("%.0f", value);
+    // Enough significant digits that neighbouring ticks read differently (a parameter drifting by
+    // 1e-7 around -0.0191 needs seven), at least three.
+    int digits = 3;
+    if (step > 0.0 && largest > 0.0 && std::isfinite(largest / step))
+        digits = std::clamp(static_cast<int>(std::ceil(std::log10(largest / step) - 1e-9)) + 1, 3, 15);
+    return QString::asprintf("%.*g", digits, value);
 }
 
 }  // namespace distlab::ui

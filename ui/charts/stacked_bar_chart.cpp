@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 
+#include "charts/chart_axis.hpp"
 #include "run_palette.hpp"
 
 namespace distlab::ui {
@@ -119,13 +120,12 @@ void StackedBarChart::fitAxis() {
         longest = std::max(longest, total);
     }
     if (longest <= 0.0) longest = 1.0;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(longest)));
-    double top = magnitude;
-    for (double factor : {1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0}) {
-        top = factor * magnitude;
-        if (top >= longest) break;
-    }
+    // Ticks on a 1-2-5 step (0, 0.005, 0.01, 0.015 rather than 0.00375, 0.0075, ...).
+    double low = 0.0;
+    double top = longest;
+    const double step = ChartAxis::niceRange(low, top);
     m_impl->valueAxis->setRange(0.0, top);
+    m_impl->valueAxis->setTickCount(std::clamp(static_cast<int>(std::lround(top / step)) + 1, 2, 11));
 }
 
 void StackedBarChart::resizeEvent(QResizeEvent* event) {

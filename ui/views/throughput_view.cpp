@@ -23,7 +23,7 @@ ThroughputView::ThroughputView(SessionController& controller, QWidget* parent) :
     m_rate = new LineChart(this);
     m_rate->setTitle(tr("Throughput"));
     m_rate->setEmptyText(tr("Press Play: samples per second over all replicas appear here (one point per "
-                            "quarter second of training)."));
+                            "window of training: a few milliseconds early in a run, a quarter second later)."));
     m_time = new LineChart(this);
     m_time->setTitle(tr("Step time, mean over replicas"));
     m_time->setEmptyText(tr("Press Play: how long each step takes, and how much of it is compute, "
