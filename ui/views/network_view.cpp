@@ -249,7 +249,9 @@ void NetworkView::paintLabels(QPainter& painter) {
             label.text.setText(text);
             label.text.prepare(QTransform(), font());
             const QSizeF size = label.text.size();
-            label.at = QPointF(centreX - size.width() / 2.0, top + (height - size.height()) / 2.0);
+            // Centred under its column, but kept inside the view (the outer columns sit near the edges).
+            const double left = std::clamp(centreX - size.width() / 2.0, 2.0, std::max(2.0, width() - size.width() - 2.0));
+            label.at = QPointF(left, top + (height - size.height()) / 2.0);
             m_labels.push_back(std::move(label));
         };
         for (int column = 0; column < columns; ++column) {
