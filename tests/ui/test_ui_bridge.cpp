@@ -128,6 +128,15 @@ private slots:
         QCOMPARE(axis.label(0.25), QStringLiteral("0.25"));
         axis.set(0.0, 8000.0, 2000.0);
         QCOMPARE(axis.label(6000.0), QStringLiteral("6000"));
+        axis.set(0.0, 2'500'000.0, 500'000.0);
+        QCOMPARE(axis.label(2'500'000.0), QStringLiteral("2.5M"));
+        QCOMPARE(axis.label(0.0), QStringLiteral("0"));
+        axis.set(0.0, 150'000.0, 50'000.0);
+        QCOMPARE(axis.label(50'000.0), QStringLiteral("50k"));
+        QCOMPARE(axis.label(100'000.0), QStringLiteral("100k"));
+        QCOMPARE(axis.label(150'000.0), QStringLiteral("150k"));
+        axis.set(1'000'000.0, 1'000'050.0, 10.0);  // a narrow window far out: every digit counts
+        QVERIFY(axis.label(1'000'010.0) != axis.label(1'000'020.0));
     }
 
     void debiasedEmaMatchesTensorBoard() {

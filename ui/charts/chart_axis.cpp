@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace distlab::ui {
 
@@ -48,7 +49,14 @@ std::vector<double> ChartAxis::ticks() const {
 
 QString ChartAxis::label(double value) const {
     const double largest = std::max(std::abs(low), std::abs(high));
-    if (step >= 1.0 && largest < 1e12) return QString::asprintf("%.0f", value);
+    if (step >= 1.0 && largest < 1e5) return QString::asprintf("%.0f", value);
+    if (step >= 1.0 && largest < 1e15) {
+        // Large whole numbers in thousands, millions or billions: "2.5M", not "2500000".
+        const auto [scale, suffix] = largest >= 1e9 ? std::pair{1e9, 'G'} : largest >= 1e6 ? std::pair{1e6, 'M'} : std::pair{1e3, 'k'};
+        const int wholeDigits = static_cast<int>(std::floor(std::log10(largest / scale))) + 1;  // "150k": 3
+        const int digits = std::clamp(std::max(wholeDigits, static_cast<int>(std::ceil(std::log10(largest / step) - 1e-9)) + 1), 2, 15);
+        return value == 0.0 ? QStringLiteral("0") : QString::asprintf("%.*g%c", digits, value / scale, suffix);
+    }
     // Enough significant digits that neighbouring ticks read differently (a parameter drifting by
     // 1e-7 around -0.0191 needs seven), at least three.
     int digits = 3;

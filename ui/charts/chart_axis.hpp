@@ -19,8 +19,8 @@ struct ChartAxis {
     void set(double rangeLow, double rangeHigh, double tickStep);
     /// Tick values: multiples of step inside [low, high] (at most 64).
     std::vector<double> ticks() const;
-    /// A tick's label: whole numbers without exponents for steps >= 1, else as many significant
-    /// digits as neighbouring ticks need to differ (at least 3).
+    /// A tick's label: whole numbers for steps >= 1 (in k, M or G from 100,000 on), else as many
+    /// significant digits as neighbouring ticks need to differ (at least 3).
     QString label(double value) const;
     /// Maps value to [0, 1] over the range (outside values map outside).
     double fraction(double value) const { return high > low ? (value - low) / (high - low) : 0.0; }

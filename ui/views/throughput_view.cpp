@@ -12,6 +12,7 @@
 #include "panels/explanations.hpp"
 #include "run_palette.hpp"
 #include "views/chart_feeder.hpp"
+#include "views/lane_names.hpp"
 #include "views/steady_label.hpp"
 
 namespace distlab::ui {
@@ -96,7 +97,7 @@ qsizetype ThroughputView::refreshBars(const RunHistory& history) {
     const int replicas = history.replicaCount();
     if (m_categoryCount != replicas || invalid()) {
         QStringList categories;
-        for (int r = 0; r < replicas; ++r) categories.append(tr("replica %1").arg(r));
+        for (int r = 0; r < replicas; ++r) categories.append(laneLabel(controller().config().strategy, r));
         m_split->setCategories(categories);
         m_categoryCount = replicas;
     }
