@@ -333,7 +333,7 @@ void MainWindow::updateStatus() {
     const RunConfig& config = m_controller->config();
     const auto replicas = config.strategy.replicaCount();
     const bool parameterServers = config.strategy.type == StrategyKind::ParameterServer;
-    QString state = QString::fromLatin1(toString(m_controller->state()));
+    QString state = QString::fromLatin1(stateName(m_controller->state()));
     if (m_controller->isLoading()) state = tr("loading");
     if (!m_controller->hasRun()) state = tr("no run");
     const std::int64_t steps = m_controller->stepsDone();

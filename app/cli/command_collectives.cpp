@@ -200,13 +200,13 @@ int runCollectives(Arguments args) {
             const Row row = measure(group, buffers, bytes / 4, options);
             wrong += row.wrong;
             if (options.json) {
-                nlohmann::ordered_json out{{"collective", "all_reduce"}, {"backend", "inprocess"}, {"algorithm", toString(algorithm)},
+                nlohmann::ordered_json out{{"collective", "all_reduce"}, {"backend", "inprocess"}, {"algorithm", configName(algorithm)},
                                            {"op", opName}, {"replicas", n}, {"bytes", row.bytes}, {"elements", row.elements},
                                            {"iters", options.iters}, {"time_us", row.timeUs}, {"algbw_gbps", row.algbw},
                                            {"busbw_gbps", row.busbw}, {"wrong", row.wrong}};
                 std::printf("%s\n", out.dump().c_str());
             } else {
-                std::printf("  %-24s %12lld %11lld %11.2f %11.3f %11.3f %6lld\n", toString(algorithm), row.bytes, row.elements,
+                std::printf("  %-24s %12lld %11lld %11.2f %11.3f %11.3f %6lld\n", configName(algorithm), row.bytes, row.elements,
                             row.timeUs, row.algbw, row.busbw, row.wrong);
             }
             std::fflush(stdout);

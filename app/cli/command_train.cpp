@@ -168,7 +168,7 @@ int runTrain(Arguments args) {
     ParameterServerControls* controls = trainer.parameterServerControls();
     if (!options.faults.empty() && controls == nullptr)
         return inputError("--fault needs a parameter_server strategy (strategy.type is " +
-                          std::string(toString(config->strategy.type)) + ")");
+                          std::string(configName(config->strategy.type)) + ")");
     for (const Fault& fault : options.faults)
         if (fault.target >= (fault.kind == "kill-ps" ? controls->serverCount() : controls->workerCount()))
             return inputError("--fault " + fault.kind + ":" + std::to_string(fault.target) + ": there is no such " +

@@ -22,7 +22,7 @@ int runValidate(Arguments args) {
     nlohmann::ordered_json out;
     out["valid"] = true;
     out["name"] = config->name;
-    out["strategy"] = toString(config->strategy.type);
+    out["strategy"] = configName(config->strategy.type);
     out["replicas"] = trainer.replicaCount();
     out["parameters"] = trainer.replicaModel(0).store().totalSize();
     out["input_features"] = trainer.data().train.features;

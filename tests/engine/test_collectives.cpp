@@ -102,7 +102,7 @@ private slots:
                             timings[static_cast<std::size_t>(r)] =
                                 group.communicator(r).allReduce(buffers[static_cast<std::size_t>(r)], AllReduceOptions{op, static_cast<int>(size % 5)});
                         });
-                        const QString where = QString("%1, %2 ranks, %3 elements, %4").arg(toString(algorithm)).arg(ranks).arg(size)
+                        const QString where = QString("%1, %2 ranks, %3 elements, %4").arg(configName(algorithm)).arg(ranks).arg(size)
                                                   .arg(op == ReduceOp::Sum ? "sum" : "mean");
                         QVERIFY2(wrongElements(buffers, op) == 0, qPrintable(where));
                         for (const CollectiveTiming& timing : timings) {
@@ -409,7 +409,7 @@ private slots:
                     if (packing == 2) config.strategy.bytesPerPack = 256;
                     MirroredTrainer mirrored(config, data);
                     for (int step = 0; step < 20; ++step) mirrored.step();
-                    const QString where = QString("%1 replicas, %2, packing %3").arg(replicas).arg(toString(algorithm)).arg(packing);
+                    const QString where = QString("%1 replicas, %2, packing %3").arg(replicas).arg(configName(algorithm)).arg(packing);
                     const double error = relativeError(mirrored.replicaModel(0).store().values(), expected);
                     QVERIFY2(error <= 1e-5, qPrintable(where + QString(": relative error %1").arg(error)));
                     for (int r = 1; r < replicas; ++r) {

@@ -99,7 +99,7 @@ private slots:
         QTest::addColumn<int>("loss");
         for (auto act : {Activation::Linear, Activation::Relu, Activation::Tanh, Activation::Sigmoid, Activation::Gelu})
             for (auto loss : {LossKind::SoftmaxCrossEntropy, LossKind::MeanSquaredError})
-                QTest::newRow(qPrintable(QString("%1/%2").arg(toString(act)).arg(toString(loss))))
+                QTest::newRow(qPrintable(QString("%1/%2").arg(configName(act)).arg(configName(loss))))
                     << static_cast<int>(act) << static_cast<int>(loss);
     }
 

@@ -20,7 +20,7 @@ private slots:
         for (int replicas : {1, 2, 3, 4})
             for (auto ops : {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::Ring})
                 for (int accumulation : {1, 2}) {
-                    const QString base = QString("%1 replicas/%2/acc %3").arg(replicas).arg(toString(ops)).arg(accumulation);
+                    const QString base = QString("%1 replicas/%2/acc %3").arg(replicas).arg(configName(ops)).arg(accumulation);
                     QTest::newRow(qPrintable(base + "/sgd")) << replicas << int(ops) << int(OptimizerKind::Sgd) << 0.0 << accumulation;
                     QTest::newRow(qPrintable(base + "/momentum")) << replicas << int(ops) << int(OptimizerKind::Sgd) << 0.9 << accumulation;
                     QTest::newRow(qPrintable(base + "/adam")) << replicas << int(ops) << int(OptimizerKind::Adam) << 0.0 << accumulation;

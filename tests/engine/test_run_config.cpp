@@ -457,24 +457,24 @@ private slots:
     }
 
     void enumSpellings() {
-        QCOMPARE(toString(Activation::Relu), "relu");
-        QCOMPARE(toString(Activation::Linear), "linear");
-        QCOMPARE(toString(Activation::Gelu), "gelu");
-        QCOMPARE(toString(LossKind::SoftmaxCrossEntropy), "softmax_cross_entropy");
-        QCOMPARE(toString(LossKind::MeanSquaredError), "mse");
-        QCOMPARE(toString(InitKind::GlorotUniform), "glorot_uniform");
-        QCOMPARE(toString(InitKind::HeNormal), "he_normal");
-        QCOMPARE(toString(DataSource::FashionMnist), "fashion_mnist");
-        QCOMPARE(toString(SyntheticKind::RegressionPlane), "regression_plane");
-        QCOMPARE(toString(OptimizerKind::Sgd), "sgd");
-        QCOMPARE(toString(StrategyKind::OneDevice), "one_device");
-        QCOMPARE(toString(StrategyKind::MultiWorkerMirrored), "multi_worker_mirrored");
-        QCOMPARE(toString(CrossDeviceOps::ReductionToOneDevice), "reduction_to_one_device");
-        QCOMPARE(toString(CrossDeviceOps::HierarchicalCopy), "hierarchical_copy");
-        QCOMPARE(toString(CrossDeviceOps::Ring), "ring");
-        QCOMPARE(toString(CrossDeviceOps::Nccl), "nccl");
-        QCOMPARE(toString(Precision::MixedFloat16), "mixed_float16");
-        QCOMPARE(toString(Precision::MixedBfloat16), "mixed_bfloat16");
+        QCOMPARE(configName(Activation::Relu), "relu");
+        QCOMPARE(configName(Activation::Linear), "linear");
+        QCOMPARE(configName(Activation::Gelu), "gelu");
+        QCOMPARE(configName(LossKind::SoftmaxCrossEntropy), "softmax_cross_entropy");
+        QCOMPARE(configName(LossKind::MeanSquaredError), "mse");
+        QCOMPARE(configName(InitKind::GlorotUniform), "glorot_uniform");
+        QCOMPARE(configName(InitKind::HeNormal), "he_normal");
+        QCOMPARE(configName(DataSource::FashionMnist), "fashion_mnist");
+        QCOMPARE(configName(SyntheticKind::RegressionPlane), "regression_plane");
+        QCOMPARE(configName(OptimizerKind::Sgd), "sgd");
+        QCOMPARE(configName(StrategyKind::OneDevice), "one_device");
+        QCOMPARE(configName(StrategyKind::MultiWorkerMirrored), "multi_worker_mirrored");
+        QCOMPARE(configName(CrossDeviceOps::ReductionToOneDevice), "reduction_to_one_device");
+        QCOMPARE(configName(CrossDeviceOps::HierarchicalCopy), "hierarchical_copy");
+        QCOMPARE(configName(CrossDeviceOps::Ring), "ring");
+        QCOMPARE(configName(CrossDeviceOps::Nccl), "nccl");
+        QCOMPARE(configName(Precision::MixedFloat16), "mixed_float16");
+        QCOMPARE(configName(Precision::MixedBfloat16), "mixed_bfloat16");
 
         StrategyKind strategy{};
         QVERIFY(fromString("pipeline", strategy));

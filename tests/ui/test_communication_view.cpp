@@ -161,7 +161,7 @@ private slots:
         for (CrossDeviceOps algorithm : {CrossDeviceOps::Ring, CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy,
                                          CrossDeviceOps::Tree}) {
             for (int ranks = 2; ranks <= 5; ++ranks) {
-                const QString name = QStringLiteral("%1 on %2").arg(QString::fromLatin1(toString(algorithm))).arg(ranks);
+                const QString name = QStringLiteral("%1 on %2").arg(QString::fromLatin1(configName(algorithm))).arg(ranks);
                 const AllReduceCapture capture = reduceOnGroup(ranks, algorithm, packs, true);
                 QVERIFY2(!capture.empty(), qPrintable(name));
                 QCOMPARE(capture.stepCount(), 2 * allReduceStepCount(algorithm, ranks));
@@ -304,7 +304,7 @@ private slots:
         };
         for (const Case& c : {Case{CrossDeviceOps::Tree, 1}, Case{CrossDeviceOps::ReductionToOneDevice, 3},
                               Case{CrossDeviceOps::HierarchicalCopy, 2}, Case{CrossDeviceOps::Ring, 2}}) {
-            const QString name = QString::fromLatin1(toString(c.algorithm));
+            const QString name = QString::fromLatin1(configName(c.algorithm));
             strategy.reductionBox().setCurrentIndex(strategy.reductionBox().findData(static_cast<int>(c.algorithm)));
             strategy.reductionOptions().packsBox().setValue(c.packs);
             window.applySetupNow();

@@ -185,6 +185,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.replicaCount(), 2, kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 10, 20000);
         QCOMPARE(window.controller().history().replicaCount(), 2);
+        // As a person would: only once the button is enabled (the GUI has seen the run's state).
+        QTRY_VERIFY_WITH_TIMEOUT(window.pauseAction()->isEnabled(), 5000);
         window.pauseAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, 5000);
         QVERIFY(m_recorder->errors.isEmpty());
@@ -254,6 +256,8 @@ private slots:
         QCOMPARE(m_recorder->errors.size(), 4);
         QVERIFY2(m_recorder->errors[3].contains(QStringLiteral("bad.safetensors")), qPrintable(m_recorder->errors[3]));
         // The app is still usable: the same run trains.
+        // As a person would: only once the button is enabled (the GUI has seen the run's state).
+        QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 20, 20000);
         QVERIFY(window.controller().config() == before);
@@ -261,8 +265,12 @@ private slots:
 
     void filesExportAfterARun() {
         MainWindow& window = *m_window;
+        // As a person would: only once the button is enabled (the GUI has seen the run's state).
+        QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 50, 20000);
+        // As a person would: only once the button is enabled (the GUI has seen the run's state).
+        QTRY_VERIFY_WITH_TIMEOUT(window.pauseAction()->isEnabled(), 5000);
         window.pauseAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, 5000);
         window.controller().tick();

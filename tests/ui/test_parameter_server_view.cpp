@@ -256,6 +256,8 @@ private slots:
         std::int64_t resumedAt = -1;
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().withIdleTrainer([&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
                                      resumedAt >= 200, 5000);
+        // As a person would: only once the button is enabled (the GUI has seen the run's state).
+        QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 10, 30000);
         QVERIFY(window.controller().history().lastStep().step > resumedAt);

@@ -49,7 +49,7 @@ std::string text(const QLineEdit* field) { return field->text().trimmed().toStdS
 DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
     m_source = new QComboBox(this);
     m_source->setObjectName(QStringLiteral("dataSourceBox"));
-    for (DataSource source : kSources) m_source->addItem(QString::fromLatin1(toString(source)), static_cast<int>(source));
+    for (DataSource source : kSources) m_source->addItem(QString::fromLatin1(configName(source)), static_cast<int>(source));
     setExplainKey(m_source, QStringLiteral("data.source"));
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(buildSyntheticPage());
@@ -106,7 +106,7 @@ QWidget* DataPanel::buildSyntheticPage() {
     auto* page = new QWidget(this);
     m_kind = new QComboBox(page);
     m_kind->setObjectName(QStringLiteral("syntheticKindBox"));
-    for (SyntheticKind kind : kKinds) m_kind->addItem(QString::fromLatin1(toString(kind)), static_cast<int>(kind));
+    for (SyntheticKind kind : kKinds) m_kind->addItem(QString::fromLatin1(configName(kind)), static_cast<int>(kind));
     setExplainKey(m_kind, QStringLiteral("data.kind"));
     m_samples = new QSpinBox(page);
     m_samples->setRange(1, 1000000);

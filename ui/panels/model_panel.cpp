@@ -61,7 +61,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     setExplainKey(m_loss, QStringLiteral("model.loss"));
     m_init = new QComboBox(this);
     for (InitKind init : {InitKind::GlorotUniform, InitKind::HeNormal, InitKind::Zeros}) {
-        m_init->addItem(QString::fromLatin1(toString(init)), static_cast<int>(init));
+        m_init->addItem(QString::fromLatin1(configName(init)), static_cast<int>(init));
     }
     setExplainKey(m_init, QStringLiteral("model.init"));
     auto* form = new QFormLayout();
@@ -132,7 +132,7 @@ void ModelPanel::rebuildTable() {
         m_table->setCellWidget(row, kColumnUnits, units);
 
         auto* activation = new QComboBox();
-        for (Activation kind : kActivations) activation->addItem(QString::fromLatin1(toString(kind)), static_cast<int>(kind));
+        for (Activation kind : kActivations) activation->addItem(QString::fromLatin1(configName(kind)), static_cast<int>(kind));
         activation->setCurrentIndex(activation->findData(static_cast<int>(layer.activation)));
         activation->setFrame(false);
         setExplainKey(activation, QStringLiteral("model.activation"));

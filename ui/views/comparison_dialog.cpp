@@ -126,7 +126,7 @@ void ComparisonDialog::redraw() {
         const QString error = m_runner->error(r);
         status.append(tr("<span style='color:%1'>&#9632;</span> %2: %3 updates, %4%5")
                           .arg(ComparisonRunner::color(r).name(), m_runner->plan(r).name.toHtmlEscaped(),
-                               locale.toString(m_runner->stepsDone(r)), QString::fromLatin1(toString(m_runner->state(r))),
+                               locale.toString(m_runner->stepsDone(r)), QString::fromLatin1(stateName(m_runner->state(r))),
                                error.isEmpty() ? QString() : tr(" — %1").arg(error.toHtmlEscaped())));
     }
     m_status->setText(status.join(QStringLiteral(" &nbsp; ")));

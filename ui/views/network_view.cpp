@@ -232,7 +232,7 @@ void NetworkView::paintLabels(QPainter& painter) {
     for (int column = 0; column < columns; ++column) {
         titles.append(column == 0 ? tr("inputs") : m_layerNames.value(column - 1));
         activations.append(column > 0 && column - 1 < static_cast<int>(config.model.layers.size())
-                               ? QString::fromLatin1(toString(config.model.layers[static_cast<std::size_t>(column - 1)].activation))
+                               ? QString::fromLatin1(configName(config.model.layers[static_cast<std::size_t>(column - 1)].activation))
                                : QString());
         key += QLatin1Char('|') + titles.back() + QLatin1Char('|') + activations.back() + QLatin1Char('|') +
                QString::number(m_snapshot->layerWidths[static_cast<std::size_t>(column)]);

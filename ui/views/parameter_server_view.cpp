@@ -202,7 +202,7 @@ bool ParameterServerView::refresh() {
     const bool parameterServers = controller().hasRun() && config.strategy.type == StrategyKind::ParameterServer;
     m_pages->setCurrentIndex(parameterServers ? 1 : 0);
     if (!parameterServers) {
-        const QString strategy = QString::fromLatin1(toString(config.strategy.type));
+        const QString strategy = QString::fromLatin1(configName(config.strategy.type));
         m_introText->setText(tr("<h3>Parameter servers</h3><p>Workers push gradients to parameter servers, which apply "
                                 "each one as it arrives: nobody waits for anybody. This tab shows the workers and the "
                                 "servers with the variable shards they hold, every push and pull as it happens, and how "

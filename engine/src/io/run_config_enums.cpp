@@ -9,15 +9,15 @@ namespace distlab {
 
 using namespace run_config_detail;
 
-const char* toString(Activation value) { return nameOf(kActivationNames, value); }
-const char* toString(LossKind value) { return nameOf(kLossNames, value); }
-const char* toString(InitKind value) { return nameOf(kInitNames, value); }
-const char* toString(DataSource value) { return nameOf(kDataSourceNames, value); }
-const char* toString(SyntheticKind value) { return nameOf(kSyntheticKindNames, value); }
-const char* toString(OptimizerKind value) { return nameOf(kOptimizerNames, value); }
-const char* toString(StrategyKind value) { return nameOf(kStrategyNames, value); }
-const char* toString(CrossDeviceOps value) { return nameOf(kCrossDeviceOpsNames, value); }
-const char* toString(Precision value) { return nameOf(kPrecisionNames, value); }
+const char* configName(Activation value) { return nameOf(kActivationNames, value); }
+const char* configName(LossKind value) { return nameOf(kLossNames, value); }
+const char* configName(InitKind value) { return nameOf(kInitNames, value); }
+const char* configName(DataSource value) { return nameOf(kDataSourceNames, value); }
+const char* configName(SyntheticKind value) { return nameOf(kSyntheticKindNames, value); }
+const char* configName(OptimizerKind value) { return nameOf(kOptimizerNames, value); }
+const char* configName(StrategyKind value) { return nameOf(kStrategyNames, value); }
+const char* configName(CrossDeviceOps value) { return nameOf(kCrossDeviceOpsNames, value); }
+const char* configName(Precision value) { return nameOf(kPrecisionNames, value); }
 
 bool fromString(std::string_view text, Activation& value) { return valueOf(kActivationNames, text, value); }
 bool fromString(std::string_view text, LossKind& value) { return valueOf(kLossNames, text, value); }

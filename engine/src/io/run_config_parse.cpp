@@ -94,7 +94,7 @@ OptimizerConfig parseOptimizer(const ObjectReader& reader) {
         const bool sgdKey = key == "momentum" || key == "nesterov";
         if (reader.has(key) && sgdKey != sgd) {
             reader.fail(key, std::string("only used by ") + (sgdKey ? "sgd" : "adam") + " (optimizer.type is " +
-                                 quotedJson(toString(optimizer.type)) + ")");
+                                 quotedJson(configName(optimizer.type)) + ")");
         }
     }
     optimizer.learningRate = reader.number("learning_rate", optimizer.learningRate);

@@ -37,13 +37,13 @@ std::string strategyProblem(StrategyKind type) {
     if (type == StrategyKind::OneDevice || type == StrategyKind::Mirrored || type == StrategyKind::CentralStorage ||
         type == StrategyKind::ParameterServer)
         return {};
-    return quotedJson(toString(type)) +
+    return quotedJson(configName(type)) +
            " is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server)";
 }
 
 std::string precisionProblem(Precision precision) {
     if (precision == Precision::Float32) return {};
-    return quotedJson(toString(precision)) + " is not available yet in this version (available: float32)";
+    return quotedJson(configName(precision)) + " is not available yet in this version (available: float32)";
 }
 
 }  // namespace run_config_detail

@@ -19,7 +19,7 @@ Json layersJson(const std::vector<LayerConfig>& layers) {
             item["branches"] = layer.branches;
         } else {
             item["units"] = layer.units;
-            item["activation"] = toString(layer.activation);
+            item["activation"] = configName(layer.activation);
         }
         if (!layer.name.empty()) item["name"] = layer.name;  // empty means the default "<type>_<index>"
         json.push_back(std::move(item));
@@ -32,16 +32,16 @@ Json modelJson(const ModelConfig& model) {
     json["layers"] = layersJson(model.layers);
     if (model.aggregationMethod != AggregationMethod::AddN)
         json["aggregation_method"] = nameOf(kAggregationMethodNames, model.aggregationMethod);
-    json["loss"] = toString(model.loss);
-    json["init"] = toString(model.init);
+    json["loss"] = configName(model.loss);
+    json["init"] = configName(model.init);
     return json;
 }
 
 Json dataJson(const DataConfig& data) {
     // Every source's fields, so switching the source back in the GUI finds the old values again.
     Json json = Json::object();
-    json["source"] = toString(data.source);
-    json["kind"] = toString(data.kind);
+    json["source"] = configName(data.source);
+    json["kind"] = configName(data.kind);
     json["samples"] = data.samples;
     json["noise"] = data.noise;
     json["train_fraction"] = data.trainFraction;
@@ -63,7 +63,7 @@ Json dataJson(const DataConfig& data) {
 Json optimizerJson(const OptimizerConfig& optimizer) {
     // Only the type's own keys: the parser rejects momentum for adam and beta1 for sgd.
     Json json = Json::object();
-    json["type"] = toString(optimizer.type);
+    json["type"] = configName(optimizer.type);
     json["learning_rate"] = optimizer.learningRate;
     if (optimizer.type == OptimizerKind::Sgd) {
         json["momentum"] = optimizer.momentum;
@@ -81,9 +81,9 @@ Json strategyJson(const StrategyConfig& strategy) {
     for (const DeviceName& device : strategy.devices) devices.push_back(device.toString());
     if (devices.empty()) devices.push_back(DeviceName{}.toString());  // empty means cpu:0
     Json json = Json::object();
-    json["type"] = toString(strategy.type);
+    json["type"] = configName(strategy.type);
     json["devices"] = std::move(devices);
-    json["cross_device_ops"] = toString(strategy.crossDeviceOps);
+    json["cross_device_ops"] = configName(strategy.crossDeviceOps);
     json["num_packs"] = strategy.numPacks;
     if (strategy.bytesPerPack > 0) json["bytes_per_pack"] = strategy.bytesPerPack;
     json["gradient_accumulation_steps"] = strategy.gradientAccumulationSteps;
@@ -118,7 +118,7 @@ std::string runConfigToJson(const RunConfig& config) {
     json["data"] = dataJson(config.data);
     json["optimizer"] = optimizerJson(config.optimizer);
     json["strategy"] = strategyJson(config.strategy);
-    json["precision"] = toString(config.precision);
+    json["precision"] = configName(config.precision);
     json["steps"] = config.steps;
     json["threads"] = config.threads;
     json["eval_every"] = config.evalEvery;

@@ -9,7 +9,7 @@
 
 namespace distlab {
 
-const char* toString(SessionState state) {
+const char* stateName(SessionState state) {
     switch (state) {
     case SessionState::Loading: return "loading";
     case SessionState::Paused: return "paused";

@@ -136,14 +136,16 @@ struct RunConfig {
     bool operator==(const RunConfig&) const = default;
 };
 
-const char* toString(Activation value);
-const char* toString(LossKind value);
-const char* toString(InitKind value);
-const char* toString(DataSource value);
-const char* toString(SyntheticKind value);
-const char* toString(OptimizerKind value);
-const char* toString(StrategyKind value);
-const char* toString(CrossDeviceOps value);
-const char* toString(Precision value);
+// The config's spelling of each value ("relu", "mirrored", ...). Not called toString: Qt Test looks
+// up toString(value) by argument-dependent lookup to print a failed comparison, and frees the result.
+const char* configName(Activation value);
+const char* configName(LossKind value);
+const char* configName(InitKind value);
+const char* configName(DataSource value);
+const char* configName(SyntheticKind value);
+const char* configName(OptimizerKind value);
+const char* configName(StrategyKind value);
+const char* configName(CrossDeviceOps value);
+const char* configName(Precision value);
 
 }  // namespace distlab

@@ -7,7 +7,8 @@ namespace distlab {
 
 enum class SessionState { Loading, Paused, Running, Finished, Failed, Stopped };
 
-const char* toString(SessionState state);
+/// "paused", "running", ... (not toString: see configName in run_config.hpp).
+const char* stateName(SessionState state);
 
 class SessionObserver {
 public:
