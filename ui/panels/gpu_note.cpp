@@ -8,12 +8,13 @@
 
 #include <distlab/device/device_info.hpp>
 
+#include "panels/explanation_label.hpp"
+
 namespace distlab::ui {
 
 GpuNote::GpuNote(QWidget* parent) : QLabel(parent) {
     setObjectName(QStringLiteral("gpuNote"));
-    setWordWrap(true);
-    setStyleSheet(QStringLiteral("QLabel { color: palette(dark); margin-bottom: 6px; }"));
+    styleAsExplanation(*this);
     setText(tr("Looking for GPUs…"));
     auto report = std::make_shared<DeviceReport>();
     QThread* probe = QThread::create([report] { *report = queryDevices(); });

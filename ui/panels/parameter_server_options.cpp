@@ -10,20 +10,16 @@
 
 #include <algorithm>
 
+#include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
 
 namespace distlab::ui {
 
 namespace {
 // The first paragraph of an explanation, in the muted style of the strategy page.
-QLabel* explanationLabel(const QString& key, QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    label->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); margin-bottom: 6px; }"));
-    const QString body = explanationFor(key).body;
-    const qsizetype end = body.indexOf(QLatin1String("</p>"));
-    label->setText(end < 0 ? body : body.left(end + 4));
+QLabel* keyExplanation(const QString& key, QWidget* parent) {
+    QLabel* label = explanationLabel(parent);
+    label->setText(firstParagraph(key));
     return label;
 }
 
@@ -44,7 +40,7 @@ ParameterServerOptions::ParameterServerOptions(QWidget* parent) : QWidget(parent
     m_mode->setObjectName(QStringLiteral("parameterServerModeBox"));
     m_mode->addItem(tr("Asynchronous"), static_cast<int>(ParameterServerMode::Async));
     m_mode->addItem(tr("Synchronous"), static_cast<int>(ParameterServerMode::Sync));
-    m_modeText = explanationLabel(QStringLiteral("strategy.mode.async"), this);
+    m_modeText = keyExplanation(QStringLiteral("strategy.mode.async"), this);
     m_aggregate = spinBox("gradientsToAggregateBox", 0, kMaxWorkers, tr(" gradients"), "strategy.gradients_to_aggregate", this);
     m_aggregate->setSpecialValueText(tr("all live workers"));
     m_partitioner = new QComboBox(this);
@@ -77,9 +73,9 @@ ParameterServerOptions::ParameterServerOptions(QWidget* parent) : QWidget(parent
     form->setContentsMargins(0, 0, 0, 0);
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Workers"), m_workers);
-    form->addRow(explanationLabel(QStringLiteral("strategy.workers"), this));
+    form->addRow(keyExplanation(QStringLiteral("strategy.workers"), this));
     form->addRow(tr("Servers"), m_servers);
-    form->addRow(explanationLabel(QStringLiteral("strategy.parameter_servers"), this));
+    form->addRow(keyExplanation(QStringLiteral("strategy.parameter_servers"), this));
     form->addRow(tr("Updates"), m_mode);
     form->addRow(m_modeText);
     m_aggregateRow = new QWidget(this);
@@ -87,14 +83,14 @@ ParameterServerOptions::ParameterServerOptions(QWidget* parent) : QWidget(parent
     aggregateForm->setContentsMargins(0, 0, 0, 0);
     aggregateForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
     aggregateForm->addRow(tr("Per update"), m_aggregate);
-    aggregateForm->addRow(explanationLabel(QStringLiteral("strategy.gradients_to_aggregate"), m_aggregateRow));
+    aggregateForm->addRow(keyExplanation(QStringLiteral("strategy.gradients_to_aggregate"), m_aggregateRow));
     form->addRow(m_aggregateRow);
     form->addRow(tr("Partitioner"), m_partitioner);
     form->addRow(tr("Shards"), m_partitionerNumber);
     form->addRow(tr("Cap"), m_maxShards);
-    form->addRow(explanationLabel(QStringLiteral("strategy.partitioner"), this));
+    form->addRow(keyExplanation(QStringLiteral("strategy.partitioner"), this));
     form->addRow(tr("Speed"), speeds);
-    form->addRow(explanationLabel(QStringLiteral("strategy.worker_speed"), this));
+    form->addRow(keyExplanation(QStringLiteral("strategy.worker_speed"), this));
 
     auto changed = [this] {
         updateVisibility();

@@ -8,27 +8,13 @@
 
 #include <algorithm>
 
+#include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
 
 namespace distlab::ui {
 
 namespace {
 constexpr int kDefaultBytesPerPack = 4096;
-
-QLabel* explanationLabel(QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    label->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); margin-bottom: 6px; }"));
-    return label;
-}
-
-// The first paragraph of an explanation (what it costs, with the formula), shown beside its control.
-QString firstParagraph(const QString& key) {
-    const QString body = explanationFor(key).body;
-    const qsizetype end = body.indexOf(QLatin1String("</p>"));
-    return end < 0 ? body : body.left(end + 4);
-}
 
 QString algorithmKey(CrossDeviceOps algorithm) {
     switch (algorithm) {

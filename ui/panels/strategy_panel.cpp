@@ -8,6 +8,7 @@
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
+#include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
 #include "panels/gpu_note.hpp"
 #include "panels/parameter_server_options.hpp"
@@ -15,22 +16,6 @@
 
 namespace distlab::ui {
 
-namespace {
-QLabel* explanationLabel(QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    label->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); margin-bottom: 6px; }"));
-    return label;
-}
-
-// The first paragraph of an explanation, as shown beside its control.
-QString firstParagraph(const QString& key) {
-    const QString body = explanationFor(key).body;
-    const qsizetype end = body.indexOf(QLatin1String("</p>"));
-    return end < 0 ? body : body.left(end + 4);
-}
-}  // namespace
 
 StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_type = new QComboBox(this);
