@@ -35,27 +35,14 @@
 #include "views/buffer_strips.hpp"
 #include "views/comm_diagram.hpp"
 #include "views/communication_view.hpp"
+#include "ui_test_support.hpp"
 
 using namespace distlab;
 using namespace distlab::ui;
+using namespace distlab::ui::testing;
 
 namespace {
-constexpr int kLoadTimeoutMs = 15000;
 constexpr int kReplicas = 4;
-
-struct Recorder {
-    QStringList errors;
-    QStringList questions;
-    UserPrompts prompts() {
-        UserPrompts p;
-        p.error = [this](QWidget*, const QString& title, const QString& message) { errors.append(title + ": " + message); };
-        p.confirm = [this](QWidget*, const QString&, const QString& question) {
-            questions.append(question);
-            return true;
-        };
-        return p;
-    }
-};
 
 RunConfig mirrored(CrossDeviceOps algorithm, int packs = 1) {
     RunConfig config = MainWindow::defaultConfig();

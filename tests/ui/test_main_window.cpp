@@ -37,38 +37,17 @@
 #include "views/throughput_view.hpp"
 #include "views/timeline_canvas.hpp"
 #include "views/timeline_view.hpp"
+#include "ui_test_support.hpp"
 
 using namespace distlab;
 using namespace distlab::ui;
+using namespace distlab::ui::testing;
 
 namespace {
-constexpr int kLoadTimeoutMs = 15000;
-
-// Records what the window would show in message boxes; answers every question with `answer`.
-struct Recorder {
-    QStringList errors;
-    QStringList questions;
-    bool answer = true;
-    UserPrompts prompts() {
-        UserPrompts p;
-        p.error = [this](QWidget*, const QString& title, const QString& message) { errors.append(title + ": " + message); };
-        p.confirm = [this](QWidget*, const QString&, const QString& question) {
-            questions.append(question);
-            return answer;
-        };
-        return p;
-    }
-};
-
 void writeFile(const QString& path, const QByteArray& bytes) {
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
     file.write(bytes);
-}
-
-bool loaded(MainWindow& window) {
-    return window.controller().hasRun() && !window.controller().isLoading() &&
-           window.controller().state() != SessionState::Loading;
 }
 }  // namespace
 

@@ -33,32 +33,13 @@
 #include "views/timeline_view.hpp"
 #include "views/topology_canvas.hpp"
 #include "views/worker_controls.hpp"
+#include "ui_test_support.hpp"
 
 using namespace distlab;
 using namespace distlab::ui;
+using namespace distlab::ui::testing;
 
 namespace {
-constexpr int kLoadTimeoutMs = 15000;
-
-struct Recorder {
-    QStringList errors;
-    QStringList questions;
-    UserPrompts prompts() {
-        UserPrompts p;
-        p.error = [this](QWidget*, const QString& title, const QString& message) { errors.append(title + ": " + message); };
-        p.confirm = [this](QWidget*, const QString&, const QString& question) {
-            questions.append(question);
-            return true;
-        };
-        return p;
-    }
-};
-
-bool loaded(MainWindow& window) {
-    return window.controller().hasRun() && !window.controller().isLoading() &&
-           window.controller().state() != SessionState::Loading;
-}
-
 std::vector<std::int64_t> appliedCounts(const TopologyCanvas& canvas) {
     std::vector<std::int64_t> counts;
     for (int w = 0; w < canvas.workerCount(); ++w) counts.push_back(canvas.worker(w).applied);
