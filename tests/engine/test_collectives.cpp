@@ -6,8 +6,6 @@
 #include <QtTest>
 
 #include <atomic>
-#include <cstdlib>
-#include <new>
 #include <thread>
 #include <vector>
 
@@ -16,23 +14,8 @@
 #include "distlab/comm/gradient_packer.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/distribute/mirrored_trainer.hpp"
+#include "allocation_counter.hpp"
 #include "trainer_fixtures.hpp"
-
-namespace {
-std::atomic<bool> g_countAllocations{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-    if (g_countAllocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace distlab;
 using namespace distlab::testing;

@@ -3,26 +3,9 @@
 #include <QtTest>
 
 #include <atomic>
-#include <cstdlib>
-#include <new>
 
+#include "allocation_counter.hpp"
 #include "trainer_fixtures.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-    if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace distlab;
 using namespace distlab::testing;
@@ -49,9 +32,9 @@ private slots:
         MirroredTrainer trainer(smallConfig(replicas, CrossDeviceOps(ops), OptimizerKind(optimizer), 0.9, accumulation), data);
         for (int i = 0; i < 15; ++i) trainer.step();  // warm up, across an epoch boundary
         g_allocations = 0;
-        g_counting = true;
+        g_countAllocations = true;
         for (int i = 0; i < 100; ++i) trainer.step();
-        g_counting = false;
+        g_countAllocations = false;
         QCOMPARE(g_allocations.load(), 0L);
     }
 };

@@ -117,20 +117,11 @@ class TestCommunicationView : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("DistLabTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("distlab-test-comm"));
-        QSettings().clear();
-    }
+    void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-test-comm")); }
 
     void init() {
         m_recorder = std::make_unique<Recorder>();
-        m_window = std::make_unique<MainWindow>();
-        m_window->setPrompts(m_recorder->prompts());
-        m_window->resize(1400, 900);
-        m_window->show();
-        m_window->startRun(mirrored(CrossDeviceOps::Ring), false);
+        m_window = openWindow(*m_recorder, QSize(1400, 900), mirrored(CrossDeviceOps::Ring));
         QTRY_VERIFY_WITH_TIMEOUT(idle(*m_window), kLoadTimeoutMs);
         m_window->views().setCurrentWidget(&m_window->communicationView());
     }

@@ -55,20 +55,11 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("DistLabTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("distlab-test"));
-        QSettings().clear();
-    }
+    void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-test")); }
 
     void init() {
         m_recorder = std::make_unique<Recorder>();
-        m_window = std::make_unique<MainWindow>();
-        m_window->setPrompts(m_recorder->prompts());
-        m_window->resize(1400, 900);
-        m_window->show();
-        m_window->startRun(MainWindow::defaultConfig(), false);
+        m_window = openWindow(*m_recorder, QSize(1400, 900), MainWindow::defaultConfig());
         QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
     }
 

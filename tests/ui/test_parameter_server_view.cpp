@@ -51,20 +51,11 @@ class TestParameterServerView : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("DistLabTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("distlab-ps-test"));
-        QSettings().clear();
-    }
+    void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-ps-test")); }
 
     void init() {
         m_recorder = std::make_unique<Recorder>();
-        m_window = std::make_unique<MainWindow>();
-        m_window->setPrompts(m_recorder->prompts());
-        m_window->resize(1280, 800);
-        m_window->show();
-        m_window->startRun(MainWindow::defaultConfig(), false);
+        m_window = openWindow(*m_recorder, QSize(1280, 800), MainWindow::defaultConfig());
         QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
     }
 

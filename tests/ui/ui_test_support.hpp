@@ -1,12 +1,18 @@
 #pragma once
 // What the window-driving ui tests share: a stand-in for the message boxes that records what the
 // window would have shown, and when a run counts as loaded.
+#include <QCoreApplication>
+#include <QSettings>
+#include <QSize>
+#include <QStandardPaths>
 #include <QString>
 #include <QStringList>
 
 #include "bridge/session_controller.hpp"
 #include "main_window.hpp"
 #include "user_prompts.hpp"
+
+#include <memory>
 
 namespace distlab::ui::testing {
 
@@ -28,6 +34,24 @@ struct Recorder {
         return p;
     }
 };
+
+/// Settings of this test alone, emptied: nothing a person saved reaches the test, and back.
+inline void useIsolatedSettings(const QString& application) {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("DistLabTest"));
+    QCoreApplication::setApplicationName(application);
+    QSettings().clear();
+}
+
+/// A shown main window of `size` whose message boxes go to `recorder`, loading `config` (paused).
+inline std::unique_ptr<MainWindow> openWindow(Recorder& recorder, QSize size, const RunConfig& config) {
+    auto window = std::make_unique<MainWindow>();
+    window->setPrompts(recorder.prompts());
+    window->resize(size);
+    window->show();
+    window->startRun(config, false);
+    return window;
+}
 
 /// The window has a run that finished loading.
 inline bool loaded(MainWindow& window) {
