@@ -11,10 +11,12 @@ set -euo pipefail
 readonly PACKAGES=(
   build-essential cmake ninja-build git pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev
-  libeigen3-dev libgloo-dev zlib1g-dev nlohmann-json3-dev
+  libeigen3-dev libgloo-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth fonts-dejavu-core libgl1-mesa-dev libxkbcommon-dev
   dataset-fashion-mnist python3 python3-torch python3-numpy libopenblas0-openmp
   ca-certificates
+  # the package and its checks (cpack -G DEB, dpkg-shlibdeps, desktop entry, AppStream, scripts)
+  dpkg-dev file desktop-file-utils appstream shellcheck
 )
 readonly APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 readonly CTEST_JOBS=2  # CI machines have two cores
@@ -69,6 +71,15 @@ is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
 }
 
+# Whether apt can install a version of package $1. The policy is read whole into a variable and
+# matched in the shell: piped into `grep -q`, apt-cache dies of SIGPIPE when grep stops reading
+# early, and under pipefail that made every available package look unavailable.
+has_candidate() {
+  local policy
+  policy="$(apt-cache policy "$1" 2>/dev/null || true)"
+  [[ "$policy" =~ Candidate:\ ([^[:space:]]+) && "${BASH_REMATCH[1]}" != "(none)" ]]
+}
+
 install_packages() {
   command -v apt-get >/dev/null 2>&1 || fail "apt-get not found: this script is for Debian 12"
   if [[ -r /etc/os-release ]]; then
@@ -93,9 +104,7 @@ install_packages() {
 
   local unavailable=()
   for package in "${missing[@]}"; do
-    if ! apt-cache policy "$package" 2>/dev/null | grep -q 'Candidate: [^(]'; then
-      unavailable+=("$package")
-    fi
+    has_candidate "$package" || unavailable+=("$package")
   done
   if ((${#unavailable[@]})); then
     fail "no installable version of: ${unavailable[*]} (is the 'main' component of Debian 12 in /etc/apt/sources.list?)"

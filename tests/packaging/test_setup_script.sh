@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Runs packaging/setup-debian.sh's install path as on a fresh Debian 12 machine, against stub
+# dpkg-query, apt-cache, apt-get and sudo on PATH that answer as Debian does for packages not yet
+# installed. CI's machine already has every package, so without this the install branch never runs.
+#
+#   bash tests/packaging/test_setup_script.sh [SOURCE_DIR]
+set -euo pipefail
+
+source_dir="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+script="$source_dir/packaging/setup-debian.sh"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+check() {  # check DESCRIPTION COMMAND...: records a failure instead of stopping
+  local description="$1"
+  shift
+  if "$@"; then
+    printf 'PASS: %s\n' "$description"
+  else
+    printf 'FAIL: %s\n' "$description"
+    failures=$((failures + 1))
+  fi
+}
+
+# --- the stubs -------------------------------------------------------------------------------
+# State lives in $STUB_STATE: installed/NAME marks an installed package; unknown/NAME a package apt
+# has never heard of; no-candidate/NAME one it knows but cannot install; broken/NAME one that
+# apt-get "installs" without it ending up installed. apt-get's calls are logged to apt-get.log.
+stubs="$work/bin"
+mkdir -p "$stubs"
+cat >"$stubs/dpkg-query" <<'STUB'
+#!/usr/bin/env bash
+package="${*: -1}"
+if [[ -e "$STUB_STATE/installed/$package" ]]; then
+  printf 'install ok installed'
+else
+  printf 'dpkg-query: no packages found matching %s\n' "$package" >&2
+  exit 1
+fi
+STUB
+cat >"$stubs/apt-cache" <<'STUB'
+#!/usr/bin/env bash
+[[ "$1" == policy ]] || { echo "stub apt-cache: unexpected $*" >&2; exit 64; }
+package="$2"
+if [[ -e "$STUB_STATE/unknown/$package" ]]; then
+  printf 'N: Unable to locate package %s\n' "$package" >&2
+  exit 0  # as Debian's apt-cache does: nothing on stdout, status 0
+fi
+candidate="1.0-1"
+[[ -e "$STUB_STATE/no-candidate/$package" ]] && candidate="(none)"
+installed="(none)"
+[[ -e "$STUB_STATE/installed/$package" ]] && installed="1.0-1"
+printf '%s:\n  Installed: %s\n  Candidate: %s\n  Version table:\n' "$package" "$installed" "$candidate"
+# A long version table, as a package with many mirrors and pins prints: more than a pipe holds,
+# so a reader that stops early (grep -q) makes this writer die of SIGPIPE.
+for ((i = 0; i < 4000; i++)); do
+  printf '     1.0-%d 500\n        500 http://deb.debian.org/debian bookworm/main amd64 Packages\n' "$i"
+done
+STUB
+cat >"$stubs/apt-get" <<'STUB'
+#!/usr/bin/env bash
+printf '%s\n' "$*" >>"$STUB_STATE/apt-get.log"
+install=0
+for argument in "$@"; do
+  case "$argument" in
+    install) install=1 ;;
+    -o) ;;
+    -*|*=*) ;;
+    *) if ((install)) && [[ ! -e "$STUB_STATE/broken/$argument" ]]; then
+         touch "$STUB_STATE/installed/$argument"
+       fi ;;
+  esac
+done
+STUB
+cat >"$stubs/sudo" <<'STUB'
+#!/usr/bin/env bash
+exec "$@"
+STUB
+chmod +x "$stubs"/*
+
+# The script's own package list, read from the script so the test follows it.
+mapfile -t packages < <(sed -n '/^readonly PACKAGES=(/,/^)/p' "$script" | sed '1d;$d;s/#.*//' | tr ' ' '\n' | sed '/^$/d')
+((${#packages[@]} > 10)) || { echo "FAIL: could not read PACKAGES from $script"; exit 1; }
+
+new_state() {  # a machine with only the named packages installed
+  export STUB_STATE="$work/state-$1"
+  shift
+  rm -rf "$STUB_STATE"
+  mkdir -p "$STUB_STATE"/{installed,unknown,no-candidate,broken}
+  local package
+  for package in "$@"; do touch "$STUB_STATE/installed/$package"; done
+}
+
+run_setup() {  # runs the script with the stubs first on PATH; output in $work/out, status in $status
+  status=0
+  PATH="$stubs:$PATH" bash "$script" --no-build >"$work/out" 2>&1 || status=$?
+}
+
+# --- 1. a fresh machine where every package is available -------------------------------------
+new_state fresh git cmake
+run_setup
+check "fresh machine: the script succeeds (status $status)" test "$status" -eq 0
+check "fresh machine: apt-get update ran" grep -qx -- '-o DPkg::Lock::Timeout=600 update' "$STUB_STATE/apt-get.log"
+install_line="$(grep ' install ' "$STUB_STATE/apt-get.log" || true)"
+check "fresh machine: apt-get install never removes anything" grep -q -- '--no-remove' <<<"$install_line"
+check "fresh machine: git and cmake, already installed, are not installed again" \
+  bash -c '! grep -qwE "git|cmake" <<<"$1"' _ "$install_line"
+all_installed=1
+for package in "${packages[@]}"; do
+  [[ -e "$STUB_STATE/installed/$package" ]] || { all_installed=0; echo "  not installed: $package"; }
+done
+check "fresh machine: every package in the list is installed afterwards" test "$all_installed" -eq 1
+
+# --- 2. a second run: nothing to install, apt-get not called ---------------------------------
+rm -f "$STUB_STATE/apt-get.log"
+run_setup
+check "second run: succeeds" test "$status" -eq 0
+check "second run: apt-get is not called" test ! -e "$STUB_STATE/apt-get.log"
+check "second run: says everything is installed" grep -q 'packages are already installed' "$work/out"
+
+# --- 3. one package apt does not know, one it cannot install ---------------------------------
+new_state missing
+touch "$STUB_STATE/unknown/libgloo-dev" "$STUB_STATE/no-candidate/qt6-charts-dev"
+run_setup
+check "missing packages: the script fails (status $status)" test "$status" -ne 0
+check "missing packages: the error names exactly the two missing packages" \
+  grep -qx 'error: no installable version of: qt6-charts-dev libgloo-dev .*' "$work/out"
+check "missing packages: nothing is installed" bash -c '! grep -q " install " "$1"' _ "$STUB_STATE/apt-get.log"
+
+# --- 4. apt-get returns but a package is still not installed ----------------------------------
+new_state broken
+touch "$STUB_STATE/broken/libeigen3-dev"
+run_setup
+check "failed install: the script fails (status $status)" test "$status" -ne 0
+check "failed install: the error names the package" grep -q 'apt-get did not install: libeigen3-dev' "$work/out"
+
+if ((failures)); then
+  printf '\n--- output of the last run ---\n'
+  cat "$work/out"
+  printf '%d check(s) failed\n' "$failures"
+  exit 1
+fi
+echo "all setup-script checks passed"
