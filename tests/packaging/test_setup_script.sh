@@ -23,6 +23,8 @@ check() {  # check DESCRIPTION COMMAND...: records a failure instead of stopping
   fi
 }
 
+lacks_match() { ! grep -q "$@"; }  # lacks_match GREP_ARGS...: no line matches
+
 # --- the stubs -------------------------------------------------------------------------------
 # State lives in $STUB_STATE: installed/NAME marks an installed package; unknown/NAME a package apt
 # has never heard of; no-candidate/NAME one it knows but cannot install; broken/NAME one that
@@ -105,7 +107,7 @@ check "fresh machine: apt-get update ran" grep -qx -- '-o DPkg::Lock::Timeout=60
 install_line="$(grep ' install ' "$STUB_STATE/apt-get.log" || true)"
 check "fresh machine: apt-get install never removes anything" grep -q -- '--no-remove' <<<"$install_line"
 check "fresh machine: git and cmake, already installed, are not installed again" \
-  bash -c '! grep -qwE "git|cmake" <<<"$1"' _ "$install_line"
+  lacks_match -wE 'git|cmake' <<<"$install_line"
 all_installed=1
 for package in "${packages[@]}"; do
   [[ -e "$STUB_STATE/installed/$package" ]] || { all_installed=0; echo "  not installed: $package"; }
@@ -126,7 +128,7 @@ run_setup
 check "missing packages: the script fails (status $status)" test "$status" -ne 0
 check "missing packages: the error names exactly the two missing packages" \
   grep -qx 'error: no installable version of: qt6-charts-dev libgloo-dev .*' "$work/out"
-check "missing packages: nothing is installed" bash -c '! grep -q " install " "$1"' _ "$STUB_STATE/apt-get.log"
+check "missing packages: nothing is installed" lacks_match ' install ' "$STUB_STATE/apt-get.log"
 
 # --- 4. apt-get returns but a package is still not installed ----------------------------------
 new_state broken

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck on every shell script of the project (tracked or not, build trees excluded).
+# Runs shellcheck on every shell script of the project (tracked or not, build trees excluded).
 #   bash tests/packaging/test_shellcheck.sh [SOURCE_DIR]
 set -euo pipefail
 source_dir="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
