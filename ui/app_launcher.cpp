@@ -1,10 +1,12 @@
 #include "app_launcher.hpp"
 
 #include <QApplication>
+#include <QCommandLineParser>
 #include <QTimer>
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "bench_report.hpp"
 #include "bridge/session_controller.hpp"
@@ -22,55 +24,102 @@ Result<int> millisecondsOf(const QString& flag, const QString& value) {
 }
 
 void printError(const QString& message) { std::fprintf(stderr, "error: %s\n", message.toLocal8Bit().constData()); }
-}  // namespace
 
-Result<LaunchOptions> parseLaunchOptions(const QStringList& arguments) {
-    LaunchOptions options;
-    for (qsizetype i = 1; i < arguments.size(); ++i) {
-        const QString& argument = arguments[i];
-        auto value = [&]() -> Result<QString> {
-            if (i + 1 >= arguments.size()) return Error{argument.toStdString() + ": needs a value"};
-            return arguments[++i];
-        };
-        if (argument == QLatin1String("--autostart")) {
-            options.autostart = true;
-        } else if (argument == QLatin1String("--screenshot")) {
-            auto path = value();
-            if (!path) return path.error();
-            options.screenshot = *path;
-        } else if (argument == QLatin1String("--screenshot-after-ms") || argument == QLatin1String("--quit-after-ms")) {
-            auto text = value();
-            if (!text) return text.error();
-            auto ms = millisecondsOf(argument, *text);
-            if (!ms) return ms.error();
-            (argument == QLatin1String("--quit-after-ms") ? options.quitAfterMs : options.screenshotAfterMs) = *ms;
-        } else if (argument == QLatin1String("--report")) {
-            auto path = value();
-            if (!path) return path.error();
-            options.report = *path;
-        } else if (argument.startsWith(QLatin1String("--"))) {
-            return Error{"unknown option " + argument.toStdString() +
-                         " (usage: distlab [CONFIG] [--autostart] [--screenshot FILE.png] [--screenshot-after-ms T] "
-                         "[--quit-after-ms T] [--report FILE.json])"};
-        } else if (options.config.isEmpty()) {
-            options.config = argument;
-        } else {
-            return Error{"more than one config given: " + options.config.toStdString() + ", " + argument.toStdString()};
-        }
+const QCommandLineOption kAutostart(QStringLiteral("autostart"), QStringLiteral("Start training as soon as the run has loaded."));
+const QCommandLineOption kScreenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window to FILE."),
+                                     QStringLiteral("FILE.png"));
+const QCommandLineOption kScreenshotAfter(QStringLiteral("screenshot-after-ms"),
+                                          QStringLiteral("Take the screenshot T ms after start (default 3000)."), QStringLiteral("T"));
+const QCommandLineOption kQuitAfter(QStringLiteral("quit-after-ms"), QStringLiteral("Quit T ms after start."), QStringLiteral("T"));
+const QCommandLineOption kReport(QStringLiteral("report"),
+                                 QStringLiteral("When quitting (--quit-after-ms), write the app's own throughput and GUI-thread "
+                                                "cost as JSON to FILE."),
+                                 QStringLiteral("FILE.json"));
+
+/// Qt's own options, handled by the QApplication (-platform offscreen, -style fusion, ...): accepted
+/// here so that they are not unknown, and hidden from --help.
+QList<QCommandLineOption> qtOptions() {
+    QList<QCommandLineOption> options;
+    for (const char* name : {"platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry", "qwindowtitle",
+                             "qwindowicon", "style", "stylesheet", "display", "session", "widgetcount"}) {
+        QCommandLineOption option(QString::fromLatin1(name), QString(), QStringLiteral("value"));
+        option.setFlags(QCommandLineOption::HiddenFromHelp);
+        options.append(option);
+    }
+    for (const char* name : {"reverse", "nograb", "dograb", "sync"}) {
+        QCommandLineOption option(QString::fromLatin1(name));
+        option.setFlags(QCommandLineOption::HiddenFromHelp);
+        options.append(option);
     }
     return options;
 }
 
+/// Every option the app takes; --help and --version are QCommandLineParser's own.
+void defineOptions(QCommandLineParser& parser, QCommandLineOption& help, QCommandLineOption& version) {
+    parser.setApplicationDescription(QStringLiteral(
+        "DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON), or a built-in "
+        "example. Exit codes: 0 success; 2 a bad command line, config or data file; 3 training failed; 1 anything else."));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);  // Qt's -platform, -style
+    help = parser.addHelpOption();
+    version = parser.addVersionOption();
+    parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport});
+    parser.addOptions(qtOptions());
+    parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config to open (JSON)."), QStringLiteral("[CONFIG]"));
+}
+}  // namespace
+
+Result<LaunchOptions> parseLaunchOptions(const QStringList& arguments) {
+    QCommandLineParser parser;
+    QCommandLineOption help(QStringLiteral("help")), version(QStringLiteral("version"));
+    defineOptions(parser, help, version);
+    if (!parser.parse(arguments)) return Error{parser.errorText().toStdString()};
+    LaunchOptions options;
+    options.help = parser.isSet(help) || parser.isSet(QStringLiteral("help-all"));
+    options.version = parser.isSet(version);
+    options.autostart = parser.isSet(kAutostart);
+    options.screenshot = parser.value(kScreenshot);
+    options.report = parser.value(kReport);
+    for (const auto& [option, target] : {std::pair{&kScreenshotAfter, &options.screenshotAfterMs}, std::pair{&kQuitAfter, &options.quitAfterMs}}) {
+        if (!parser.isSet(*option)) continue;
+        auto ms = millisecondsOf(QStringLiteral("--") + option->names().constFirst(), parser.value(*option));
+        if (!ms) return ms.error();
+        *target = *ms;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1)
+        return Error{"more than one config given: " + positional[0].toStdString() + ", " + positional[1].toStdString()};
+    if (!positional.isEmpty()) options.config = positional.front();
+    return options;
+}
+
+QString launchHelpText() {
+    QCommandLineParser parser;
+    QCommandLineOption help(QStringLiteral("help")), version(QStringLiteral("version"));
+    defineOptions(parser, help, version);
+    // Without a QApplication (none exists yet) Qt cannot name the program in the usage line.
+    QString text = parser.helpText();
+    const qsizetype endOfUsage = text.indexOf(QLatin1Char('\n'));
+    return QStringLiteral("Usage: distlab [options] [CONFIG]") + text.mid(endOfUsage);
+}
+
 int runApp(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("DistLab"));
-    QApplication::setApplicationName(QStringLiteral("distlab"));
-    QApplication::setApplicationDisplayName(QStringLiteral("DistLab"));
-    auto options = parseLaunchOptions(QApplication::arguments());
+    QCoreApplication::setOrganizationName(QStringLiteral("DistLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("distlab"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(DISTLAB_VERSION));
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) arguments.append(QString::fromLocal8Bit(argv[i]));
+    auto options = parseLaunchOptions(arguments);
     if (!options) {
         printError(QString::fromStdString(options.error().message));
+        std::fputs(qPrintable(launchHelpText()), stderr);
         return 2;
     }
+    if (options->help || options->version) {
+        std::fputs(qPrintable(options->help ? launchHelpText() : QStringLiteral("distlab " DISTLAB_VERSION "\n")), stdout);
+        return 0;
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationDisplayName(QStringLiteral("DistLab"));
     MainWindow window;
     if (options->config.isEmpty()) {
         window.startRun(MainWindow::defaultConfig(), options->autostart);

@@ -1,7 +1,9 @@
 #pragma once
-// The app's command line (spec/interfaces.md):
+// The app's command line (docs/interfaces.md), parsed by QCommandLineParser:
 //   distlab [CONFIG] [--autostart] [--screenshot FILE.png] [--screenshot-after-ms T] [--quit-after-ms T]
-// so a run can be opened, started and photographed with no person present.
+//           [--report FILE.json] [--help] [--version]
+// so a run can be opened, started and photographed with no person present. It is parsed before
+// the QApplication exists, so --help, --version and a usage error need no display.
 #include <QString>
 #include <QStringList>
 
@@ -16,10 +18,16 @@ struct LaunchOptions {
     int screenshotAfterMs = 3000;
     int quitAfterMs = -1;         ///< < 0: run until closed
     QString report;               ///< write a self-measurement JSON here when quitting (needs quitAfterMs)
+    bool help = false;            ///< print launchHelpText() and exit
+    bool version = false;         ///< print the version and exit
 };
 
 /// Parses the arguments (arguments[0] is the program). Errors name the flag and the value.
+/// Qt's own options (-platform, -style, ...) are accepted and left to the QApplication.
 Result<LaunchOptions> parseLaunchOptions(const QStringList& arguments);
+
+/// The usage and option list that --help prints.
+QString launchHelpText();
 
 /// Creates the QApplication and the window, applies the options and runs the event loop.
 /// Returns the exit code as distlab-cli's: 0; 2 for a bad command line, config or data file; 3 when

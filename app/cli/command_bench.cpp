@@ -1,11 +1,13 @@
 // distlab-cli bench: steady-state throughput of a config, after untimed warm-up steps.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
@@ -14,46 +16,33 @@
 
 namespace distlab::cli {
 
-int runBench(Arguments args) {
+namespace {
+
+struct BenchOptions {
     std::string configPath;
     double seconds = 5.0;
     long long warmupSteps = 10;
     std::vector<std::string> overrides;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view arg = args[i];
-        const bool hasValue = i + 1 < args.size();
-        if (arg == "--seconds" && hasValue) {
-            auto value = parsePositive(args[++i]);
-            if (!value) return inputError("--seconds needs a positive number");
-            seconds = *value;
-        } else if (arg == "--warmup-steps" && hasValue) {
-            auto value = parseCount(args[++i]);
-            if (!value) return inputError("--warmup-steps needs a non-negative integer");
-            warmupSteps = *value;
-        } else if (arg == "--set" && hasValue) {
-            overrides.emplace_back(args[++i]);
-        } else if (!arg.empty() && arg[0] != '-' && configPath.empty()) {
-            configPath = std::string(arg);
-        } else {
-            return inputError("unexpected argument " + std::string(arg) +
-                              "\nusage: distlab-cli bench CONFIG [--seconds S] [--warmup-steps K] [--set key.path=value ...]");
-        }
-    }
-    if (configPath.empty()) return inputError("missing CONFIG\nusage: distlab-cli bench CONFIG [--seconds S] [--warmup-steps K]");
-    auto config = loadConfigWithOverrides(configPath, overrides);
+};
+
+// A day: longer measurements say nothing more, and the budget in nanoseconds must not overflow.
+constexpr double kMaxBenchSeconds = 86400.0;
+
+int runBench(const BenchOptions& options) {
+    auto config = loadConfigWithOverrides(options.configPath, options.overrides);
     if (!config) return inputError(config.error().message);
     auto created = Trainer::create(*config);
-    if (!created) return inputError(configPath + ": " + created.error().message);
+    if (!created) return inputError(options.configPath + ": " + created.error().message);
     Trainer& trainer = **created;
 
-    for (long long i = 0; i < warmupSteps; ++i) trainer.step();
+    for (long long i = 0; i < options.warmupSteps; ++i) trainer.step();
     std::vector<double> stepMs;
     stepMs.reserve(1 << 20);
     double commNs = 0;
     double serverBusyNs = 0;
     double stalenessSum = 0;
     const std::int64_t start = nowNs();
-    const auto budget = static_cast<std::int64_t>(seconds * 1e9);
+    const auto budget = static_cast<std::int64_t>(options.seconds * 1e9);
     std::int64_t now = start;
     while (now - start < budget) {
         const StepReport& report = trainer.step();
@@ -66,6 +55,10 @@ int runBench(Arguments args) {
         commNs += double(first.commEndNs - first.computeEndNs);
     }
     const double elapsed = double(now - start) * 1e-9;
+    if (stepMs.empty()) {
+        std::fprintf(stderr, "error: bench: no step finished in %g s; give a longer --seconds\n", options.seconds);
+        return 1;
+    }
     const auto steps = static_cast<double>(stepMs.size());
     auto percentile = [&](double p) {
         std::vector<double> sorted = stepMs;
@@ -95,6 +88,22 @@ int runBench(Arguments args) {
     out["final_loss"] = trainer.step().loss;
     std::puts(out.dump().c_str());
     return 0;
+}
+
+}  // namespace
+
+void addBenchCommand(CLI::App& app, int& exitCode) {
+    auto options = std::make_shared<BenchOptions>();
+    CLI::App* command = app.add_subcommand(
+        "bench", "Measure a config's steady-state throughput after untimed warm-up steps; prints one JSON line.");
+    command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
+    command->add_option("--seconds", options->seconds, "how long to measure (default 5)")
+        ->type_name("S")->check(positiveUpTo(kMaxBenchSeconds));
+    command->add_option("--warmup-steps", options->warmupSteps, "untimed steps first (default 10)")
+        ->type_name("K")->check(integerIn(0, kMaxSteps));
+    command->add_option("--set", options->overrides, "override a config value (repeatable)")
+        ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
+    command->callback([options, &exitCode] { exitCode = runBench(*options); });
 }
 
 }  // namespace distlab::cli

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/io/run_config_json.hpp"
@@ -20,12 +22,15 @@
 namespace distlab::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: distlab-cli collectives [--backend inprocess|gloo|nccl] [--algorithm ALGO|all] [--replicas N]\n"
-    "                               [--min-bytes B] [--max-bytes B] [--iters K] [--warmup-iters W]\n"
-    "                               [--op sum|mean] [--memcpy] [--json]\n"
-    "  ALGO: ring (default), tree, hierarchical_copy, reduction_to_one_device. B takes K, M, G suffixes.\n";
 constexpr long long kMaxTotalBytes = 4LL << 30;  // every replica's buffer together
+
+/// The command line as given (checked by the validators); `resolve` turns it into Options.
+struct Arguments {
+    std::string backend = "inprocess", algorithm = "ring", op = "sum", minBytes = "1K", maxBytes = "16M";
+    int replicas = 2;
+    long long iters = 20, warmup = 5;
+    bool json = false, memcpy = false;
+};
 
 struct Options {
     std::vector<CrossDeviceOps> algorithms{CrossDeviceOps::Ring};
@@ -124,64 +129,48 @@ void printMemcpy(int threadCount, long long bytes, const Options& options) {
     }
 }
 
-std::optional<std::string> parse(Arguments args, Options& options) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view arg = args[i];
-        const bool hasValue = i + 1 < args.size();
-        const std::string_view value = hasValue ? args[i + 1] : std::string_view{};
-        auto bad = [&](const std::string& what) { return std::string(arg) + ": " + what + " (got \"" + std::string(value) + "\")"; };
-        if (arg == "--json") options.json = true;
-        else if (arg == "--memcpy") options.memcpy = true;
-        else if (!hasValue) return "unexpected argument (or a missing value) " + std::string(arg);
-        else if (++i; arg == "--backend") {
-            if (value == "gloo" || value == "nccl")
-                return "--backend " + std::string(value) + " is not built into this distlab-cli yet; use --backend inprocess";
-            if (value != "inprocess") return bad("expected one of inprocess, gloo, nccl");
-        } else if (arg == "--algorithm") {
-            CrossDeviceOps algorithm{};
-            if (value == "all") options.algorithms = {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy,
-                                                      CrossDeviceOps::Ring, CrossDeviceOps::Tree};
-            else if (value != "nccl" && fromString(value, algorithm)) options.algorithms = {algorithm};
-            else return bad("expected one of ring, tree, hierarchical_copy, reduction_to_one_device, all");
-        } else if (arg == "--replicas") {
-            const auto count = parseCount(value);
-            if (!count || *count < 1 || *count > 64) return bad("expected an integer in [1, 64]");
-            options.replicas = static_cast<int>(*count);
-        } else if (arg == "--min-bytes" || arg == "--max-bytes") {
-            const auto bytes = parseBytes(value);
-            if (!bytes || *bytes < 4) return bad("expected a byte count >= 4 (K, M, G suffixes allowed)");
-            (arg == "--min-bytes" ? options.minBytes : options.maxBytes) = *bytes;
-        } else if (arg == "--iters" || arg == "--warmup-iters") {
-            const auto count = parseCount(value);
-            const long long least = arg == "--iters" ? 1 : 0;
-            if (!count || *count < least || *count > 10'000'000) return bad("expected an integer in [" + std::to_string(least) + ", 10000000]");
-            (arg == "--iters" ? options.iters : options.warmup) = *count;
-        } else if (arg == "--op") {
-            if (value == "sum") options.op = ReduceOp::Sum;
-            else if (value == "mean") options.op = ReduceOp::Mean;
-            else return bad("expected sum or mean");
-        } else {
-            return "unexpected argument " + std::string(arg);
-        }
+Result<Options> resolve(const Arguments& args) {
+    if (args.backend != "inprocess")
+        return Error{"--backend " + args.backend + " is not built into this distlab-cli yet; use --backend inprocess"};
+    Options options;
+    if (args.algorithm == "all") {
+        options.algorithms = {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::Ring,
+                              CrossDeviceOps::Tree};
+    } else {
+        CrossDeviceOps algorithm{};
+        fromString(args.algorithm, algorithm);  // the validator admitted only known names
+        options.algorithms = {algorithm};
     }
+    options.replicas = args.replicas;
+    options.minBytes = *parseBytes(args.minBytes);
+    options.maxBytes = *parseBytes(args.maxBytes);
+    options.iters = args.iters;
+    options.warmup = args.warmup;
+    options.op = args.op == "mean" ? ReduceOp::Mean : ReduceOp::Sum;
+    options.json = args.json;
+    options.memcpy = args.memcpy;
     if (options.minBytes > options.maxBytes)
-        return "--min-bytes " + std::to_string(options.minBytes) + " is larger than --max-bytes " + std::to_string(options.maxBytes);
+        return Error{"--min-bytes " + std::to_string(options.minBytes) + " is larger than --max-bytes " +
+                     std::to_string(options.maxBytes)};
     if (options.maxBytes > kMaxTotalBytes / options.replicas)
-        return "--max-bytes " + std::to_string(options.maxBytes) + " x " + std::to_string(options.replicas) +
-               " replicas exceeds the 4 GiB this command allocates at most";
-    return std::nullopt;
+        return Error{"--max-bytes " + std::to_string(options.maxBytes) + " x " + std::to_string(options.replicas) +
+                     " replicas exceeds the 4 GiB this command allocates at most"};
+    return options;
 }
 
-}  // namespace
+CLI::Validator byteCount() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            const auto bytes = parseBytes(text);
+            return bytes && *bytes >= 4 ? std::string() : "expected a byte count >= 4 (K, M, G suffixes allowed) (got \"" + text + "\")";
+        },
+        "", "bytes");
+}
 
-int runCollectives(Arguments args) {
-    for (std::string_view arg : args)
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-    Options options;
-    if (auto problem = parse(args, options)) return inputError("collectives: " + *problem + "\n" + kUsage);
+int runCollectives(const Arguments& args) {
+    auto resolved = resolve(args);
+    if (!resolved) return inputError("collectives: " + resolved.error().message);
+    const Options& options = *resolved;
 
     const int n = options.replicas;
     std::vector<AlignedVector<float>> buffers(static_cast<std::size_t>(n));
@@ -222,6 +211,31 @@ int runCollectives(Arguments args) {
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+void addCollectivesCommand(CLI::App& app, int& exitCode) {
+    auto args = std::make_shared<Arguments>();
+    CLI::App* command = app.add_subcommand(
+        "collectives", "Measure the all-reduce the way nccl-tests does: sizes double from --min-bytes to --max-bytes, "
+                       "each timed after warm-up and checked against the exact result.");
+    command->add_option("--backend", args->backend, "inprocess (default); gloo and nccl are not built in yet")
+        ->type_name("NAME")->check(oneOf({"inprocess", "gloo", "nccl"}));
+    command->add_option("--algorithm", args->algorithm, "ring (default), tree, hierarchical_copy, reduction_to_one_device or all")
+        ->type_name("ALGO")->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all"}));
+    command->add_option("--replicas", args->replicas, "replicas (threads), 1 to 64 (default 2)")
+        ->type_name("N")->check(integerIn(1, 64));
+    command->add_option("--min-bytes", args->minBytes, "smallest buffer per replica (default 1K)")->type_name("B")->check(byteCount());
+    command->add_option("--max-bytes", args->maxBytes, "largest buffer per replica (default 16M)")->type_name("B")->check(byteCount());
+    command->add_option("--iters", args->iters, "timed iterations per size (default 20)")
+        ->type_name("K")->check(integerIn(1, 10'000'000));
+    command->add_option("--warmup-iters", args->warmup, "untimed iterations per size (default 5)")
+        ->type_name("W")->check(integerIn(0, 10'000'000));
+    command->add_option("--op", args->op, "sum (default) or mean")->type_name("OP")->check(oneOf({"sum", "mean"}));
+    command->add_flag("--memcpy", args->memcpy, "also measure this machine's memcpy bandwidth, for comparison");
+    command->add_flag("--json", args->json, "one JSON object per line instead of a table");
+    command->callback([args, &exitCode] { exitCode = runCollectives(*args); });
 }
 
 }  // namespace distlab::cli

@@ -8,31 +8,20 @@
 #include <iostream>
 
 namespace distlab::cli {
-namespace {
 
-constexpr const char* kUsage =
-    "usage: distlab-cli devices\n"
-    "  Prints, as JSON, the CPUs and GPUs, how logical devices are carved from them,\n"
-    "  and the CUDA, NCCL, Gloo and Eigen versions built in. Takes no arguments.\n";
-
-}  // namespace
-
-int runDevices(Arguments args) {
-    if (!args.empty()) {
-        if (args.front() == "--help" || args.front() == "-h") {
-            std::cout << kUsage;
-            return 0;
+void addDevicesCommand(CLI::App& app, int& exitCode) {
+    CLI::App* command = app.add_subcommand(
+        "devices", "Print, as JSON, the CPUs and GPUs, how logical devices are carved from them, and the CUDA, NCCL, "
+                   "Gloo and Eigen versions built in. Exits 0 also when no GPU is usable (the report says why).");
+    command->callback([&exitCode] {
+        try {
+            std::cout << deviceReportToJson(queryDevices()) << '\n';
+            exitCode = 0;
+        } catch (const std::exception& e) {
+            std::cerr << "error: devices: " << e.what() << '\n';
+            exitCode = 1;
         }
-        std::cerr << "error: devices: unknown argument \"" << args.front() << "\"\n" << kUsage;
-        return 2;
-    }
-    try {
-        std::cout << deviceReportToJson(queryDevices()) << '\n';
-        return 0;
-    } catch (const std::exception& e) {
-        std::cerr << "error: devices: " << e.what() << '\n';
-        return 1;
-    }
+    });
 }
 
 }  // namespace distlab::cli

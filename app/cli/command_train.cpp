@@ -3,11 +3,13 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
@@ -72,72 +74,9 @@ struct TrainOptions {
     bool haltOnNonFinite = true;
 };
 
-constexpr const char* kTrainUsage =
-    "usage: distlab-cli train CONFIG [--steps N] [--init-weights W] [--save-weights W] [--checkpoint C]\n"
-    "                              [--checkpoint-every N] [--resume C] [--metrics M.jsonl] [--trace T.json]\n"
-    "                              [--set key.path=value ...] [--fault KIND:TARGET@STEP ...] [--keep-going-on-nan] [--quiet]";
-
-std::optional<std::string> parseTrainOptions(Arguments args, TrainOptions& options) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view arg = args[i];
-        auto value = [&](std::string& out) -> bool {
-            if (i + 1 >= args.size()) return false;
-            out = std::string(args[++i]);
-            return true;
-        };
-        std::string text;
-        if (arg == "--steps") {
-            if (!value(text) || !(options.steps = parseCount(text))) return "--steps needs a non-negative integer";
-        } else if (arg == "--checkpoint-every") {
-            std::optional<long long> every;
-            if (!value(text) || !(every = parseCount(text))) return "--checkpoint-every needs a non-negative integer";
-            options.checkpointEvery = *every;
-        } else if (arg == "--init-weights") {
-            if (!value(options.initWeights)) return "--init-weights needs a file";
-        } else if (arg == "--save-weights") {
-            if (!value(options.saveWeights)) return "--save-weights needs a file";
-        } else if (arg == "--checkpoint") {
-            if (!value(options.checkpoint)) return "--checkpoint needs a file";
-        } else if (arg == "--resume") {
-            if (!value(options.resume)) return "--resume needs a file";
-        } else if (arg == "--metrics") {
-            if (!value(options.metrics)) return "--metrics needs a file";
-        } else if (arg == "--trace") {
-            if (!value(options.trace)) return "--trace needs a file";
-        } else if (arg == "--set") {
-            if (!value(text)) return "--set needs key.path=value";
-            options.overrides.push_back(text);
-        } else if (arg == "--fault") {
-            if (!value(text)) return "--fault needs KIND:TARGET@STEP";
-            auto fault = parseFault(text);
-            if (!fault) return "--fault " + text + ": expected kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, pause-worker:W@STEP or resume-worker:W@STEP";
-            options.faults.push_back(*fault);
-        } else if (arg == "--quiet") {
-            options.quiet = true;
-        } else if (arg == "--keep-going-on-nan") {
-            options.haltOnNonFinite = false;
-        } else if (!arg.empty() && arg[0] == '-') {
-            return "unknown option " + std::string(arg);
-        } else if (options.configPath.empty()) {
-            options.configPath = std::string(arg);
-        } else {
-            return "unexpected argument " + std::string(arg);
-        }
-    }
-    if (options.configPath.empty()) return "missing CONFIG";
-    return std::nullopt;
-}
-
 std::string jsonNumber(double value) { return std::isfinite(value) ? nlohmann::json(value).dump() : "null"; }
 
-}  // namespace
-
-int runTrain(Arguments args) {
-    TrainOptions options;
-    if (auto problem = parseTrainOptions(args, options)) {
-        std::fprintf(stderr, "error: %s\n%s\n", problem->c_str(), kTrainUsage);
-        return 2;
-    }
+int runTrain(const TrainOptions& options) {
     auto config = loadConfigWithOverrides(options.configPath, options.overrides);
     if (!config) return inputError(config.error().message);
     if (options.steps) config->steps = *options.steps;
@@ -249,6 +188,48 @@ int runTrain(Arguments args) {
     if (!failure.empty()) std::fprintf(stderr, "error: %s\n", failure.c_str());
     if (g_interrupted && exitCode == 0) return 130;
     return exitCode;
+}
+
+}  // namespace
+
+void addTrainCommand(CLI::App& app, int& exitCode) {
+    auto options = std::make_shared<TrainOptions>();
+    auto steps = std::make_shared<long long>(0);
+    auto faults = std::make_shared<std::vector<std::string>>();
+    CLI::App* command = app.add_subcommand(
+        "train", "Train a run config to its step count, writing the files asked for; prints a JSON summary line last.");
+    command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
+    CLI::Option* stepsOption = command->add_option("--steps", *steps, "train until N steps in all (default: the config's steps)")
+                                   ->type_name("N")->check(integerIn(0, kMaxSteps));
+    command->add_option("--init-weights", options->initWeights, "start from these weights (safetensors)")->type_name("W");
+    command->add_option("--save-weights", options->saveWeights, "save the trained weights here (safetensors)")->type_name("W");
+    command->add_option("--checkpoint", options->checkpoint, "save a checkpoint here at the end (and every --checkpoint-every steps)")
+        ->type_name("C");
+    command->add_option("--checkpoint-every", options->checkpointEvery, "checkpoint every N steps (needs --checkpoint)")
+        ->type_name("N")->check(integerIn(0, kMaxSteps));
+    command->add_option("--resume", options->resume, "resume from a checkpoint written by --checkpoint")->type_name("C");
+    command->add_option("--metrics", options->metrics, "write one JSON line per step here")->type_name("M.jsonl");
+    command->add_option("--trace", options->trace, "write a Chrome trace of the steps here (ui.perfetto.dev)")->type_name("T.json");
+    command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
+        ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
+    command->add_option("--fault", *faults,
+                        "inject a parameter-server fault: kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
+                        "pause-worker:W@STEP, resume-worker:W@STEP (repeatable)")
+        ->type_name("KIND:TARGET@STEP")->allow_extra_args(false)
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                return parseFault(text) ? std::string() : "expected kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
+                                                          "pause-worker:W@STEP or resume-worker:W@STEP";
+            },
+            "", "fault"));
+    command->add_flag("--keep-going-on-nan", [options](std::int64_t) { options->haltOnNonFinite = false; },
+                      "keep training when the loss is not finite (default: stop with exit code 3)");
+    command->add_flag("--quiet", options->quiet, "no progress output");
+    command->callback([options, steps, stepsOption, faults, &exitCode] {
+        if (stepsOption->count() > 0) options->steps = *steps;
+        for (const std::string& text : *faults) options->faults.push_back(*parseFault(text));
+        exitCode = runTrain(*options);
+    });
 }
 
 }  // namespace distlab::cli

@@ -1,5 +1,6 @@
 // distlab-cli validate: checks a config and the data it names, without training.
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,10 +11,9 @@
 
 namespace distlab::cli {
 
-int runValidate(Arguments args) {
-    if (args.size() != 1 || args[0].empty() || args[0][0] == '-')
-        return inputError("usage: distlab-cli validate CONFIG");
-    const std::string path(args[0]);
+namespace {
+
+int runValidate(const std::string& path) {
     auto config = loadConfigWithOverrides(path, {});
     if (!config) return inputError(config.error().message);
     auto created = Trainer::create(*config);
@@ -31,6 +31,16 @@ int runValidate(Arguments args) {
     out["steps"] = config->steps;
     std::puts(out.dump().c_str());
     return 0;
+}
+
+}  // namespace
+
+void addValidateCommand(CLI::App& app, int& exitCode) {
+    auto path = std::make_shared<std::string>();
+    CLI::App* command = app.add_subcommand(
+        "validate", "Check a config and the data it names without training; prints a JSON summary.");
+    command->add_option("CONFIG", *path, "run config (JSON)")->required();
+    command->callback([path, &exitCode] { exitCode = runValidate(*path); });
 }
 
 }  // namespace distlab::cli

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "commands.hpp"
@@ -15,11 +16,6 @@
 namespace distlab::cli {
 
 namespace {
-
-constexpr std::string_view kVarlabUsage =
-    "usage: distlab-cli varlab SCRIPT\n"
-    "  Runs a variable-lab script (JSON: strategy, replicas, variables, ops) and prints\n"
-    "  {\"variables\": [...], \"results\": [...]} on stdout.\n";
 
 // A script is small; the limit keeps a wrong path (a device, a huge file) from exhausting memory.
 constexpr std::uintmax_t kMaxScriptBytes = 64u * 1024u * 1024u;
@@ -39,22 +35,8 @@ Result<std::string> readScriptFile(const std::string& path) {
     return text;
 }
 
-}  // namespace
-
-int runVarlab(Arguments args) {
-    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-        std::cout << kVarlabUsage;
-        return 0;
-    }
-    if (args.size() != 1 || (args[0].size() > 1 && args[0].front() == '-')) {
-        std::cerr << (args.empty()      ? std::string("error: varlab: missing the SCRIPT argument\n")
-                      : args.size() > 1 ? std::string("error: varlab: expected one SCRIPT argument\n")
-                                        : "error: varlab: unknown option \"" + std::string(args[0]) + "\"\n")
-                  << kVarlabUsage;
-        return 2;
-    }
+int runVarlab(const std::string& path) {
     try {
-        const std::string path(args[0]);
         auto text = readScriptFile(path);
         if (!text.ok()) {
             std::cerr << "error: " << text.error().message << '\n';
@@ -71,6 +53,17 @@ int runVarlab(Arguments args) {
         std::cerr << "error: " << e.what() << '\n';
         return 1;
     }
+}
+
+}  // namespace
+
+void addVarlabCommand(CLI::App& app, int& exitCode) {
+    auto path = std::make_shared<std::string>();
+    CLI::App* command = app.add_subcommand(
+        "varlab", "Run a variable-lab script (JSON: strategy, replicas, variables, ops); prints "
+                  "{\"variables\": [...], \"results\": [...]} on stdout.");
+    command->add_option("SCRIPT", *path, "variable-lab script (JSON)")->required();
+    command->callback([path, &exitCode] { exitCode = runVarlab(*path); });
 }
 
 }  // namespace distlab::cli

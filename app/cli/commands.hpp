@@ -1,19 +1,17 @@
 #pragma once
-// One function per distlab-cli subcommand. Each returns the process exit code:
+// One function per distlab-cli subcommand: it adds the subcommand and its options to the parser
+// (CLI11) and, when that subcommand is the one given, runs it and stores the process exit code:
 // 0 success, 2 invalid input (an "error:" line on stderr naming the file and field/offset),
-// 3 a training failure the user must know about, 1 anything else.
-#include <span>
-#include <string_view>
+// 3 a training failure the user must know about, 130 interrupted (Ctrl-C), 1 anything else.
+#include <CLI/CLI.hpp>
 
 namespace distlab::cli {
 
-using Arguments = std::span<const std::string_view>;  ///< the arguments after the subcommand name
-
-int runTrain(Arguments args);
-int runBench(Arguments args);
-int runVarlab(Arguments args);
-int runValidate(Arguments args);
-int runDevices(Arguments args);
-int runCollectives(Arguments args);
+void addTrainCommand(CLI::App& app, int& exitCode);
+void addBenchCommand(CLI::App& app, int& exitCode);
+void addVarlabCommand(CLI::App& app, int& exitCode);
+void addValidateCommand(CLI::App& app, int& exitCode);
+void addDevicesCommand(CLI::App& app, int& exitCode);
+void addCollectivesCommand(CLI::App& app, int& exitCode);
 
 }  // namespace distlab::cli

@@ -1,55 +1,69 @@
-// distlab-cli: the headless front end. Links only the engine.
+// distlab-cli: the headless front end. Links only the engine. The command line is parsed by CLI11:
+// `--help` everywhere, `--version`, and a usage error (exit 2) for anything it does not know.
 #include <cstdio>
 #include <exception>
-#include <string_view>
-#include <vector>
+#include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 
 namespace {
-constexpr const char* kUsage =
-    "usage: distlab-cli <command> [arguments]\n"
-    "\n"
-    "commands:\n"
-    "  train CONFIG [--steps N] [--init-weights W] [--save-weights W] [--checkpoint C]\n"
-    "               [--checkpoint-every N] [--resume C] [--metrics M.jsonl] [--trace T.json]\n"
-    "               [--set key.path=value ...] [--quiet]\n"
-    "  bench CONFIG [--seconds S] [--warmup-steps K]\n"
-    "  varlab SCRIPT\n"
-    "  validate CONFIG\n"
-    "  devices\n"
-    "  collectives [--backend inprocess|gloo|nccl] [--algorithm ALGO] [--replicas N]\n"
-    "              [--min-bytes B] [--max-bytes B] [--iters K] [--json]\n"
-    "\n"
-    "exit codes: 0 success, 2 invalid input, 3 training failure, 1 anything else\n";
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 success; 2 invalid input (an \"error:\" line names the file and field); 3 a training "
+    "failure; 130 interrupted (Ctrl-C); 1 anything else.\n"
+    "Run 'distlab-cli COMMAND --help' for a command's options.";
+
+/// The usage line of the subcommand being parsed (or of the program), for a usage error.
+std::string usageOf(const CLI::App& app) {
+    const auto selected = app.get_subcommands();
+    if (selected.empty()) return CLI::Formatter().make_usage(&app, "distlab-cli");
+    const CLI::App* command = selected.front();
+    return CLI::Formatter().make_usage(command, "distlab-cli " + command->get_name()) +
+           "Run 'distlab-cli " + command->get_name() + " --help' for more information.\n";
+}
+
+int usageError(const CLI::App& app, const std::string& message) {
+    const auto selected = app.get_subcommands();
+    const std::string where = selected.empty() ? "" : selected.front()->get_name() + ": ";
+    std::fprintf(stderr, "error: %s%s\n%s", where.c_str(), message.c_str(), usageOf(app).c_str());
+    return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fputs(kUsage, stderr);
-        return 2;
-    }
-    const std::string_view command = argv[1];
-    const std::vector<std::string_view> rest(argv + 2, argv + argc);
+    CLI::App app{"distlab-cli: train, benchmark and inspect DistLab runs without the desktop app.", "distlab-cli"};
+    app.set_version_flag("--version", "distlab-cli " DISTLAB_CLI_VERSION, "print the version and exit");
+    app.footer(kExitCodes);
+    app.require_subcommand(1);
+    app.fallthrough();  // `distlab-cli train --version` works too
+    int exitCode = 0;
+    distlab::cli::addTrainCommand(app, exitCode);
+    distlab::cli::addBenchCommand(app, exitCode);
+    distlab::cli::addVarlabCommand(app, exitCode);
+    distlab::cli::addValidateCommand(app, exitCode);
+    distlab::cli::addDevicesCommand(app, exitCode);
+    distlab::cli::addCollectivesCommand(app, exitCode);
+
+    // CLI11 would call an unknown command "an extra argument"; name it as what it is.
+    const auto named = [&](CLI::App* command) { return command->check_name(argv[1]); };
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands(named).empty())
+        return usageError(app, std::string("unknown command \"") + argv[1] + "\"");
     try {
-        if (command == "train") return distlab::cli::runTrain(rest);
-        if (command == "bench") return distlab::cli::runBench(rest);
-        if (command == "varlab") return distlab::cli::runVarlab(rest);
-        if (command == "validate") return distlab::cli::runValidate(rest);
-        if (command == "devices") return distlab::cli::runDevices(rest);
-        if (command == "collectives") return distlab::cli::runCollectives(rest);
-        if (command == "--help" || command == "-h" || command == "help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (command == "--version") {
-            std::puts("distlab-cli " DISTLAB_CLI_VERSION);
-            return 0;
-        }
+        app.parse(argc, argv);  // runs the chosen command's callback
+    } catch (const CLI::CallForHelp& help) {
+        return app.exit(help);
+    } catch (const CLI::CallForAllHelp& help) {
+        return app.exit(help);
+    } catch (const CLI::CallForVersion& version) {
+        return app.exit(version);
+    } catch (const CLI::ParseError& error) {
+        return usageError(app, error.what());
     } catch (const std::exception& error) {
         std::fprintf(stderr, "error: internal failure: %s\n", error.what());
         return 1;
     }
-    std::fprintf(stderr, "error: unknown command \"%.*s\"\n\n%s", static_cast<int>(command.size()), command.data(), kUsage);
-    return 2;
+    return exitCode;
 }

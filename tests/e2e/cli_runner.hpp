@@ -11,9 +11,12 @@ struct CliResult {
     bool finished = false;
 };
 
-inline CliResult runCli(const QStringList& arguments, int timeoutMs = 120000) {
+/// Runs `program` (distlab-cli by default) with `arguments`; a process still running after timeoutMs is killed.
+inline CliResult runProgram(const QString& program, const QStringList& arguments, int timeoutMs = 120000,
+                            const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
     QProcess process;
-    process.start(QStringLiteral(DISTLAB_CLI_PATH), arguments);
+    process.setProcessEnvironment(environment);
+    process.start(program, arguments);
     CliResult result;
     result.finished = process.waitForFinished(timeoutMs);
     if (!result.finished) process.kill();
@@ -21,4 +24,8 @@ inline CliResult runCli(const QStringList& arguments, int timeoutMs = 120000) {
     result.out = QString::fromUtf8(process.readAllStandardOutput());
     result.err = QString::fromUtf8(process.readAllStandardError());
     return result;
+}
+
+inline CliResult runCli(const QStringList& arguments, int timeoutMs = 120000) {
+    return runProgram(QStringLiteral(DISTLAB_CLI_PATH), arguments, timeoutMs);
 }

@@ -67,8 +67,8 @@ private slots:
         QTest::newRow("order") << QStringList{"--min-bytes", "8K", "--max-bytes", "4K"} << "--min-bytes 8192 is larger than --max-bytes 4096";
         QTest::newRow("iters") << QStringList{"--iters", "0"} << "--iters: expected an integer in [1, 10000000]";
         QTest::newRow("too much") << QStringList{"--replicas", "8", "--max-bytes", "1G"} << "exceeds the 4 GiB";
-        QTest::newRow("missing value") << QStringList{"--replicas"} << "missing value";
-        QTest::newRow("unknown") << QStringList{"--fast", "yes"} << "unexpected argument --fast";
+        QTest::newRow("missing value") << QStringList{"--replicas"} << "--replicas: 1 required N missing";
+        QTest::newRow("unknown") << QStringList{"--fast", "yes"} << "The following arguments were not expected: yes --fast";
     }
 
     void unavailableBackendsAndBadArguments() {

@@ -372,8 +372,21 @@ private slots:
         auto bad = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--quit-after-ms"), QStringLiteral("soon")});
         QVERIFY(!bad.ok());
         QCOMPARE(bad.error().message, std::string("--quit-after-ms: \"soon\" is not a number of milliseconds >= 0"));
-        QVERIFY(!parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--fast")}).ok());
+        auto unknown = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--fast")});
+        QVERIFY(!unknown.ok());
+        QCOMPARE(unknown.error().message, std::string("Unknown option 'fast'."));
         QVERIFY(!parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--screenshot")}).ok());
+        QVERIFY(!parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("a.json"), QStringLiteral("b.json")}).ok());
+        auto help = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--help")});
+        QVERIFY(help.ok() && help->help && !help->version);
+        QVERIFY(parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--help-all")})->help);
+        auto version = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--version")});
+        QVERIFY(version.ok() && version->version);
+        // Qt's own options are left to the QApplication, not refused.
+        auto qt = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("-platform"), QStringLiteral("offscreen"),
+                                      QStringLiteral("-style"), QStringLiteral("fusion"), QStringLiteral("run.json")});
+        QVERIFY2(qt.ok(), qt.ok() ? "" : qt.error().message.c_str());
+        QCOMPARE(qt->config, QStringLiteral("run.json"));
     }
 
 private:
