@@ -1,5 +1,5 @@
 #pragma once
-// The app's files: run configs (JSON of spec/interfaces.md, data paths kept relative to the config's
+// The app's files: run configs (JSON of docs/interfaces.md §1, data paths kept relative to the config's
 // folder), metrics CSV, the timeline as a Chrome trace, and PNG pictures of any widget. Every
 // function blocks on disk I/O (small files) and returns an Error naming the file; GUI thread.
 #include <QString>

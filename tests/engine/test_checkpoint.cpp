@@ -55,7 +55,7 @@ private slots:
         QVERIFY(valuesOf(resumed) == valuesOf(uninterrupted));
         QVERIFY(valuesOf(resumed, 1) == valuesOf(uninterrupted, 1));
 
-        // The checkpoint names its parts as interfaces.md says.
+        // The checkpoint names its parts as docs/interfaces.md §6 says.
         auto file = readSafeTensors(checkpoint);
         QVERIFY(file.ok());
         QVERIFY(file->tensors.count("dense_0/kernel") == 1);

@@ -1,6 +1,6 @@
 // Strategies that must agree do: mirrored on 1-4 replicas with each reduction and with gradient
 // accumulation ends with the weights of one_device on the same global batch; the worked example
-// of semantics.md §4; determinism.
+// of docs/semantics.md §4; determinism.
 #include <QtTest>
 
 #include "trainer_fixtures.hpp"

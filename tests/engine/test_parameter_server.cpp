@@ -1,4 +1,4 @@
-// Parameter-server training (semantics.md §6): partitioners, asynchronous and synchronous updates,
+// Parameter-server training (docs/semantics.md §6): partitioners, asynchronous and synchronous updates,
 // staleness, stragglers, lost workers and lost servers.
 #include <QtTest>
 

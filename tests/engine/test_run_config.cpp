@@ -13,7 +13,7 @@ using namespace distlab;
 
 namespace {
 
-// spec/interfaces.md, "Run config (JSON)", verbatim.
+// The example of docs/interfaces.md §1.1, verbatim.
 const char* const kSpecExample = R"({
   "name": "fashion-mirrored-4",
   "seed": 1234,

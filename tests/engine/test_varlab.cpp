@@ -1,5 +1,5 @@
-// The variable lab: every worked number of spec/semantics.md §1-3 and §6's central storage,
-// the rejections and int32/float32 handling (scripts: test_varlab_script.cpp).
+// The variable lab: every worked number of docs/semantics.md §1–3 and §6.7 (central storage), the
+// rejections and int32/float32 handling (scripts: test_varlab_script.cpp).
 #include "distlab/distribute/distributed_variable.hpp"
 
 #include <QtTest>
@@ -72,7 +72,7 @@ class TestVarlab : public QObject {
     Q_OBJECT
 
 private slots:
-    // ---- §1 creation ----
+    // ---- docs/semantics.md §1: creation ----
     void noneSynchronizationIsRejectedUnderAStrategy() {
         for (auto strategy :
              {VariableStrategy::Mirrored, VariableStrategy::CentralStorage, VariableStrategy::ParameterServer}) {
@@ -167,7 +167,7 @@ private slots:
         COMPARE_VALUES(s.copies(), 1.5);
     }
 
-    // ---- §2 mirrored: the whole table ----
+    // ---- docs/semantics.md §2: mirrored, the whole table ----
     void mirroredTable_data() {
         QTest::addColumn<int>("call");
         QTest::addColumn<int>("aggregation");
@@ -302,7 +302,7 @@ private slots:
         COMPARE_VALUES(v.copies(), 4.0, 4.0);
     }
 
-    // ---- §3 sync-on-read ----
+    // ---- docs/semantics.md §3: sync-on-read ----
     void syncOnReadSumReadsTheSum() {
         auto v = syncOnRead(Aggregation::Sum, 1.0);
         COMPARE_VALUES(v.readCrossReplica().readValues, 2.0);
@@ -381,7 +381,7 @@ private slots:
         COMPARE_VALUES(first.copies(), 7.0, 7.0);
     }
 
-    // ---- §6 central storage (and parameter servers: the same single copy) ----
+    // ---- docs/semantics.md §6.7: central storage (and parameter servers: the same single copy) ----
     void centralStorageAggregatesOnce_data() {
         QTest::addColumn<int>("strategy");
         QTest::newRow("central_storage") << int(VariableStrategy::CentralStorage);

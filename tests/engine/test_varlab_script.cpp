@@ -1,4 +1,4 @@
-// The variable lab's scripts (interfaces.md's varlab format) run through runVarlabScript: the
+// The variable lab's scripts (the format of docs/interfaces.md §10) run through runVarlabScript: the
 // JSON they print, and a clear error for every malformed script (variables: test_varlab.cpp).
 #include "distlab/distribute/varlab_script.hpp"
 

@@ -1,6 +1,7 @@
-// The variable lab panel driven as a user would, offscreen: the worked numbers of semantics.md §2
+// The variable lab panel driven as a user would, offscreen: the worked numbers of docs/semantics.md §2
 // (mirrored, every aggregation, per-replica and constant arguments, cross-replica updates), a
-// sync-on-read example of §3, central storage (§6), rejected creations, remove, clear and reset.
+// sync-on-read example of docs/semantics.md §3, central storage (docs/semantics.md §6.7), rejected
+// creations, remove, clear and reset.
 #include <QtTest>
 
 #include <QComboBox>
@@ -116,7 +117,7 @@ private slots:
         QTest::newRow("only_first_replica") << "only_first_replica" << texts({"2", "2"}) << false << "2";
     }
 
-    // semantics.md §2, first row: 2 replicas from 1.0, assign_add with per-replica t = [1, 2].
+    // docs/semantics.md §2, first row: 2 replicas from 1.0, assign_add with per-replica t = [1, 2].
     void mirroredPerReplicaAssignAdd() {
         QFETCH(QString, aggregation);
         QFETCH(QStringList, copies);
@@ -149,7 +150,7 @@ private slots:
         QTest::newRow("only_first_replica") << "only_first_replica" << texts({"1", "1"});
     }
 
-    // semantics.md §2, last row: assign with per-replica t = [1, 2].
+    // docs/semantics.md §2, last row: assign with per-replica t = [1, 2].
     void mirroredAssignPerReplica() {
         QFETCH(QString, aggregation);
         QFETCH(QStringList, copies);
@@ -174,7 +175,7 @@ private slots:
         QTest::newRow("only_first_replica") << "only_first_replica" << texts({"2", "2"}) << false;
     }
 
-    // semantics.md §2, third row: assign_add(1.0) with the same constant on every replica.
+    // docs/semantics.md §2, third row: assign_add(1.0) with the same constant on every replica.
     void sameConstantOnEveryReplica() {
         QFETCH(QString, aggregation);
         QFETCH(QStringList, copies);
@@ -196,7 +197,7 @@ private slots:
         }
     }
 
-    // semantics.md §2: cross-replica 1 → assign_add 6 → [7, 7] → assign_add 2 → [9, 9].
+    // docs/semantics.md §2: cross-replica 1 → assign_add 6 → [7, 7] → assign_add 2 → [9, 9].
     void crossReplicaAssignAdd() {
         VariableLabPanel panel;
         panel.show();
@@ -219,7 +220,7 @@ private slots:
         QVERIFY(panel.log().document()->firstBlock().text().startsWith("#3 v"));
     }
 
-    // semantics.md §3: from 0.0 replica i does assign_add(i + 1) → copies [1, 2]; a SUM read gives 3.
+    // docs/semantics.md §3: from 0.0 replica i does assign_add(i + 1) → copies [1, 2]; a SUM read gives 3.
     void syncOnReadSum() {
         VariableLabPanel panel;
         panel.show();
@@ -301,7 +302,7 @@ private slots:
         QVERIFY(panel.lastLogEntry().contains("error: v already exists"));
     }
 
-    // semantics.md §6: one copy on the parameter device, replica updates aggregated and applied once.
+    // docs/semantics.md §6.7: one copy on the parameter device, replica updates aggregated and applied once.
     void centralStorage() {
         VariableLabPanel panel;
         panel.show();

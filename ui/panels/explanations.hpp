@@ -1,5 +1,5 @@
 #pragma once
-// Plain-words explanations of every control (the concepts of spec/semantics.md §4–5 for learners):
+// Plain-words explanations of every control (the concepts of docs/semantics.md §4–9 for learners):
 // what it does, when to use it, what it costs. The Explain dock shows the one of the control under
 // the mouse or with the focus. GUI thread only.
 #include <QString>

@@ -1,6 +1,6 @@
 #pragma once
 // The explanations of the cross-device reduction algorithms, packing and the communication view
-// (semantics.md §5): what each costs in steps, bytes per device and latency, with the formula,
+// (docs/semantics.md §5): what each costs in steps, bytes per device and latency, with the formula,
 // kept apart from the rest of the table in explanations.cpp. GUI thread only.
 #include <QHash>
 #include <QString>

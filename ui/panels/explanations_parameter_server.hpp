@@ -1,5 +1,5 @@
 #pragma once
-// The explanations of central storage, parameter servers and their views (semantics.md §6), kept
+// The explanations of central storage, parameter servers and their views (docs/semantics.md §6), kept
 // apart from the rest of the table in explanations.cpp. GUI thread only.
 #include <QHash>
 #include <QString>

@@ -167,7 +167,7 @@ bool VariableLabPanel::createVariable(const VariableSpec& spec, VariableStrategy
     auto created = DistributedVariable::create(spec, strategy, replicas);
     if (!created.ok()) {
         logEntry(title, tr("error: %1; nothing was created").arg(QString::fromStdString(created.error().message)),
-                 tr("TensorFlow rejects this variable when it is created (semantics §1)"), true);
+                 tr("TensorFlow rejects this variable when it is created (docs/semantics.md §1)"), true);
         return false;
     }
     auto* card = new VariableCard(*created, m_cardsLayout->parentWidget());

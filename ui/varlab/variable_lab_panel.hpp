@@ -1,5 +1,5 @@
 #pragma once
-// The "Variable lab" tab: create distributed variables under a strategy (semantics.md §1–3, §6),
+// The "Variable lab" tab: create distributed variables under a strategy (docs/semantics.md §1–3, §6.7),
 // apply assign / assign_add / assign_sub / read in replica or cross-replica context, and see every
 // copy, what a cross-replica read returns, and the rule that decided each outcome (or TF's error).
 // It composes a creation form, one card per variable, an op bar and a log; the rules themselves are

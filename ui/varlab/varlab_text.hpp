@@ -1,6 +1,6 @@
 #pragma once
 // The words of the variable lab: value formatting, kind names, and the plain-words explanations
-// (spec/semantics.md §1–3 and §6) shown in the intro and as tooltips. GUI thread only.
+// (docs/semantics.md §1–3 and §6.7) shown in the intro and as tooltips. GUI thread only.
 #include <QString>
 
 #include <string_view>

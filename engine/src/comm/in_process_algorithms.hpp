@@ -1,5 +1,5 @@
 #pragma once
-// The all-reduce algorithms of the in-process backend (semantics.md §5), over the buffers the
+// The all-reduce algorithms of the in-process backend (docs/semantics.md §5), over the buffers the
 // ranks publish. Each is correct for any rank count and any element count (every rank passes the
 // same count); every rank ends with bit-identical values. A rank writes only its own buffer, and
 // a step ends with a barrier (the ring: with a progress counter its successor waits for), so the

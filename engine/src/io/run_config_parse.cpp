@@ -136,7 +136,7 @@ PartitionerConfig parsePartitioner(const ObjectReader& reader) {
     return partitioner;
 }
 
-// The keys of the parameter_server strategy (semantics.md §6).
+// The keys of the parameter_server strategy (docs/semantics.md §6).
 void parseParameterServerKeys(const ObjectReader& reader, StrategyConfig& strategy) {
     strategy.workers = reader.integer("workers", strategy.workers);
     strategy.parameterServers = reader.integer("parameter_servers", strategy.parameterServers);

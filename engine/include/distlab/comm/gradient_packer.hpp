@@ -1,5 +1,5 @@
 #pragma once
-// How a replica's flat gradient is cut into packs, each all-reduced on its own (semantics.md §5):
+// How a replica's flat gradient is cut into packs, each all-reduced on its own (docs/semantics.md §5.2):
 // num_packs = k splits the concatenated gradients into k chunks of total / k elements, the last
 // taking the remainder (10 elements, k = 3 -> [3, 3, 4]); byte bucketing instead walks the
 // parameters in order and closes a pack as soon as it holds more than the byte limit, so packs

@@ -1,6 +1,6 @@
 #pragma once
 // Global batches in dataset order (after a seeded per-epoch shuffle), and their per-replica shards
-// exactly as spec/interfaces.md says: an epoch ends when fewer than G samples remain.
+// exactly as docs/semantics.md §9 says: an epoch ends when fewer than G samples remain.
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// TensorFlow's distributed-variable rules (spec/semantics.md §1-3 and §6's central storage):
+// TensorFlow's distributed-variable rules (docs/semantics.md §1–3 and §6.7):
 // one variable, its per-replica copies, and updates applied one at a time in replica or
 // cross-replica context. A rejected update returns TF's error meaning and leaves the copies
 // unchanged. Used by the variable-lab script runner and, later, the GUI's variable panel.
@@ -92,7 +92,7 @@ struct VariableOpRequest {
     UpdateContext context = UpdateContext::CrossReplica;
     VariableOp op = VariableOp::Read;
     /// Replica context: one value per replica (per-replica tensors) when perReplica is true, else
-    /// values[0] is one and the same value on every replica (semantics §2's non-distributed case).
+    /// values[0] is one and the same value on every replica (docs/semantics.md §2's non-distributed case).
     /// Cross-replica context: values[0]. Ignored for reads.
     std::vector<double> values;
     bool perReplica = false;
@@ -110,7 +110,7 @@ struct VariableOpResult {
 
 class DistributedVariable {
 public:
-    /// Creates a variable under `strategy` with `replicas` replicas in sync, applying semantics §1
+    /// Creates a variable under `strategy` with `replicas` replicas in sync, applying docs/semantics.md §1
     /// (none synchronization, mean with int32 and trainable on_read are rejected; one_device needs
     /// replicas == 1 and makes a plain variable). Any thread; does not block.
     static Result<DistributedVariable> create(const VariableSpec& spec, VariableStrategy strategy, int replicas);

@@ -1,5 +1,5 @@
 #pragma once
-// Parameter-server training (semantics.md §6): W worker threads each read the current parameters,
+// Parameter-server training (docs/semantics.md §6): W worker threads each read the current parameters,
 // compute a gradient on their own batch of `global_batch_size` samples (synchronously over their
 // R replicas) and push it; P server threads own the variable shards and apply each gradient as it
 // arrives (async), or wait for a set number of fresh gradients, average them and drop stale ones

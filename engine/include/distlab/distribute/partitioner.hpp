@@ -1,6 +1,6 @@
 #pragma once
 // Sharding of parameter-server variables along their first axis and round-robin placement of the
-// shards on the servers, exactly as semantics.md §6 says.
+// shards on the servers, exactly as docs/semantics.md §6.5 says.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@
 
 namespace distlab {
 
-/// How many shards the partitioner asks for (p of §6), before capping by the row count.
+/// How many shards the partitioner asks for (p of docs/semantics.md §6.5), before capping by the row count.
 std::int64_t requestedShards(const PartitionerConfig& partitioner, std::int64_t rows, std::int64_t bytes);
 /// Rows of each of k = min(p, rows) shards; the first rows % k shards get one extra row.
 std::vector<std::int64_t> shardRows(std::int64_t rows, std::int64_t requested);

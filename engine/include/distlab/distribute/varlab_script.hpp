@@ -1,5 +1,5 @@
 #pragma once
-// The variable-lab script (spec/interfaces.md, "Variable lab script"): a strategy, replicas,
+// The variable-lab script (docs/interfaces.md §10): a strategy, replicas,
 // variables and ops, run one op at a time on DistributedVariable; the output is JSON text.
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 #pragma once
-// Weights and checkpoints as safetensors files (spec/interfaces.md). A checkpoint adds the
+// Weights and checkpoints as safetensors files (docs/interfaces.md §6). A checkpoint adds the
 // optimizer slots ("optimizer/<parameter>/<slot>"), the step, the data position (the sampler's
 // epoch and cursor: with the seed, that is the whole RNG state) and the run config in
 // "__metadata__". Every write is atomic; a failed load changes nothing.
@@ -10,7 +10,7 @@
 
 namespace distlab {
 
-/// Writes a model's parameters (F32, named as interfaces.md says). Blocks (disk I/O).
+/// Writes a model's parameters (F32, named as docs/interfaces.md §2 says). Blocks (disk I/O).
 Status saveWeights(const Model& model, const std::string& path);
 /// Loads a weights file into every replica of the trainer. The file must hold exactly the
 /// model's parameters; errors name the file and the first mismatch. Not while a step runs.

@@ -1,5 +1,5 @@
 #pragma once
-// The run config of spec/interfaces.md as a plain struct. Parsing and validation live in
+// The run config of docs/interfaces.md §1 as a plain struct. Parsing and validation live in
 // run_config_json.hpp; this header has no JSON dependency so every module can use it.
 #include <cstdint>
 #include <optional>
@@ -85,7 +85,7 @@ struct DeviceName {
     bool operator==(const DeviceName&) const = default;
 };
 
-/// How parameter-server variables are sharded along their first axis (semantics.md §6).
+/// How parameter-server variables are sharded along their first axis (docs/semantics.md §6.5).
 struct PartitionerConfig {
     enum class Kind { None, Fixed, MinSize, MaxSize } kind = Kind::None;
     std::int64_t numShards = 1;                ///< fixed

@@ -1,5 +1,5 @@
 #pragma once
-// Reading, validating and writing the run config of spec/interfaces.md ("Run config (JSON)").
+// Reading, validating and writing the run config of docs/interfaces.md §1.
 // Every function here is pure (no shared state): any thread may call it, and none blocks except
 // loadRunConfig, which reads one file.
 #include <distlab/core/error.hpp>
