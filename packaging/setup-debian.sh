@@ -16,7 +16,7 @@ readonly PACKAGES=(
   dataset-fashion-mnist python3 python3-torch python3-numpy libopenblas0-openmp
   ca-certificates
   # the package and its checks (cpack -G DEB, dpkg-shlibdeps, desktop entry, AppStream, scripts)
-  dpkg-dev file desktop-file-utils appstream shellcheck
+  dpkg-dev file desktop-file-utils appstream shellcheck groff-base
 )
 readonly APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 readonly CTEST_JOBS=2  # CI machines have two cores

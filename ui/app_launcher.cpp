@@ -120,6 +120,7 @@ int runApp(int argc, char** argv) {
     }
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("DistLab"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.distlab.DistLab"));  // Wayland: window <-> desktop entry and icon
     MainWindow window;
     if (options->config.isEmpty()) {
         window.startRun(MainWindow::defaultConfig(), options->autostart);
