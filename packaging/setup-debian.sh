@@ -4,7 +4,9 @@
 #
 #   bash packaging/setup-debian.sh            install packages, build (preset "release")
 #   bash packaging/setup-debian.sh --run      ... then launch build/release/app/gui/distlab
-#   bash packaging/setup-debian.sh --test     install packages, build preset "ci", run every test
+#   bash packaging/setup-debian.sh --test     install packages, build preset "ci", run every test, then
+#                                             the engine/CLI tests and fuzzers under ASan+UBSan (preset
+#                                             "asan") and the threaded tests under TSan (preset "tsan")
 #   bash packaging/setup-debian.sh --no-build install packages only
 set -euo pipefail
 
@@ -17,6 +19,8 @@ readonly PACKAGES=(
   ca-certificates
   # the package and its checks (cpack -G DEB, dpkg-shlibdeps, desktop entry, AppStream, scripts)
   dpkg-dev file desktop-file-utils appstream shellcheck groff-base
+  # the sanitizer builds and the fuzzers (presets asan and tsan)
+  clang libclang-rt-14-dev libomp-dev
 )
 readonly APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 readonly CTEST_JOBS=2  # CI machines have two cores
@@ -134,6 +138,17 @@ run_tests() {
   build_preset ci
   say "running every test (ctest --preset ci -j$CTEST_JOBS)"
   ctest --preset ci -j"$CTEST_JOBS" --output-on-failure
+  # The engine and CLI tests again under AddressSanitizer + UndefinedBehaviorSanitizer (clang),
+  # with the fuzzers run for a short fixed time from their seed corpora.
+  build_preset asan
+  say "running the engine, CLI and fuzz tests under ASan + UBSan (ctest --preset asan -j$CTEST_JOBS)"
+  ctest --preset asan -j"$CTEST_JOBS"
+  # The tests whose threads share memory (sessions, mirrored replicas, parameter servers, rings).
+  say "configuring and building the threaded tests under ThreadSanitizer (build/tsan)"
+  cmake --preset tsan
+  cmake --build --preset tsan --target distlab_thread_tests
+  say "running them (ctest --preset tsan -j$CTEST_JOBS)"
+  ctest --preset tsan -j"$CTEST_JOBS"
   say "all tests passed"
 }
 

@@ -2,11 +2,14 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QTimer>
 
 #include <cstdio>
 #include <memory>
 #include <utility>
+
+#include <distlab/io/atomic_file.hpp>
 
 #include "bench_report.hpp"
 #include "bridge/session_controller.hpp"
@@ -117,6 +120,14 @@ int runApp(int argc, char** argv) {
     if (options->help || options->version) {
         std::fputs(qPrintable(options->help ? launchHelpText() : QStringLiteral("distlab " DISTLAB_VERSION "\n")), stdout);
         return 0;
+    }
+    // Files written at the end are checked now, not found unwritable after the whole run.
+    for (const auto& [option, path] : {std::pair{"--screenshot", options->screenshot}, std::pair{"--report", options->report}}) {
+        if (path.isEmpty()) continue;
+        if (Status writable = checkOutputPath(option, QFile::encodeName(path).toStdString()); !writable) {
+            printError(QString::fromStdString(writable.error().message));
+            return 2;
+        }
     }
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("DistLab"));

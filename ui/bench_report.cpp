@@ -11,6 +11,7 @@
 
 #include "bridge/session_controller.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/io/atomic_file.hpp"
 
 namespace distlab::ui {
 namespace {
@@ -64,9 +65,11 @@ bool BenchReport::write() {
     report["tick_cpu_ms_max"] = m_tickCpuMs.empty() ? 0.0 : *std::max_element(m_tickCpuMs.begin(), m_tickCpuMs.end());
     report["dropped_records"] = double(m_controller.droppedRecords());
     report["rss_mb"] = residentMegabytes();
-    QFile file(m_path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(QJsonDocument(report).toJson()) < 0) {
-        std::fprintf(stderr, "error: %s: cannot write the report\n", m_path.toLocal8Bit().constData());
+    const QByteArray text = QJsonDocument(report).toJson();
+    const Status written = writeFileAtomically(QFile::encodeName(m_path).toStdString(),
+                                               std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+    if (!written) {
+        std::fprintf(stderr, "error: %s\n", written.error().message.c_str());
         return false;
     }
     return true;

@@ -1,5 +1,6 @@
 #include "run_files.hpp"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 #include <QPixmap>
@@ -109,17 +110,12 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
 Status saveWidgetPng(QWidget* widget, const QString& path) {
     const QPixmap picture = widget->grab();
     if (picture.isNull()) return Error{path.toStdString() + ": nothing to save (the view has no size yet)"};
-    const QString temporary = path + QStringLiteral(".part.png");
-    if (!picture.save(temporary, "PNG")) {
-        QFile::remove(temporary);
-        return Error{path.toStdString() + ": cannot write the PNG file (is the folder writable?)"};
-    }
-    QFile::remove(path);
-    if (!QFile::rename(temporary, path)) {
-        QFile::remove(temporary);
-        return Error{path.toStdString() + ": cannot replace the file"};
-    }
-    return Ok{};
+    // Encoded in memory, then written the one way every file is saved (atomic, checked target).
+    QByteArray png;
+    QBuffer buffer(&png);
+    if (!buffer.open(QIODevice::WriteOnly) || !picture.save(&buffer, "PNG"))
+        return Error{path.toStdString() + ": cannot encode the picture as PNG"};
+    return writeFileAtomically(local(path), std::string_view(png.constData(), static_cast<std::size_t>(png.size())));
 }
 
 }  // namespace distlab::ui

@@ -12,6 +12,7 @@
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
+#include "distlab/io/run_config_json.hpp"
 #include "run_setup.hpp"
 
 namespace distlab::cli {
@@ -29,7 +30,7 @@ struct BenchOptions {
 constexpr double kMaxBenchSeconds = 86400.0;
 
 int runBench(const BenchOptions& options) {
-    auto config = loadConfigWithOverrides(options.configPath, options.overrides);
+    auto config = loadRunConfig(options.configPath, options.overrides, "CONFIG");
     if (!config) return inputError(config.error().message);
     auto created = Trainer::create(*config);
     if (!created) return inputError(options.configPath + ": " + created.error().message);

@@ -12,12 +12,15 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/data/dataset.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/checkpoint.hpp"
+#include "distlab/io/run_config_json.hpp"
 #include "progress_reporter.hpp"
 #include "run_setup.hpp"
 #include "step_recorder.hpp"
+#include "train_files.hpp"
 
 namespace distlab::cli {
 namespace {
@@ -27,6 +30,8 @@ extern "C" void onInterrupt(int) { g_interrupted = 1; }
 
 /// A fault to inject at a given update: "kill-worker:W@STEP", "kill-ps:P@STEP", "slow-worker:W=S@STEP",
 /// "pause-worker:W@STEP", "resume-worker:W@STEP" (parameter-server runs).
+constexpr long long kMaxFaultTarget = 1 << 20;  // far past any worker or server count; fits an int
+
 struct Fault {
     std::string kind;
     int target = 0;
@@ -34,25 +39,31 @@ struct Fault {
     std::int64_t atStep = 0;
 };
 
-std::optional<Fault> parseFault(std::string_view text) {
+constexpr const char* kFaultForms =
+    "expected kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, pause-worker:W@STEP or resume-worker:W@STEP";
+
+Result<Fault> parseFault(std::string_view text) {
     Fault fault;
     const auto colon = text.find(':'), at = text.find('@');
-    if (colon == std::string_view::npos || at == std::string_view::npos || at < colon) return std::nullopt;
+    if (colon == std::string_view::npos || at == std::string_view::npos || at < colon) return Error{kFaultForms};
     fault.kind = std::string(text.substr(0, colon));
     std::string_view target = text.substr(colon + 1, at - colon - 1);
     if (const auto equals = target.find('='); equals != std::string_view::npos) {
         const auto value = parsePositive(target.substr(equals + 1));
-        if (!value) return std::nullopt;
+        if (!value) return Error{kFaultForms};
         fault.value = *value;
         target = target.substr(0, equals);
     }
     const auto index = parseCount(target), step = parseCount(text.substr(at + 1));
-    if (!index || !step) return std::nullopt;
+    if (!index || !step || *index > kMaxFaultTarget) return Error{kFaultForms};
     fault.target = static_cast<int>(*index);
     fault.atStep = *step;
+    // The same range as strategy.worker_speed: a worker cannot run faster than full speed.
+    if (fault.kind == "slow-worker" && !(fault.value >= 0.1 && fault.value <= 1.0))
+        return Error{"slow-worker SPEED must be in [0.1, 1.0] (1 = full speed, 0.5 = twice as slow)"};
     for (const char* known : {"kill-worker", "kill-ps", "slow-worker", "pause-worker", "resume-worker"})
         if (fault.kind == known) return fault;
-    return std::nullopt;
+    return Error{kFaultForms};
 }
 
 void applyFault(const Fault& fault, ParameterServerControls& controls) {
@@ -76,25 +87,31 @@ struct TrainOptions {
 
 std::string jsonNumber(double value) { return std::isfinite(value) ? nlohmann::json(value).dump() : "null"; }
 
+// Every file the run reads and writes, checked before the data is loaded (train_files.hpp).
+Status checkFiles(const TrainOptions& options, const RunConfig& config) {
+    std::vector<InputName> inputs{{"CONFIG", options.configPath, {}}};
+    for (InputName& file : dataFiles(config.data, config.baseDirectory)) inputs.push_back(std::move(file));
+    if (!options.initWeights.empty()) inputs.push_back({"--init-weights", options.initWeights, {}});
+    if (!options.resume.empty()) inputs.push_back({"--resume", options.resume, {}});
+    return checkTrainFiles(inputs, {{"--metrics", options.metrics}, {"--trace", options.trace},
+                                    {"--save-weights", options.saveWeights}, {"--checkpoint", options.checkpoint}});
+}
+
 int runTrain(const TrainOptions& options) {
-    auto config = loadConfigWithOverrides(options.configPath, options.overrides);
+    auto config = loadRunConfig(options.configPath, options.overrides, "CONFIG");
     if (!config) return inputError(config.error().message);
     if (options.steps) config->steps = *options.steps;
+    if (Status files = checkFiles(options, *config); !files) return inputError(files.error().message);
 
     auto created = Trainer::create(*config);
     if (!created) return inputError(options.configPath + ": " + created.error().message);
     Trainer& trainer = **created;
     if (!options.initWeights.empty())
-        if (auto status = loadWeights(trainer, options.initWeights); !status) return inputError(status.error().message);
+        if (auto status = loadWeights(trainer, options.initWeights, "--init-weights"); !status)
+            return inputError(status.error().message);
     if (!options.resume.empty())
-        if (auto status = resumeCheckpoint(trainer, options.resume); !status) return inputError(status.error().message);
-
-    auto recorder = StepRecorder::open(options.metrics, options.trace, config->name, trainer.replicaCount(),
-                                       config->strategy.type == StrategyKind::ParameterServer);
-    if (!recorder) {
-        std::fprintf(stderr, "error: %s\n", recorder.error().message.c_str());
-        return 1;
-    }
+        if (auto status = resumeCheckpoint(trainer, options.resume, "--resume"); !status)
+            return inputError(status.error().message);
 
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
@@ -112,6 +129,13 @@ int runTrain(const TrainOptions& options) {
         if (fault.target >= (fault.kind == "kill-ps" ? controls->serverCount() : controls->workerCount()))
             return inputError("--fault " + fault.kind + ":" + std::to_string(fault.target) + ": there is no such " +
                               (fault.kind == "kill-ps" ? "parameter server" : "worker"));
+    // Opened once every argument has been checked; the files themselves change only when published.
+    auto recorder = StepRecorder::open(options.metrics, options.trace, config->name, trainer.replicaCount(),
+                                       config->strategy.type == StrategyKind::ParameterServer);
+    if (!recorder) {
+        std::fprintf(stderr, "error: %s\n", recorder.error().message.c_str());
+        return 1;
+    }
     while (trainer.stepsDone() < config->steps && !g_interrupted) {
         for (const Fault& fault : options.faults)
             if (fault.atStep == trainer.stepsDone()) applyFault(fault, *controls);
@@ -124,7 +148,13 @@ int runTrain(const TrainOptions& options) {
             break;
         }
         const StepReport& report = *step;
-        if (!report.applied) continue;
+        if (!report.applied) {
+            // Faults fire at an update count, which cannot advance now: a later resume-worker never fires.
+            failure = "every worker is paused at update " + std::to_string(trainer.stepsDone()) +
+                      " and no resume-worker fault is due before the next update: the run cannot progress";
+            exitCode = 3;
+            break;
+        }
         lastLoss = report.loss;
         const bool lastStep = trainer.stepsDone() >= config->steps;
         const bool evaluateNow = lastStep || (config->evalEvery > 0 && report.step % config->evalEvery == 0);
@@ -140,12 +170,16 @@ int runTrain(const TrainOptions& options) {
             exitCode = 3;
             break;
         }
-        if (!options.checkpoint.empty() && options.checkpointEvery > 0 && report.step % options.checkpointEvery == 0)
-            if (auto status = saveCheckpoint(trainer, options.checkpoint); !status) {
-                failure = status.error().message;
-                exitCode = 1;
-                break;
-            }
+        const bool checkpointNow =
+            !options.checkpoint.empty() && options.checkpointEvery > 0 && report.step % options.checkpointEvery == 0;
+        Status saved = checkpointNow ? saveCheckpoint(trainer, options.checkpoint) : Status(Ok{});
+        // Metrics and trace are published with each checkpoint (so they reach its step) and every so often.
+        if (saved) saved = checkpointNow ? recorder->publish() : recorder->publishIfDue(nowNs());
+        if (!saved) {
+            failure = saved.error().message;
+            exitCode = 1;
+            break;
+        }
     }
     progress.finish();
     const double wallSeconds = double(nowNs() - startNs) * 1e-9;
@@ -218,8 +252,8 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
         ->type_name("KIND:TARGET@STEP")->allow_extra_args(false)
         ->check(CLI::Validator(
             [](std::string& text) {
-                return parseFault(text) ? std::string() : "expected kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
-                                                          "pause-worker:W@STEP or resume-worker:W@STEP";
+                auto fault = parseFault(text);
+                return fault ? std::string() : fault.error().message;
             },
             "", "fault"));
     command->add_flag("--keep-going-on-nan", [options](std::int64_t) { options->haltOnNonFinite = false; },

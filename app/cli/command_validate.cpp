@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "distlab/distribute/trainer.hpp"
+#include "distlab/io/run_config_json.hpp"
 #include "run_setup.hpp"
 
 namespace distlab::cli {
@@ -14,7 +15,7 @@ namespace distlab::cli {
 namespace {
 
 int runValidate(const std::string& path) {
-    auto config = loadConfigWithOverrides(path, {});
+    auto config = loadRunConfig(path, {}, "CONFIG");
     if (!config) return inputError(config.error().message);
     auto created = Trainer::create(*config);
     if (!created) return inputError(path + ": " + created.error().message);

@@ -1,10 +1,5 @@
 // distlab-cli varlab SCRIPT: runs a variable-lab script and prints its output JSON on stdout.
-#include <cerrno>
-#include <cstdint>
-#include <cstring>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,32 +7,15 @@
 #include "commands.hpp"
 #include "distlab/core/error.hpp"
 #include "distlab/distribute/varlab_script.hpp"
+#include "distlab/io/input_file.hpp"
 
 namespace distlab::cli {
 
 namespace {
 
-// A script is small; the limit keeps a wrong path (a device, a huge file) from exhausting memory.
-constexpr std::uintmax_t kMaxScriptBytes = 64u * 1024u * 1024u;
-
-Result<std::string> readScriptFile(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return Error{path + ": is a directory, not a script file"};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{path + ": cannot open file (" + std::strerror(errno) + ")"};
-    std::string text;
-    char buffer[65536];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
-        if (text.size() > kMaxScriptBytes) return Error{path + ": file is too large for a script (over 64 MiB)"};
-    }
-    if (in.bad()) return Error{path + ": cannot read file"};
-    return text;
-}
-
 int runVarlab(const std::string& path) {
     try {
-        auto text = readScriptFile(path);
+        auto text = readInputFile(InputKind::VarlabScript, {"SCRIPT", path, {}});
         if (!text.ok()) {
             std::cerr << "error: " << text.error().message << '\n';
             return 2;

@@ -3,26 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-#include "distlab/io/run_config_json.hpp"
 
 namespace distlab::cli {
-
-Result<RunConfig> loadConfigWithOverrides(const std::string& path, const std::vector<std::string>& overrides) {
-    if (overrides.empty()) return loadRunConfig(path);
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) return Error{path + ": cannot open the file"};
-    std::stringstream text;
-    text << stream.rdbuf();
-    auto edited = applyOverrides(text.str(), overrides, path);
-    if (!edited) return edited.error();
-    auto config = parseRunConfig(*edited, path);
-    if (config) config->baseDirectory = std::filesystem::absolute(path).parent_path().string();
-    return config;
-}
 
 int inputError(const std::string& message) {
     std::fprintf(stderr, "error: %s\n", message.c_str());

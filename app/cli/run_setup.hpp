@@ -1,17 +1,11 @@
 #pragma once
-// Reading a run config for a command: the file, its --set overrides, validation. Shared by
-// train, bench and validate so they report errors the same way.
+// What the commands share: how an input error is reported and how number flags are parsed.
+// (A command reads its CONFIG with the engine's loadRunConfig(path, overrides, "CONFIG").)
 #include <optional>
 #include <string>
-#include <vector>
-
-#include "distlab/core/error.hpp"
-#include "distlab/io/run_config.hpp"
+#include <string_view>
 
 namespace distlab::cli {
-
-/// Reads CONFIG, applies overrides ("key.path=value"), parses and validates it.
-Result<RunConfig> loadConfigWithOverrides(const std::string& path, const std::vector<std::string>& overrides);
 
 /// Prints "error: <message>" on stderr and returns exit code 2.
 int inputError(const std::string& message);

@@ -3,7 +3,15 @@
 #include <algorithm>
 #include <limits>
 
+#include "distlab/comm/spin_barrier.hpp"
+
 namespace distlab::cli {
+namespace {
+
+constexpr std::int64_t kPublishEveryNs = 10'000'000'000;
+constexpr std::int64_t kPublishCostFactor = 20;
+
+}  // namespace
 
 Result<StepRecorder> StepRecorder::open(const std::string& metricsPath, const std::string& tracePath,
                                         const std::string& runName, int replicas, bool parameterServer) {
@@ -77,6 +85,23 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             span("idle", s.updateEndNs, report.endNs);
         }
     }
+}
+
+Status StepRecorder::publish() {
+    Status result = Ok{};
+    if (m_metrics) result = m_metrics->publish();
+    if (m_trace)
+        if (Status status = m_trace->publish(); !status && result) result = status;
+    return result;
+}
+
+Status StepRecorder::publishIfDue(std::int64_t now) {
+    if (m_nextPublishNs == 0) m_nextPublishNs = now + kPublishEveryNs;
+    if (now < m_nextPublishNs || (!m_metrics && !m_trace)) return Ok{};
+    Status result = publish();
+    const std::int64_t done = nowNs();
+    m_nextPublishNs = done + std::max(kPublishEveryNs, kPublishCostFactor * (done - now));
+    return result;
 }
 
 Status StepRecorder::close() {

@@ -1,5 +1,6 @@
 #pragma once
 // Turns each StepReport into a metrics line and timeline spans for the files train writes.
+// Both files are staged (StagedFile): the targets change only when published, each time whole.
 #include <optional>
 #include <string>
 
@@ -11,18 +12,26 @@ namespace distlab::cli {
 
 class StepRecorder {
 public:
-    /// Opens the files that were asked for (empty path: not written).
+    /// Prepares the files that were asked for (empty path: not written); existing files are left
+    /// as they are until the first publish.
     static Result<StepRecorder> open(const std::string& metricsPath, const std::string& tracePath,
                                      const std::string& runName, int replicas, bool parameterServer = false);
     /// Records one step. Allocation-free once warmed up (apart from the writers' buffers).
     void record(const StepReport& report, std::optional<EvalResult> test = std::nullopt);
-    /// Closes both files; returns the first error.
+    /// Replaces both files with everything recorded so far; returns the first error.
+    Status publish();
+    /// publish() once the last one is long enough ago: kPublishEveryNs, and at least 20 times what
+    /// the last one took, so republishing the growing files costs at most ~5% of the run. Gives a
+    /// run killed without --checkpoint-every its metrics up to a few seconds before. No-op otherwise.
+    Status publishIfDue(std::int64_t now);
+    /// Publishes and closes both files; returns the first error.
     Status close();
 
 private:
     std::optional<MetricsWriter> m_metrics;
     std::optional<ChromeTraceWriter> m_trace;
     MetricsRecord m_record;
+    std::int64_t m_nextPublishNs = 0;  ///< 0: not started (set by the first publishIfDue)
     bool m_parameterServer = false;  ///< adds "worker" and "staleness" to every metrics line
 };
 

@@ -94,6 +94,29 @@ private slots:
             "strategy": {"type": "mirrored", "devices": ["tpu:0"]}})") << "strategy\\.devices";
         QTest::newRow("batch larger than data") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]},
             "data": {"samples": 20, "global_batch_size": 64}})") << "global_batch_size";
+        // Limits refused up front with the field's name (these ended in std::bad_alloc, or ran a minute for 20 steps).
+        QTest::newRow("huge units") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 1000000000}]}})")
+                                    << "model\\.layers\\[0\\]\\.units: must be an integer in \\[1, 1048576\\]";
+        QTest::newRow("too many threads") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]}, "threads": 100000})")
+                                          << "threads: must be an integer in \\[0, 256\\]";
+        QTest::newRow("too many parameters") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 1048576},
+            {"type": "dense", "units": 1048576}, {"type": "dense", "units": 2}]}})")
+                                             << "model\\.layers: the model has \\d+ parameters; one copy may have at most 268435456";
+        QTest::newRow("more memory than the machine") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 8192},
+            {"type": "dense", "units": 8192}, {"type": "dense", "units": 2}]}, "data": {"samples": 2000, "global_batch_size": 1024},
+            "strategy": {"type": "mirrored", "replicas": 1024}})") << "model\\.layers: .* on 1024 model copies need at least .* GiB";
+    }
+
+    // Pausing every parameter-server worker hung forever: faults fire at an update count, which stops.
+    void everyWorkerPausedStops() {
+        QStringList arguments{"train", QStringLiteral(DISTLAB_EXAMPLES_DIR "/circle-parameter-server-4.json"), "--steps", "50", "--quiet"};
+        for (int worker = 0; worker < 4; ++worker) arguments << "--fault" << QStringLiteral("pause-worker:%1@5").arg(worker);
+        const CliResult r = runCli(arguments, 30000);
+        QVERIFY2(r.finished, "distlab-cli hung");
+        QCOMPARE(r.exitCode, 3);
+        // Gradients already in flight at update 5 are still applied; then nothing can run.
+        QVERIFY2(r.err.contains(QRegularExpression("^error: every worker is paused at update \\d+ and no resume-worker fault")),
+                 qPrintable(r.err));
     }
 
     void badConfigs() {

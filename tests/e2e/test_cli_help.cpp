@@ -66,6 +66,8 @@ private slots:
                                    << "error: train: --steps: expected an integer in [0, 1000000000000] (got \"minus-one\")";
         QTest::newRow("missing value") << QStringList{"train", "run.json", "--steps"} << "error: train: --steps: 1 required N missing";
         QTest::newRow("bad fault") << QStringList{"train", "run.json", "--fault", "explode:1@2"} << "error: train: --fault: expected kill-worker";
+        QTest::newRow("faster than full speed") << QStringList{"train", "run.json", "--fault", "slow-worker:0=5@0"}
+                                                << "error: train: --fault: slow-worker SPEED must be in [0.1, 1.0]";
         // 1e10 s overflowed the nanosecond budget and crashed; a day is the most a measurement takes.
         QTest::newRow("huge seconds") << QStringList{"bench", "run.json", "--seconds", "1e10"}
                                       << "error: bench: --seconds: expected a number > 0 and <= 86400";

@@ -141,7 +141,7 @@ private slots:
         QTemporaryDir folder;
         const QString missing = folder.filePath("nope/m.jsonl");
         QCOMPARE(errorText(MetricsWriter::open(missing.toStdString()).error()),
-                 missing + ": cannot open for writing: No such file or directory");
+                 missing + ": cannot create a temporary file in \"" + folder.filePath("nope") + "\": No such file or directory");
 
         const QString path = folder.filePath("m.jsonl");
         auto writer = MetricsWriter::open(path.toStdString());
@@ -207,8 +207,8 @@ private slots:
         writer->add({0, "bad\xFFname\n", "", 3, 1e6, 0.001});
         QCOMPARE(writer->spanCount(), std::int64_t{4});
         QCOMPARE(writer->droppedCount(), std::int64_t{1});
-        QVERIFY(!QFile::exists(path));  // streamed to a temporary file until close()
-        QCOMPARE(entriesOf(folder.path()).size(), 1);
+        QVERIFY(!QFile::exists(path));  // streamed to a nameless staging file until close()
+        QCOMPARE(entriesOf(folder.path()).size(), 0);
         QVERIFY(writer->close().ok());
         QCOMPARE(entriesOf(folder.path()), QStringList{"t.json"});
 
@@ -253,6 +253,39 @@ private slots:
         const QString missing = folder.filePath("nope/t.json");
         QCOMPARE(errorText(ChromeTraceWriter::open(missing.toStdString(), "run", devices()).error()),
                  missing + ": cannot create a temporary file in \"" + folder.filePath("nope") + "\": No such file or directory");
+    }
+
+    // The files change only when published, each time to a whole version: a run that is dropped
+    // (killed, or rejected before its first publish) leaves the last one.
+    void publishReplacesWithWholeVersionsOnly() {
+        QTemporaryDir folder;
+        const QString metrics = folder.filePath("m.jsonl");
+        const QString trace = folder.filePath("t.json");
+        QFile old(metrics);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("{\"step\":0}\n");
+        old.close();
+        {
+            auto lines = MetricsWriter::open(metrics.toStdString());
+            auto spans = ChromeTraceWriter::open(trace.toStdString(), "run", devices());
+            QVERIFY(lines.ok() && spans.ok());
+            lines->write(sampleRecord());
+            spans->add({0, "compute", "", 1, 0.0, 1.0});
+            QCOMPARE(readAll(metrics), QByteArray("{\"step\":0}\n"));
+            QVERIFY(!QFile::exists(trace));
+            QVERIFY(lines->publish().ok());
+            QVERIFY(spans->publish().ok());
+            QCOMPARE(linesOf(metrics).size(), 1);
+            QCOMPARE(json::parse(readAll(trace).toStdString())["traceEvents"].size(), std::size_t{4});
+            lines->write(sampleRecord());
+            spans->add({0, "compute", "", 2, 1.0, 1.0});
+            QVERIFY(spans->publish().ok());
+            QCOMPARE(json::parse(readAll(trace).toStdString())["traceEvents"].size(), std::size_t{5});
+            spans->add({0, "compute", "", 3, 2.0, 1.0});
+        }
+        QCOMPARE(linesOf(metrics).size(), 1);
+        QCOMPARE(json::parse(readAll(trace).toStdString())["traceEvents"].size(), std::size_t{5});
+        QCOMPARE(entriesOf(folder.path()), (QStringList{"m.jsonl", "t.json"}));
     }
 
     void traceCloseTwiceFails() {

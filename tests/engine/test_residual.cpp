@@ -104,7 +104,7 @@ private slots:
     void mismatchedBlockIsAnError() {
         ModelConfig config = residualModel(AggregationMethod::AddN, 1);
         config.layers[1].layers[1].units = 7;
-        const Status status = Model::check(config, 5);
+        const auto status = Model::check(config, 5);
         QVERIFY(!status.ok());
         QVERIFY2(status.error().message.find("end with 7 units but its input has 8") != std::string::npos, status.error().message.c_str());
     }

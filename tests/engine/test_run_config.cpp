@@ -291,6 +291,15 @@ private slots:
         QVERIFY(errorOf(parseRunConfig("", "a.json")).startsWith(QStringLiteral("a.json: byte 1 (line 1, column 1): syntax error")));
     }
 
+    // A pasted blob as a key was echoed whole (10 MiB on one line): the message names it, shortened.
+    void hugeUnknownKeyIsShortened() {
+        const std::string key(10u << 20, 'k');
+        const QString message = errorOf(parseRunConfig("{\"" + key + "\": 1}", "big.json"));
+        QVERIFY2(message.startsWith(QStringLiteral("big.json: kkkk")), qPrintable(message.left(200)));
+        QVERIFY2(message.contains(QStringLiteral("...(10485760 characters): unknown key")), qPrintable(message.left(400)));
+        QVERIFY2(message.size() < 1000, qPrintable(QString::number(message.size())));
+    }
+
     void truncatedJson() {
         const std::string full = kSpecExample;
         const std::string cut = full.substr(0, full.find("\"optimizer\"") + 5);  // inside the key string
@@ -328,7 +337,7 @@ private slots:
         row("fractional integer", minimalWith(R"("steps": 2.5)"), "run.json: steps: must be an integer (got 2.5)");
         row("negative seed", minimalWith(R"("seed": -1)"), "run.json: seed: must be a non-negative integer (got -1)");
         row("zero units", R"({"model": {"layers": [{"units": 4}, {"units": 0}]}})",
-            "run.json: model.layers[1].units: must be an integer >= 1 (got 0)");
+            "run.json: model.layers[1].units: must be an integer in [1, 1048576] (got 0)");
         row("missing units", R"({"model": {"layers": [{"type": "dense"}]}})",
             "run.json: model.layers[0].units: required key is missing (a dense layer needs units >= 1)");
         row("no layers", R"({"model": {"layers": []}})", "run.json: model.layers: must list at least one layer");
@@ -446,8 +455,9 @@ private slots:
         QCOMPARE(loaded->model.layers.size(), std::size_t{3});
 
         const std::string missing = dir.filePath(QStringLiteral("nope.json")).toStdString();
-        QCOMPARE(errorOf(loadRunConfig(missing)), q(missing + ": cannot open (no such file)"));
-        QCOMPARE(errorOf(loadRunConfig(dir.path().toStdString())), q(dir.path().toStdString() + ": cannot open (it is a directory)"));
+        QCOMPARE(errorOf(loadRunConfig(missing)), q("config: cannot read \"" + missing + "\": No such file or directory"));
+        QCOMPARE(errorOf(loadRunConfig(dir.path().toStdString(), {}, "CONFIG")),
+                 q("CONFIG: cannot read \"" + dir.path().toStdString() + "\": it is a directory, not a regular file"));
 
         QFile bad(dir.filePath(QStringLiteral("bad.json")));
         QVERIFY(bad.open(QIODevice::WriteOnly));

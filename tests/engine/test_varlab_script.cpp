@@ -125,17 +125,19 @@ private slots:
         QTest::addColumn<QString>("script");
         QTest::addColumn<QString>("error");
         QTest::newRow("bad json") << R"({"replicas": 2,})"
-                                  << "s.json: line 1, column 16 (byte 16): invalid JSON: syntax error while parsing "
+                                  << "s.json: byte 16 (line 1, column 16): syntax error: while parsing "
                                      "object key - unexpected '}'; expected string literal";
         QTest::newRow("bad json line 2") << "{\n  \"replicas\" 2}"
-                                         << "s.json: line 2, column 14 (byte 16): invalid JSON: syntax error while "
+                                         << "s.json: byte 16 (line 2, column 14): syntax error: while "
                                             "parsing object separator - unexpected number literal; expected ':'";
         QTest::newRow("number overflow") << R"({"replicas": 1e999})"
-                                         << "s.json: line 1, column 14 (byte 14): invalid JSON: number overflow "
+                                         << "s.json: byte 18 (line 1, column 18): number overflow "
                                             "parsing '1e999'";
         QTest::newRow("empty") << ""
-                               << "s.json: line 1, column 1 (byte 1): invalid JSON: syntax error while parsing "
+                               << "s.json: byte 1 (line 1, column 1): syntax error: while parsing "
                                   "value - unexpected end of input; expected '[', '{', or a literal";
+        QTest::newRow("key twice") << R"({"replicas": 2, "replicas": 3})"
+                                   << "s.json: replicas: key appears twice in the same object";
         QTest::newRow("not an object") << "[1]"
                                        << "s.json: (top level): expected an object, got array";
         QTest::newRow("unknown top key") << R"({"replica": 2})"
@@ -202,7 +204,7 @@ private slots:
 
     void brokenUtf8IsReportedPrintably() {
         QCOMPARE(scriptError("{\"variables\": [{\"name\": \"\xc3(\"}]}"),
-                 std::string("s.json: line 1, column 27 (byte 27): invalid JSON: syntax error while parsing value - "
+                 std::string("s.json: byte 27 (line 1, column 27): syntax error: while parsing value - "
                              "invalid string: ill-formed UTF-8 byte; last read: '\"\\xc3('"));
     }
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "data/byte_stream.hpp"
 #include "data/data_sources.hpp"
+#include "distlab/io/input_file.hpp"
 
 namespace distlab::data {
 namespace {
@@ -186,7 +186,7 @@ Dataset CsvParser::parse(std::string_view text) {
 
 Dataset readCsvFile(const std::string& field, const std::string& path, const std::string& baseDirectory,
                     CsvParser& parser) {
-    const std::string text = readWholeFile(field, path, resolvePath(path, baseDirectory));
+    const std::string text = InputFile::open(InputKind::Csv, {field, path, resolvePath(path, baseDirectory)}).readAll();
     return parser.parse(text);
 }
 

@@ -11,6 +11,9 @@ namespace distlab::data {
 
 /// Debian's dataset-fashion-mnist installs its gzip IDX files here.
 inline constexpr const char* kFashionMnistDirectory = "/usr/share/datasets/fashion-mnist";
+/// Its four files: training images and labels, test images and labels.
+inline constexpr const char* kFashionMnistFiles[] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                                     "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
 
 DataSplit makeSynthetic(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed);
 DataSplit makeRandom(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed);

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "data/byte_stream.hpp"
 #include "data/data_sources.hpp"
+#include "io/byte_stream.hpp"
 
 namespace distlab::data {
 namespace {
@@ -41,7 +41,8 @@ std::string hexByte(std::uint8_t value) {
 /// Reads one IDX file of unsigned bytes with `minDims`..`maxDims` dimensions.
 IdxArray readIdx(const std::string& field, const std::string& name, const std::string& fullPath, std::uint8_t minDims,
                  std::uint8_t maxDims) {
-    ByteStream in(name, readWholeFile(field, name, fullPath));
+    const InputFile file = InputFile::open(InputKind::Idx, {field, name, fullPath});
+    ByteStream in(file);
     const std::string where = name + (in.compressed() ? " (after gunzip)" : "");
     std::uint8_t header[4];
     if (const auto got = in.read(header, 4); got < 4) {
@@ -77,13 +78,15 @@ IdxArray readIdx(const std::string& field, const std::string& name, const std::s
         const auto udim = static_cast<std::uint64_t>(dim);
         total = (udim != 0 && total > UINT64_MAX / udim) ? UINT64_MAX : total * udim;
     }
-    // Checked before allocating, so a corrupt header cannot ask for terabytes.
+    // Checked before allocating, so a corrupt header cannot ask for terabytes (more than the file
+    // can hold), nor a small gzip file for gigabytes (more than the cap on inflated data).
     if (const std::uint64_t bound = in.remainingBound(); total > bound) {
         throw InputError(where + ": truncated: the header announces " + std::to_string(total) +
                          " bytes of data after byte offset " + std::to_string(in.offset()) +
                          (in.compressed() ? ", more than the compressed file can hold (at most " + std::to_string(bound) + ")"
                                           : ", but the file ends at byte offset " + std::to_string(in.offset() + bound)));
     }
+    in.requireRoom(total, "its header announces " + std::to_string(total) + " bytes of data");
     array.dataOffset = in.offset();
     array.data.resize(static_cast<std::size_t>(total));
     if (const auto got = in.read(array.data.data(), array.data.size()); got < array.data.size()) {
@@ -192,10 +195,10 @@ DataSplit loadFashionMnist(const DataExpectations& expect, const std::string& di
         }
         return path;
     };
-    const std::string trainImages = file("train-images-idx3-ubyte.gz");
-    const std::string trainLabels = file("train-labels-idx1-ubyte.gz");
-    const std::string testImages = file("t10k-images-idx3-ubyte.gz");
-    const std::string testLabels = file("t10k-labels-idx1-ubyte.gz");
+    const std::string trainImages = file(kFashionMnistFiles[0]);
+    const std::string trainLabels = file(kFashionMnistFiles[1]);
+    const std::string testImages = file(kFashionMnistFiles[2]);
+    const std::string testLabels = file(kFashionMnistFiles[3]);
     const std::int64_t classes = expect.classes > 0 ? expect.classes : kClasses;
     DataSplit split;
     split.train = readPair("data.source", trainImages, trainImages, "data.source", trainLabels, trainLabels, classes);

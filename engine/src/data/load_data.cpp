@@ -59,6 +59,21 @@ void requireRange(const char* field, std::int64_t value, std::int64_t lo, std::i
 
 }  // namespace data
 
+std::vector<InputName> dataFiles(const DataConfig& config, const std::string& baseDirectory) {
+    std::vector<std::pair<const char*, const std::string*>> named;
+    if (config.source == DataSource::Csv) named = {{"data.path", &config.path}, {"data.test_path", &config.testPath}};
+    if (config.source == DataSource::Idx)
+        named = {{"data.images", &config.images}, {"data.labels", &config.labels},
+                 {"data.test_images", &config.testImages}, {"data.test_labels", &config.testLabels}};
+    std::vector<InputName> files;
+    for (const auto& [field, path] : named)
+        if (!path->empty()) files.push_back({field, *path, data::resolvePath(*path, baseDirectory)});
+    if (config.source == DataSource::FashionMnist)
+        for (const char* name : data::kFashionMnistFiles)
+            files.push_back({"data.source", std::string(data::kFashionMnistDirectory) + "/" + name, {}});
+    return files;
+}
+
 Result<DataSplit> loadData(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed,
                            const std::string& baseDirectory) {
     if (expect.classes < 0 || expect.outputs < 0 || (expect.classes > 0 && expect.outputs > 0)) {

@@ -35,6 +35,12 @@ std::string readTextFile(const char* path) {
     return text.str();
 }
 
+}  // namespace
+
+std::uint64_t physicalMemoryBytes() { return parseMemTotalBytes(readTextFile("/proc/meminfo")); }
+
+namespace {
+
 int usableCpuThreads() {
     cpu_set_t mask;
     CPU_ZERO(&mask);
@@ -89,7 +95,7 @@ void probeCpus(DeviceReport& report) {
         cpu.logicalCores = report.usableCpuThreads;
         report.cpus.push_back(cpu);
     }
-    report.memoryBytes = parseMemTotalBytes(readTextFile("/proc/meminfo"));
+    report.memoryBytes = physicalMemoryBytes();
     report.compiledSimd = compiledSimd();
 }
 

@@ -8,6 +8,7 @@
 
 #include "distlab/comm/gradient_packer.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distribute/memory_budget.hpp"
 #include "distribute/model_evaluation.hpp"
 
 namespace distlab {
@@ -78,7 +79,9 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {
                          ": GPU training is not available in this version yet; use cpu:K logical devices"};
     auto data = loadData(config.data, expectationsOf(config), config.seed, config.baseDirectory);
     if (!data) return data.error();
-    if (auto status = Model::check(config.model, data->train.features); !status) return status.error();
+    const auto footprint = Model::check(config.model, data->train.features);
+    if (!footprint) return footprint.error();
+    if (auto status = checkFitsInMemory(config, *footprint); !status) return status.error();
     if (data->train.count < config.data.globalBatchSize)
         return Error{"data.global_batch_size: " + std::to_string(config.data.globalBatchSize) +
                      " is larger than the " + std::to_string(data->train.count) + " training samples"};

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/run_config_json_reader.hpp"
+
 namespace distlab {
 
 namespace {
@@ -185,39 +187,6 @@ VarlabScript readScript(const ScriptReader& reader, const Json& root) {
     return script;
 }
 
-// nlohmann quotes the bytes it last read, which may be broken UTF-8: keep the message printable.
-std::string escapeHighBytes(const std::string& text) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x80) {
-            out += c;
-        } else {
-            out += "\\x";
-            out += kHex[byte >> 4];
-            out += kHex[byte & 15];
-        }
-    }
-    return out;
-}
-
-// "line 3, column 5 (byte 41)" for a 1-based byte position in text.
-std::string describeOffset(std::string_view text, std::size_t byte) {
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " + std::to_string(byte) +
-           ")";
-}
-
 // A value as the variable's dtype prints it: an integer for int32, float32's shortest decimal
 // otherwise; a string for a non-finite value, which JSON cannot hold as a number.
 OrderedJson jsonValue(const DistributedVariable& variable, double value) {
@@ -254,30 +223,8 @@ void appendArray(std::string& out, const char* key, const std::vector<std::strin
 Result<VarlabScript> parseVarlabScript(std::string_view scriptJson, const std::string& fileName) {
     return captureErrors([&]() -> VarlabScript {
         const ScriptReader reader(fileName);
-        Json root;
-        try {
-            root = Json::parse(scriptJson.begin(), scriptJson.end());
-        } catch (const Json::parse_error& e) {
-            // nlohmann says "[json.exception.parse_error.101] parse error at line 1, column 5: <detail>".
-            std::string detail = e.what();
-            const auto column = detail.find("column ");
-            const auto colon = column == std::string::npos ? column : detail.find(": ", column);
-            if (colon != std::string::npos) detail = detail.substr(colon + 2);
-            detail = escapeHighBytes(detail);
-            throw InputError(fileName + ": " + describeOffset(scriptJson, e.byte) + ": invalid JSON: " + detail);
-        } catch (const Json::exception& e) {
-            // e.g. "number overflow parsing '1e999'" (no byte offset given): locate the quoted token.
-            std::string detail = e.what();
-            const auto close = detail.rfind('\'');
-            const auto open = close == std::string::npos || close == 0 ? close : detail.rfind('\'', close - 1);
-            const auto at =
-                open == std::string::npos ? open : scriptJson.find(detail.substr(open + 1, close - open - 1));
-            if (const auto bracket = detail.find("] "); bracket != std::string::npos)
-                detail = detail.substr(bracket + 2);
-            throw InputError(fileName + ": " +
-                             (at == std::string::npos ? "" : describeOffset(scriptJson, at + 1) + ": ") +
-                             "invalid JSON: " + detail);
-        }
+        // The config reader's parser: syntax errors by byte, line and column, a key given twice refused.
+        const Json root = run_config_detail::parseJsonDocument(scriptJson, fileName);
         try {
             return readScript(reader, root);
         } catch (const Json::exception& e) {

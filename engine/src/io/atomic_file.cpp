@@ -4,47 +4,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <utility>
 
+#include "io/file_checks.hpp"
+
 namespace distlab {
+
+using namespace file_detail;
+
 namespace {
 
 constexpr std::size_t kStreamBufferBytes = 1 << 18;
 
 std::string errnoText(int error) { return std::strerror(error); }
 
-std::string folderOf(const std::string& path) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    return parent.empty() ? std::string(".") : parent.string();
-}
-
-// A name unique across threads and processes: pid, a process-wide counter and the clock.
-std::string temporaryNameFor(const std::string& path, int attempt) {
-    static std::atomic<std::uint64_t> counter{0};
-    const auto ticks = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    const std::uint64_t mix = ticks ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull) ^ static_cast<std::uint64_t>(attempt);
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%d-%016llx", static_cast<int>(::getpid()),
-                  static_cast<unsigned long long>(mix));
-    // Built by appending: GCC 12 warns falsely (-Wrestrict) on "." + std::string.
-    std::string name(1, '.');
-    name += std::filesystem::path(path).filename().string();
-    name += suffix;
-    return (std::filesystem::path(folderOf(path)) / name).string();
-}
-
-// Makes the folder entry of a rename durable; a failure here does not undo the rename, so it is ignored.
-void syncFolder(const std::string& folder) {
-    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
+// Where a path that may not exist yet would be: links followed, then made absolute and normal.
+std::string comparablePath(const std::string& path) {
+    const auto target = followLinks(path);
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(target ? *target : path, error);
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, error);
+    return error ? absolute.lexically_normal().string() : resolved.string();
 }
 
 }  // namespace
@@ -56,35 +39,48 @@ Status writeFileAtomically(const std::string& path, std::string_view contents) {
     return writer->commit();
 }
 
-Result<AtomicFileWriter> AtomicFileWriter::create(const std::string& path) {
-    struct stat old {};
-    const bool keepMode = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        std::string temporary = temporaryNameFor(path, attempt);
-        const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            if (errno == EEXIST) continue;
-            return Error{path + ": cannot create a temporary file in \"" + folderOf(path) + "\": " + errnoText(errno)};
-        }
-        if (keepMode) ::fchmod(fd, old.st_mode & 07777);
-        std::FILE* file = ::fdopen(fd, "wb");
-        if (file == nullptr) {
-            const int error = errno;
-            ::close(fd);
-            ::unlink(temporary.c_str());
-            return Error{path + ": cannot open a temporary file: " + errnoText(error)};
-        }
-        std::setvbuf(file, nullptr, _IOFBF, kStreamBufferBytes);
-        return AtomicFileWriter(path, std::move(temporary), file);
-    }
-    return Error{path + ": cannot create a unique temporary file in \"" + folderOf(path) + "\""};
+Status checkOutputPath(const std::string& field, const std::string& path) {
+    // The same steps a save takes, so a path that passes here fails later only if the disk changes.
+    auto writer = AtomicFileWriter::create(path);
+    if (!writer) return Error{field + ": " + writer.error().message};
+    writer->discard();
+    return Ok{};
 }
 
-AtomicFileWriter::AtomicFileWriter(std::string path, std::string temporaryPath, std::FILE* file)
-    : m_path(std::move(path)), m_temporaryPath(std::move(temporaryPath)), m_file(file) {}
+bool sameFile(const std::string& first, const std::string& second) {
+    struct stat a {}, b {};
+    const bool firstExists = ::stat(first.c_str(), &a) == 0;
+    const bool secondExists = ::stat(second.c_str(), &b) == 0;
+    if (firstExists && secondExists) return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    if (firstExists != secondExists) return false;
+    return comparablePath(first) == comparablePath(second);
+}
+
+Result<AtomicFileWriter> AtomicFileWriter::create(const std::string& path) {
+    auto target = outputTarget(path);
+    if (!target) return target.error();
+    struct stat old {};
+    const bool keepMode = ::stat(target->c_str(), &old) == 0;
+    auto temporary = createTemporaryBeside(path, *target, O_WRONLY);
+    if (!temporary) return temporary.error();
+    if (keepMode) ::fchmod(temporary->fd, old.st_mode & 07777);
+    std::FILE* file = ::fdopen(temporary->fd, "wb");
+    if (file == nullptr) {
+        const int error = errno;
+        ::close(temporary->fd);
+        ::unlink(temporary->path.c_str());
+        return Error{path + ": cannot open a temporary file: " + errnoText(error)};
+    }
+    std::setvbuf(file, nullptr, _IOFBF, kStreamBufferBytes);
+    return AtomicFileWriter(path, std::move(*target), std::move(temporary->path), file);
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path, std::string target, std::string temporaryPath, std::FILE* file)
+    : m_path(std::move(path)), m_target(std::move(target)), m_temporaryPath(std::move(temporaryPath)), m_file(file) {}
 
 AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
     : m_path(std::move(other.m_path)),
+      m_target(std::move(other.m_target)),
       m_temporaryPath(std::exchange(other.m_temporaryPath, {})),
       m_file(std::exchange(other.m_file, nullptr)),
       m_writeErrno(other.m_writeErrno) {}
@@ -93,6 +89,7 @@ AtomicFileWriter& AtomicFileWriter::operator=(AtomicFileWriter&& other) noexcept
     if (this != &other) {
         discard();
         m_path = std::move(other.m_path);
+        m_target = std::move(other.m_target);
         m_temporaryPath = std::exchange(other.m_temporaryPath, {});
         m_file = std::exchange(other.m_file, nullptr);
         m_writeErrno = other.m_writeErrno;
@@ -123,13 +120,13 @@ Status AtomicFileWriter::commit() {
         discard();
         return Error{m_path + ": cannot write: " + errnoText(error)};
     }
-    if (::rename(m_temporaryPath.c_str(), m_path.c_str()) != 0) {
+    if (::rename(m_temporaryPath.c_str(), m_target.c_str()) != 0) {
         error = errno;
         discard();
         return Error{m_path + ": cannot replace the file: " + errnoText(error)};
     }
     m_temporaryPath.clear();
-    syncFolder(folderOf(m_path));
+    syncFolder(folderOf(m_target));
     return Ok{};
 }
 

@@ -53,8 +53,8 @@ Status saveWeights(const Model& model, const std::string& path) {
     return writeSafeTensors(path, file);
 }
 
-Status loadWeights(Trainer& trainer, const std::string& path) {
-    auto file = readSafeTensors(path);
+Status loadWeights(Trainer& trainer, const std::string& path, const std::string& field) {
+    auto file = readSafeTensors(path, field);
     if (!file) return file.error();
     ParameterStore& store = trainer.primaryModel().store();
     const auto expected = expectedParameters(store);
@@ -87,8 +87,8 @@ Status saveCheckpoint(Trainer& trainer, const std::string& path) {
     return writeSafeTensors(path, file);
 }
 
-Status resumeCheckpoint(Trainer& trainer, const std::string& path) {
-    auto file = readSafeTensors(path);
+Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::string& field) {
+    auto file = readSafeTensors(path, field);
     if (!file) return file.error();
     if (file->metadata[kFormatKey] != kCheckpointFormat)
         return Error{path + ": __metadata__.format: not a DistLab checkpoint (a weights file? use --init-weights)"};
@@ -129,8 +129,8 @@ Status resumeCheckpoint(Trainer& trainer, const std::string& path) {
     return Ok{};
 }
 
-Result<std::string> checkpointConfigJson(const std::string& path) {
-    auto file = readSafeTensors(path);
+Result<std::string> checkpointConfigJson(const std::string& path, const std::string& field) {
+    auto file = readSafeTensors(path, field);
     if (!file) return file.error();
     const auto found = file->metadata.find("config");
     if (found == file->metadata.end()) return Error{path + ": __metadata__.config: missing (is this a DistLab checkpoint?)"};

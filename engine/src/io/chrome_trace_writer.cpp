@@ -9,6 +9,9 @@
 namespace distlab {
 namespace {
 
+// What ends the JSON text after the last event; appended to every published version.
+constexpr std::string_view kTraceEnd = "\n]}\n";
+
 // {"name":"<kind>","ph":"M","pid":1,"tid":<tid>,"args":{"<argName>":<value>}}
 void appendMetadataEvent(std::string& out, std::string_view kind, int tid, std::string_view argName,
                          const std::string& argJson) {
@@ -27,7 +30,7 @@ void appendMetadataEvent(std::string& out, std::string_view kind, int tid, std::
 
 Result<ChromeTraceWriter> ChromeTraceWriter::open(const std::string& path, std::string_view runName,
                                                   std::span<const std::string> deviceNames) {
-    auto file = AtomicFileWriter::create(path);
+    auto file = StagedFile::create(path);
     if (!file) return file.error();
     ChromeTraceWriter writer(std::move(*file));
 
@@ -47,7 +50,7 @@ Result<ChromeTraceWriter> ChromeTraceWriter::open(const std::string& path, std::
         json_append::integer(argJson, tid);
         appendMetadataEvent(text, "thread_sort_index", tid, "sort_index", argJson);
     }
-    writer.m_file.write(text);
+    writer.m_file.append(text);
     writer.m_event.reserve(256);
     return writer;
 }
@@ -73,15 +76,19 @@ void ChromeTraceWriter::add(const TraceSpan& span) {
     event += ",\"args\":{\"step\":";
     json_append::integer(event, span.step);
     event += "}}";
-    m_file.write(event);
+    m_file.append(event);
     ++m_spans;
+}
+
+Status ChromeTraceWriter::publish() {
+    if (m_closed) return Error{m_file.path() + ": the trace was already closed"};
+    return m_file.publish(kTraceEnd);
 }
 
 Status ChromeTraceWriter::close() {
     if (m_closed) return Error{m_file.path() + ": the trace was already closed"};
     m_closed = true;
-    m_file.write("\n]}\n");
-    return m_file.commit();
+    return m_file.close(kTraceEnd);
 }
 
 }  // namespace distlab

@@ -1,7 +1,5 @@
 #include "distlab/io/metrics_writer.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <span>
 #include <utility>
 
@@ -9,8 +7,6 @@
 
 namespace distlab {
 namespace {
-
-constexpr std::size_t kStreamBufferBytes = 1 << 20;
 
 void appendField(std::string& line, const char* key, double value) {
     line += key;
@@ -30,41 +26,15 @@ void appendArray(std::string& line, const char* key, std::span<const double> val
 }  // namespace
 
 Result<MetricsWriter> MetricsWriter::open(const std::string& path) {
-    std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) return Error{path + ": cannot open for writing: " + std::strerror(errno)};
-    std::setvbuf(file, nullptr, _IOFBF, kStreamBufferBytes);
-    return MetricsWriter(path, file);
+    auto file = StagedFile::create(path);
+    if (!file) return file.error();
+    return MetricsWriter(std::move(*file));
 }
 
-MetricsWriter::MetricsWriter(std::string path, std::FILE* file) : m_path(std::move(path)), m_file(file) {
-    m_line.reserve(512);
-}
-
-MetricsWriter::MetricsWriter(MetricsWriter&& other) noexcept
-    : m_path(std::move(other.m_path)),
-      m_file(std::exchange(other.m_file, nullptr)),
-      m_line(std::move(other.m_line)),
-      m_lines(other.m_lines),
-      m_errno(other.m_errno) {}
-
-MetricsWriter& MetricsWriter::operator=(MetricsWriter&& other) noexcept {
-    if (this != &other) {
-        if (m_file != nullptr) std::fclose(m_file);
-        m_path = std::move(other.m_path);
-        m_file = std::exchange(other.m_file, nullptr);
-        m_line = std::move(other.m_line);
-        m_lines = other.m_lines;
-        m_errno = other.m_errno;
-    }
-    return *this;
-}
-
-MetricsWriter::~MetricsWriter() {
-    if (m_file != nullptr) std::fclose(m_file);
-}
+MetricsWriter::MetricsWriter(StagedFile file) : m_file(std::move(file)) { m_line.reserve(512); }
 
 void MetricsWriter::write(const MetricsRecord& record) {
-    if (m_file == nullptr) return;
+    if (m_file.closed()) return;
     std::string& line = m_line;
     line.clear();
     line += "{\"step\":";
@@ -94,21 +64,12 @@ void MetricsWriter::write(const MetricsRecord& record) {
         json_append::integer(line, *record.staleness);
     }
     line += "}\n";
-    if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size() && m_errno == 0) m_errno = errno != 0 ? errno : EIO;
+    m_file.append(line);
     ++m_lines;
 }
 
-void MetricsWriter::flush() {
-    if (m_file != nullptr && std::fflush(m_file) != 0 && m_errno == 0) m_errno = errno != 0 ? errno : EIO;
-}
+Status MetricsWriter::publish() { return m_file.publish(); }
 
-Status MetricsWriter::close() {
-    if (m_file == nullptr) return Error{m_path + ": already closed"};
-    flush();
-    if (std::fclose(m_file) != 0 && m_errno == 0) m_errno = errno != 0 ? errno : EIO;
-    m_file = nullptr;
-    if (m_errno != 0) return Error{m_path + ": cannot write: " + std::strerror(m_errno)};
-    return Ok{};
-}
+Status MetricsWriter::close() { return m_file.close(); }
 
 }  // namespace distlab

@@ -100,6 +100,23 @@ private:
     std::string m_errorText;
 };
 
+// nlohmann quotes the bytes it last read, which may be broken UTF-8: keep the message printable.
+std::string escapeHighBytes(const std::string& text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x80) {
+            out += c;
+        } else {
+            out += "\\x";
+            out += kHex[byte >> 4];
+            out += kHex[byte & 15];
+        }
+    }
+    return out;
+}
+
 std::string syntaxMessage(std::string_view text, std::size_t byte, const std::string& what) {
     // byte counts the characters read, the offending one included: its index is byte - 1.
     const std::size_t index = std::min<std::size_t>(byte > 0 ? byte - 1 : 0, text.size());
@@ -118,6 +135,7 @@ std::string syntaxMessage(std::string_view text, std::size_t byte, const std::st
     }
     if (detail.starts_with("syntax error ")) detail = "syntax error: " + detail.substr(13);
     if (detail.size() > kMaxDetailChars) detail = detail.substr(0, kMaxDetailChars) + "...";
+    detail = escapeHighBytes(detail);
     return "byte " + std::to_string(byte) + " (line " + std::to_string(line) + ", column " + std::to_string(column) +
            "): " + detail;
 }
@@ -200,7 +218,12 @@ std::string closestName(std::string_view text, std::span<const std::string_view>
 
 void fail(const std::string& fileName, const std::string& path, const std::string& what) {
     const std::string file = fileName.empty() ? std::string("config") : fileName;
-    throw InputError(file + ": " + (path.empty() ? std::string("top level") : path) + ": " + what);
+    // A path holds keys from the file, which may be megabytes long: the message stays one readable line.
+    constexpr std::size_t kMaxPathChars = 256;
+    const std::string shown = path.size() <= kMaxPathChars
+                                  ? path
+                                  : path.substr(0, kMaxPathChars) + "...(" + std::to_string(path.size()) + " characters)";
+    throw InputError(file + ": " + (path.empty() ? std::string("top level") : shown) + ": " + what);
 }
 
 std::int64_t readInteger(const Json& value, const std::string& path, const std::string& fileName) {

@@ -5,17 +5,15 @@
 #include "io/run_config_rules.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <system_error>
+
+#include "distlab/io/input_file.hpp"
 
 namespace distlab {
 
 using namespace run_config_detail;
 
 namespace {
-
-// A run config is a few kilobytes; refuse to slurp a data file passed by mistake.
-constexpr std::uintmax_t kMaxConfigBytes = 16u * 1024u * 1024u;
 
 LayerConfig parseLayer(const Json& value, const std::string& path, const std::string& file) {
     const ObjectReader reader(value, path, file);
@@ -233,27 +231,19 @@ Result<RunConfig> parseRunConfig(std::string_view jsonText, const std::string& f
     return parsed;
 }
 
-Result<RunConfig> loadRunConfig(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code error;
-    const fs::file_status status = fs::status(path, error);
-    if (error || !fs::exists(status)) return Error{path + ": cannot open (no such file)"};
-    if (fs::is_directory(status)) return Error{path + ": cannot open (it is a directory)"};
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) return Error{path + ": cannot open (permission denied or unreadable)"};
-    std::string text;
-    char buffer[65536];
-    while (stream.read(buffer, sizeof buffer) || stream.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(stream.gcount()));
-        if (text.size() > kMaxConfigBytes) {
-            return Error{path + ": too large for a run config (more than " + std::to_string(kMaxConfigBytes) + " bytes)"};
-        }
+Result<RunConfig> loadRunConfig(const std::string& path, const std::vector<std::string>& overrides,
+                                const std::string& field) {
+    auto text = readInputFile(InputKind::Config, {field, path, {}});
+    if (!text) return text.error();
+    if (!overrides.empty()) {
+        text = applyOverrides(*text, overrides, path);
+        if (!text) return text.error();
     }
-    if (stream.bad()) return Error{path + ": read error"};
-    Result<RunConfig> config = parseRunConfig(text, path);
+    Result<RunConfig> config = parseRunConfig(*text, path);
     if (!config) return config;
-    const fs::path absolute = fs::absolute(fs::path(path), error);
-    config->baseDirectory = (error ? fs::path(path) : absolute).parent_path().lexically_normal().string();
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(std::filesystem::path(path), error);
+    config->baseDirectory = (error ? std::filesystem::path(path) : absolute).parent_path().lexically_normal().string();
     return config;
 }
 

@@ -12,6 +12,11 @@ namespace distlab::run_config_detail {
 inline constexpr std::int64_t kMaxReplicas = 1024;
 /// Largest K accepted in "cpu:K" / "gpu:K".
 inline constexpr int kMaxDeviceIndex = 65535;
+/// Widest layer accepted (model.layers[i].units); the model's parameter count and this machine's
+/// memory are checked too when the trainer is built (Model::kMaxParameters, checkFitsInMemory).
+inline constexpr std::int64_t kMaxUnits = std::int64_t{1} << 20;
+/// Most compute threads (`threads`): past a few per core they only take turns.
+inline constexpr std::int64_t kMaxThreads = 256;
 
 /// "" when layers of this type can be built; otherwise what is wrong (for model.layers[i].type).
 std::string layerTypeProblem(const std::string& type);

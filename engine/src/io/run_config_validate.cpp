@@ -70,6 +70,11 @@ void requireRange(const std::string& file, const std::string& path, double value
     if (!(aboveLower && belowUpper)) fail(file, path, "must be " + range + got(value));
 }
 
+void requireRange(const std::string& file, const std::string& path, std::int64_t value, std::int64_t low, std::int64_t high) {
+    if (value < low || value > high)
+        fail(file, path, "must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) + "]" + got(value));
+}
+
 void validateLayers(const std::vector<LayerConfig>& layers, const std::string& listPath, const std::string& file) {
     if (layers.empty()) fail(file, listPath, "must list at least one layer");
     std::vector<std::string> names;
@@ -84,7 +89,7 @@ void validateLayers(const std::vector<LayerConfig>& layers, const std::string& l
             if (layer.branches < 1 || layer.branches > 16)
                 fail(file, path + ".branches", "must be an integer in [1, 16]" + got(layer.branches));
         } else {
-            requireAtLeast(file, path + ".units", layer.units, 1);
+            requireRange(file, path + ".units", layer.units, 1, kMaxUnits);
         }
         if (layer.name.find('/') != std::string::npos) {
             fail(file, path + ".name", quotedJson(layer.name) + " must not contain '/' (it separates parameter names)");
@@ -139,11 +144,6 @@ void validateOptimizer(const OptimizerConfig& optimizer, const std::string& file
         requireRange(file, "optimizer.beta2", optimizer.beta2, 0.0, false, 1.0, true, "in [0, 1)");
         requireRange(file, "optimizer.epsilon", optimizer.epsilon, 0.0, true, infinity, true, "> 0");
     }
-}
-
-void requireRange(const std::string& file, const std::string& path, std::int64_t value, std::int64_t low, std::int64_t high) {
-    if (value < low || value > high)
-        fail(file, path, "must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) + "]" + got(value));
 }
 
 void validateParameterServer(const StrategyConfig& strategy, const std::string& file) {
@@ -234,7 +234,7 @@ Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
             fail(fileName, "precision", problem);
         }
         requireAtLeast(fileName, "steps", config.steps, 0);
-        requireAtLeast(fileName, "threads", config.threads, 0);
+        requireRange(fileName, "threads", config.threads, 0, kMaxThreads);
         requireAtLeast(fileName, "eval_every", config.evalEvery, 0);
         validateBatchSplit(config, fileName);
         return Ok{};

@@ -8,16 +8,28 @@
 
 namespace distlab {
 
-Model::Model(const ModelConfig& config, std::int64_t inputFeatures) : m_inputFeatures(inputFeatures) {
+namespace {
+/// The layers of a config, parameters declared in `store` (which is not finalized here).
+std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::int64_t inputFeatures, ParameterStore& store) {
+    std::vector<std::unique_ptr<Layer>> layers;
     std::int64_t inputs = inputFeatures;
     for (std::size_t i = 0; i < config.layers.size(); ++i) {
         const LayerConfig& layer = config.layers[i];
         std::string name = layer.name.empty() ? layer.type + "_" + std::to_string(i) : layer.name;
-        m_layers.push_back(makeLayer(layer, std::move(name), inputs, config.aggregationMethod));
-        inputs = m_layers.back()->outputFeatures();
+        layers.push_back(makeLayer(layer, std::move(name), inputs, config.aggregationMethod));
+        inputs = layers.back()->outputFeatures();
     }
-    if (m_layers.empty()) throw std::invalid_argument("Model: no layers");
-    for (auto& layer : m_layers) layer->declareParameters(m_store);
+    if (layers.empty()) throw std::invalid_argument("Model: no layers");
+    for (auto& layer : layers) layer->declareParameters(store);
+    if (store.totalSize() > Model::kMaxParameters)
+        throw std::invalid_argument("the model has " + std::to_string(store.totalSize()) + " parameters; one copy may have at most " +
+                                    std::to_string(Model::kMaxParameters) + " (use fewer or narrower layers)");
+    return layers;
+}
+}  // namespace
+
+Model::Model(const ModelConfig& config, std::int64_t inputFeatures)
+    : m_inputFeatures(inputFeatures), m_layers(buildLayers(config, inputFeatures, m_store)) {
     m_store.finalize();
 }
 
@@ -58,13 +70,16 @@ GradientAggregationStats Model::aggregationStats() const {
     return total;
 }
 
-Status Model::check(const ModelConfig& config, std::int64_t inputFeatures) {
+Result<Model::Footprint> Model::check(const ModelConfig& config, std::int64_t inputFeatures) {
     try {
-        Model model(config, inputFeatures);
+        ParameterStore store;
+        Footprint footprint;
+        for (const auto& layer : buildLayers(config, inputFeatures, store)) footprint.activationWidth += layer->outputFeatures();
+        footprint.parameters = store.totalSize();
+        return footprint;
     } catch (const std::invalid_argument& error) {
         return Error{std::string("model.layers: ") + error.what()};
     }
-    return Ok{};
 }
 
 std::int64_t Model::weightCount() const {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
+#include "distlab/io/input_file.hpp"
 #include "distlab/io/run_config.hpp"
 
 namespace distlab {
@@ -40,5 +41,10 @@ struct DataExpectations {
 /// thread. Errors name the file and the line, column or byte offset, or the config field.
 Result<DataSplit> loadData(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed,
                            const std::string& baseDirectory);
+
+/// The files loadData reads for `config` (none for synthetic and random data), each with the field
+/// that names it and, for a relative path, where it resolves against baseDirectory. Lets the CLI
+/// refuse an output that would overwrite its training data. Any thread; does not block.
+std::vector<InputName> dataFiles(const DataConfig& config, const std::string& baseDirectory);
 
 }  // namespace distlab

@@ -68,6 +68,9 @@ std::vector<CpuInfo> parseCpuInfo(std::string_view procCpuinfo);
 /// MemTotal in bytes from the text of /proc/meminfo; 0 when absent or malformed. Pure; any thread.
 std::uint64_t parseMemTotalBytes(std::string_view procMeminfo);
 
+/// This machine's memory (MemTotal of /proc/meminfo) in bytes; 0 when unknown. Reads a file; any thread.
+std::uint64_t physicalMemoryBytes();
+
 /// Why no GPU is usable, from the cudaError_t code of cudaGetDeviceCount, its name and message
 /// (cudaGetErrorName/String) and cudaDriverGetVersion's value (0: no driver). Pure; any thread.
 std::string describeCudaError(int cudaError, std::string_view errorName, std::string_view errorString,

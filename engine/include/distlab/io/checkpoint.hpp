@@ -13,14 +13,15 @@ namespace distlab {
 /// Writes a model's parameters (F32, named as docs/interfaces.md §2 says). Blocks (disk I/O).
 Status saveWeights(const Model& model, const std::string& path);
 /// Loads a weights file into every replica of the trainer. The file must hold exactly the
-/// model's parameters; errors name the file and the first mismatch. Not while a step runs.
-Status loadWeights(Trainer& trainer, const std::string& path);
+/// model's parameters; errors name the file and the first mismatch, and `field` (e.g.
+/// "--init-weights") when it cannot be read at all. Not while a step runs.
+Status loadWeights(Trainer& trainer, const std::string& path, const std::string& field = "weights");
 /// Writes a checkpoint of the trainer's state. Not while a step runs.
 Status saveCheckpoint(Trainer& trainer, const std::string& path);
 /// Restores a checkpoint into a trainer built from the same config, so that the next step is
-/// the one an uninterrupted run would take. Not while a step runs.
-Status resumeCheckpoint(Trainer& trainer, const std::string& path);
+/// the one an uninterrupted run would take; `field` as for loadWeights. Not while a step runs.
+Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::string& field = "checkpoint");
 /// The run config stored in a checkpoint's metadata (JSON text), for `train --resume` without a config.
-Result<std::string> checkpointConfigJson(const std::string& path);
+Result<std::string> checkpointConfigJson(const std::string& path, const std::string& field = "checkpoint");
 
 }  // namespace distlab

@@ -2,14 +2,15 @@
 // Chrome trace (Trace Event Format) files, openable in Perfetto and chrome://tracing:
 // {"displayTimeUnit":"ms","traceEvents":[metadata events naming the process "DistLab <run>" and
 // one thread per device, then complete events {"ph":"X","ts":..,"dur":..,"pid":1,"tid":device}]}.
-// Spans stream to a temporary file (memory stays bounded on long runs); close() renames it into place.
+// Spans stream to a StagedFile (memory stays bounded on long runs); publish() and close() replace the
+// target with the spans so far and the closing "]}", so the file is valid JSON whenever it exists.
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "distlab/core/error.hpp"
-#include "distlab/io/atomic_file.hpp"
+#include "distlab/io/staged_file.hpp"
 
 namespace distlab {
 
@@ -26,20 +27,22 @@ struct TraceSpan {
 /// Streams TraceSpans into a Chrome trace file. Not thread-safe: one thread at a time.
 class ChromeTraceWriter {
 public:
-    /// Starts a trace for `path` (written to a temporary sibling until close()) with process
+    /// Starts a trace for `path` (the target is untouched until publish() or close()) with process
     /// "DistLab <runName>" and one named track per device ("cpu:0", ...). Blocks on disk I/O.
     static Result<ChromeTraceWriter> open(const std::string& path, std::string_view runName,
                                           std::span<const std::string> deviceNames);
 
     ChromeTraceWriter(ChromeTraceWriter&&) noexcept = default;
     ChromeTraceWriter& operator=(ChromeTraceWriter&&) noexcept = default;
-    /// Without close(), the temporary file is removed and `path` left as it was.
+    /// Without close(), `path` keeps its last published version (or stays as it was).
     ~ChromeTraceWriter() = default;
 
     /// Appends one complete event (buffered; no allocation once the event buffer has grown).
     /// Spans with a non-finite start or duration are dropped; a negative duration becomes 0.
     void add(const TraceSpan& span);
-    /// Ends the JSON and atomically renames the file into place; the first error names the file. Blocks.
+    /// Replaces the file, atomically, with a valid trace of the spans so far; adding goes on. Blocks.
+    Status publish();
+    /// Publishes and closes; the first error names the file. Blocks.
     Status close();
 
     /// Spans written so far.
@@ -48,9 +51,9 @@ public:
     std::int64_t droppedCount() const { return m_dropped; }
 
 private:
-    explicit ChromeTraceWriter(AtomicFileWriter file) : m_file(std::move(file)) {}
+    explicit ChromeTraceWriter(StagedFile file) : m_file(std::move(file)) {}
 
-    AtomicFileWriter m_file;
+    StagedFile m_file;
     std::string m_event;  ///< reused for every event
     std::int64_t m_spans = 0;
     std::int64_t m_dropped = 0;

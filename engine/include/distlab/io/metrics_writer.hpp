@@ -4,13 +4,14 @@
 //  "wait_ms":..,"bytes_communicated":..,"grad_norm_before":[..],"grad_norm_after":[..],
 //  "replica_loss":[..]} plus "test_loss", "test_accuracy", "train_accuracy" when present.
 // Numbers use the shortest text that reads back exactly; NaN and infinities are written as null.
+// The file is a StagedFile: the target is replaced only by publish() and close(), always with whole lines.
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "distlab/core/error.hpp"
+#include "distlab/io/staged_file.hpp"
 
 namespace distlab {
 
@@ -39,35 +40,27 @@ struct MetricsRecord {
 /// Writes MetricsRecords to a JSONL file through a large buffer. Not thread-safe: one thread.
 class MetricsWriter {
 public:
-    /// Creates (or truncates) the file at `path`. Blocks on disk I/O.
+    /// Prepares the file at `path` (StagedFile::create): an existing file is left as it is until
+    /// the first publish() or close(). Blocks on disk I/O.
     static Result<MetricsWriter> open(const std::string& path);
 
-    MetricsWriter(MetricsWriter&& other) noexcept;
-    MetricsWriter& operator=(MetricsWriter&& other) noexcept;
-    MetricsWriter(const MetricsWriter&) = delete;
-    MetricsWriter& operator=(const MetricsWriter&) = delete;
-    /// Closes the file if close() was not called (errors are then lost).
-    ~MetricsWriter();
-
     /// Appends one line (buffered; no allocation once the line buffer has grown). The first write
-    /// error is kept and returned by close(). Ignored after close().
+    /// error is kept and returned by publish() and close(). Ignored after close().
     void write(const MetricsRecord& record);
-    /// Hands buffered lines to the operating system, e.g. so a viewer tailing the file sees them.
-    void flush();
-    /// Flushes and closes the file; returns the first error, naming the file. Blocks on disk I/O.
+    /// Replaces the file with every line written so far (atomically; see StagedFile::publish).
+    Status publish();
+    /// Publishes and closes; returns the first error, naming the file. Blocks on disk I/O.
     Status close();
 
     /// Lines written so far.
     std::int64_t lineCount() const { return m_lines; }
 
 private:
-    MetricsWriter(std::string path, std::FILE* file);
+    explicit MetricsWriter(StagedFile file);
 
-    std::string m_path;
-    std::FILE* m_file = nullptr;
+    StagedFile m_file;
     std::string m_line;  ///< reused for every line
     std::int64_t m_lines = 0;
-    int m_errno = 0;  ///< first failure (0: none)
 };
 
 }  // namespace distlab

@@ -15,8 +15,11 @@ namespace distlab {
 /// Errors read "<fileName>: <json.path>: <what is wrong>" (or "byte B (line L, column C)" for syntax).
 Result<RunConfig> parseRunConfig(std::string_view jsonText, const std::string& fileName);
 
-/// Reads a file (blocking) and parses it; baseDirectory of the result = the file's folder (absolute).
-Result<RunConfig> loadRunConfig(const std::string& path);
+/// Reads a file (InputFile, kind Config: a regular file of at most 16 MiB; blocks), applies
+/// `overrides` (applyOverrides) and parses it; baseDirectory of the result = the file's folder
+/// (absolute). `field` names the file when it cannot be read ("CONFIG" on the command line).
+Result<RunConfig> loadRunConfig(const std::string& path, const std::vector<std::string>& overrides = {},
+                                const std::string& field = "config");
 
 /// Checks the ranges and cross-field rules of a config (e.g. one the GUI built without JSON).
 /// Messages use the JSON paths, so they read the same as parseRunConfig's.

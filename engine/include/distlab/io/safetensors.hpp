@@ -47,9 +47,11 @@ struct SafeTensorsFile {
     std::map<std::string, std::string> metadata;
 };
 
-/// Reads and fully validates a file; errors name the file and the byte offset or tensor.
-/// Memory is bounded by the file size whatever the header says. Blocks on disk I/O; any thread.
-Result<SafeTensorsFile> readSafeTensors(const std::string& path);
+/// Reads and fully validates a file (opened as InputFile, kind Weights: a regular file of at most
+/// 2 GiB; `field` names it when it cannot be read, e.g. "--init-weights"); errors name the file and
+/// the byte offset or tensor. Memory is bounded by the file size whatever the header says. Blocks
+/// on disk I/O; any thread.
+Result<SafeTensorsFile> readSafeTensors(const std::string& path, const std::string& field = "safetensors");
 /// Parses and fully validates the bytes of a file; `fileName` is used in error messages. Any thread.
 Result<SafeTensorsFile> parseSafeTensors(std::span<const std::byte> bytes, const std::string& fileName);
 /// The bytes writeSafeTensors() would write. Errors: a tensor whose byte count disagrees with its

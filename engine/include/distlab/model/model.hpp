@@ -38,16 +38,25 @@ public:
     std::int64_t outputFeatures() const { return m_layers.back()->outputFeatures(); }
     /// Peak gradient-term bytes and add ops of the last backward pass's residual blocks.
     GradientAggregationStats aggregationStats() const;
+    /// What one copy of a model needs, known before anything is allocated.
+    struct Footprint {
+        std::int64_t parameters = 0;       ///< values in the parameter store (weights and biases)
+        std::int64_t activationWidth = 0;  ///< sum of the layers' output widths (activations per sample)
+    };
     /// Whether a config builds for this input width (a residual block's branches must end with
-    /// its input width); the error names the problem. Allocates a throwaway model.
-    static Status check(const ModelConfig& config, std::int64_t inputFeatures);
+    /// its input width, at most kMaxParameters parameters); the error names the problem. Builds the
+    /// layers but allocates no parameter or activation buffer.
+    static Result<Footprint> check(const ModelConfig& config, std::int64_t inputFeatures);
+    /// The most parameters one model copy may have: 2^28 (1 GiB of float32 values, as much again
+    /// for gradients and up to twice that for optimizer slots).
+    static constexpr std::int64_t kMaxParameters = std::int64_t{1} << 28;
     /// Weight-matrix entries (biases excluded), as the benchmark FLOP convention counts them.
     std::int64_t weightCount() const;
 
 private:
     std::int64_t m_inputFeatures;
+    ParameterStore m_store;  // before m_layers: the layers declare their parameters in it
     std::vector<std::unique_ptr<Layer>> m_layers;
-    ParameterStore m_store;
 };
 
 }  // namespace distlab

@@ -1,0 +1,46 @@
+#include "distribute/memory_budget.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "distlab/device/device_info.hpp"
+
+namespace distlab {
+namespace {
+
+std::int64_t modelCopies(const StrategyConfig& strategy) {
+    if (strategy.type != StrategyKind::ParameterServer) return strategy.replicaCount();
+    return strategy.workers * strategy.replicasPerWorker + 1;  // the servers together hold one more copy
+}
+
+std::string gib(std::uint64_t bytes) {
+    std::ostringstream out;
+    out.precision(3);
+    out << static_cast<double>(bytes) / double(1u << 30) << " GiB";
+    return out.str();
+}
+
+}  // namespace
+
+std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footprint& model) {
+    const auto copies = static_cast<std::uint64_t>(modelCopies(config.strategy));
+    const auto replicas = static_cast<std::uint64_t>(std::max<std::int64_t>(1, config.strategy.replicaCount()));
+    const std::uint64_t microBatch = static_cast<std::uint64_t>(config.data.globalBatchSize) / replicas;
+    const std::uint64_t perCopy = static_cast<std::uint64_t>(model.parameters) * 16 +
+                                  microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;
+    return copies * perCopy;  // parameters <= 2^28, batch and widths bounded by validation: no overflow
+}
+
+Status checkFitsInMemory(const RunConfig& config, const Model::Footprint& model, std::uint64_t memoryBytes) {
+    if (memoryBytes == 0) memoryBytes = physicalMemoryBytes();
+    if (memoryBytes == 0) return Ok{};  // unknown: nothing to compare with
+    const std::uint64_t needed = estimatedTrainingBytes(config, model);
+    if (needed <= memoryBytes / 4 * 3) return Ok{};
+    return Error{"model.layers: " + std::to_string(model.parameters) + " parameters and " +
+                 std::to_string(model.activationWidth) + " activations per sample on " +
+                 std::to_string(modelCopies(config.strategy)) + " model copies need at least " + gib(needed) +
+                 ", more than this machine's " + gib(memoryBytes) +
+                 " can hold (use narrower layers, fewer replicas or a smaller data.global_batch_size)"};
+}
+
+}  // namespace distlab
