@@ -191,6 +191,10 @@ private slots:
         QTest::newRow("wrong shape for the model") << safetensors(QByteArray(good).replace("[2,2],\"data_offsets\":[8,24]", "[4,1],\"data_offsets\":[8,24]"), goodData) << "dense_0/kernel";
         QTest::newRow("missing tensor") << safetensors(R"({"dense_0/bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", QByteArray(8, '\0')) << "dense_0/kernel";
         QTest::newRow("header not json") << safetensors("{not json at all}", QByteArray()) << "byte|header";
+        // NaN weights used to read as divergence ("lower the learning rate"), not naming the file.
+        QByteArray nanData = goodData;
+        nanData.replace(12, 4, QByteArray::fromHex("0000c07f"));  // kernel element 1: a quiet NaN
+        QTest::newRow("NaN weight") << safetensors(good, nanData) << "dense_0/kernel: element 1 is NaN; weights must be finite";
     }
 
     void badWeights() {

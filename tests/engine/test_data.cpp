@@ -344,6 +344,19 @@ private slots:
         QVERIFY(result->test.empty());
         QCOMPARE(result->test.features, std::int64_t{2});
     }
+    // Old Mac files end lines in a lone CR: they were one long line ("no data rows").
+    void csvCrOnlyLineEnds() {
+        write("cr.csv", "a,b,label\r1,2,0\r3,4,1\r\r");
+        const auto result = load(csv("cr.csv"), {2, 0});
+        QVERIFY2(result.ok(), errorOf(result).c_str());
+        QCOMPARE(result->train.count, std::int64_t{2});
+        QCOMPARE(result->train.x, (std::vector<float>{1, 2, 3, 4}));
+        write("mixed.csv", "1,2,0\r\n3,4,1\r5,6,0\n");
+        const auto mixed = load(csv("mixed.csv"), {2, 0});
+        QVERIFY2(mixed.ok(), errorOf(mixed).c_str());
+        QCOMPARE(mixed->train.count, std::int64_t{3});
+    }
+
     void csvLabelColumnTestFileAndAbsolutePath() {
         write("l.csv", "1,0.5,0.25\n0,1.5,2.25\n");  // no header, label first, no trailing newline below
         write("lt.csv", "label,x,y\n1,9,8");

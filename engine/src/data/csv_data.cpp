@@ -152,10 +152,11 @@ Dataset CsvParser::parse(std::string_view text) {
     std::int64_t lineNumber = 0;
     while (!text.empty()) {
         ++lineNumber;
-        const std::size_t newline = text.find('\n');
-        std::string_view line = text.substr(0, newline);
-        text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        // Lines end in LF, CRLF or a lone CR (old Mac files): each counts as one line.
+        const std::size_t end = text.find_first_of("\r\n");
+        std::string_view line = text.substr(0, end);
+        const bool crlf = end != std::string_view::npos && text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n';
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + (crlf ? 2 : 1));
         if (trim(line).empty()) continue;  // blank lines (e.g. trailing ones) carry no sample
 
         m_fields.clear();

@@ -1,6 +1,8 @@
 #include "distlab/io/checkpoint.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "distlab/io/run_config_json.hpp"
 #include "distlab/io/safetensors.hpp"
@@ -26,10 +28,15 @@ std::vector<ExpectedTensor> expectedParameters(const ParameterStore& store) {
 Status copyParameters(const SafeTensorsFile& file, ParameterStore& store, const std::string& path) {
     for (std::size_t i = 0; i < store.infos().size(); ++i) {
         const ParameterInfo& info = store.infos()[i];
-        auto status = copySafeTensor(file, info.name, info.shape,
-                                     store.values().subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size)),
-                                     path);
+        const auto values = store.values().subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size));
+        auto status = copySafeTensor(file, info.name, info.shape, values, path);
         if (!status) return status;
+        // A NaN or infinite weight makes the first loss non-finite, which would read as divergence
+        // (advice: lower the learning rate) instead of naming the file that holds it.
+        const auto bad = std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+        if (bad != values.end())
+            return Error{path + ": " + info.name + ": element " + std::to_string(bad - values.begin()) + " is " +
+                         (std::isnan(*bad) ? "NaN" : "infinite") + "; weights must be finite numbers"};
     }
     return Ok{};
 }
