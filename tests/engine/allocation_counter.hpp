@@ -1,6 +1,8 @@
 #pragma once
 // Counts heap allocations by replacing the global operator new/delete. Include it in exactly one
-// source file of a test executable; set g_countAllocations around the code under test.
+// source file of a test executable; set g_countAllocations around the code under test. Every
+// non-aligned form is replaced, nothrow included (std::stable_sort's buffer uses it): a form left
+// to the runtime would be freed here with free() (AddressSanitizer: alloc-dealloc-mismatch).
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -14,6 +16,16 @@ void* operator new(std::size_t size) {
     throw std::bad_alloc();
 }
 void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+    try {
+        return operator new(size);
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
