@@ -10,6 +10,7 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/core/rng.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
@@ -28,6 +29,7 @@ struct BenchOptions {
 
 // A day: longer measurements say nothing more, and the budget in nanoseconds must not overflow.
 constexpr double kMaxBenchSeconds = 86400.0;
+constexpr std::size_t kKeptSteps = std::size_t{1} << 20;  // 8 MiB of step times at most
 
 int runBench(const BenchOptions& options) {
     auto config = loadRunConfig(options.configPath, options.overrides, "CONFIG");
@@ -37,8 +39,12 @@ int runBench(const BenchOptions& options) {
     Trainer& trainer = **created;
 
     for (long long i = 0; i < options.warmupSteps; ++i) trainer.step();
+    // Step times for the percentiles: every step up to kKeptSteps, then a uniform sample of them
+    // (reservoir sampling), so memory stays bounded however long the measurement runs.
     std::vector<double> stepMs;
-    stepMs.reserve(1 << 20);
+    stepMs.reserve(kKeptSteps);
+    Rng reservoir(1);
+    std::int64_t measuredSteps = 0;
     double commNs = 0;
     double serverBusyNs = 0;
     double stalenessSum = 0;
@@ -51,7 +57,10 @@ int runBench(const BenchOptions& options) {
         if (!report.applied) continue;
         serverBusyNs += double(report.serverBusyNs);
         stalenessSum += double(report.staleness);
-        stepMs.push_back(double(report.endNs - report.startNs) * 1e-6);
+        const double ms = double(report.endNs - report.startNs) * 1e-6;
+        if (stepMs.size() < kKeptSteps) stepMs.push_back(ms);
+        else if (const auto slot = reservoir.below(static_cast<std::uint64_t>(measuredSteps) + 1); slot < kKeptSteps) stepMs[slot] = ms;
+        ++measuredSteps;
         const ReplicaStepStats& first = report.replicas[0];
         commNs += double(first.commEndNs - first.computeEndNs);
     }
@@ -60,7 +69,7 @@ int runBench(const BenchOptions& options) {
         std::fprintf(stderr, "error: bench: no step finished in %g s; give a longer --seconds\n", options.seconds);
         return 1;
     }
-    const auto steps = static_cast<double>(stepMs.size());
+    const auto steps = static_cast<double>(measuredSteps);
     auto percentile = [&](double p) {
         std::vector<double> sorted = stepMs;
         const auto index = static_cast<std::size_t>(p * (sorted.size() - 1));
@@ -78,7 +87,7 @@ int runBench(const BenchOptions& options) {
     out["gflops"] = 6.0 * double(trainer.replicaModel(0).weightCount()) * samplesPerSec / 1e9;
     out["replicas"] = trainer.replicaCount();
     out["global_batch_size"] = config->data.globalBatchSize;
-    out["steps"] = stepMs.size();
+    out["steps"] = measuredSteps;
     out["seconds"] = elapsed;
     if (ParameterServerControls* controls = trainer.parameterServerControls()) {
         // How much of the servers' time applying updates took: they must not be the bottleneck.

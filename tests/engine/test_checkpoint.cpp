@@ -1,6 +1,8 @@
 // Weights and checkpoints: resume reproduces an uninterrupted run bit for bit; a bad file
 // changes nothing and says what is wrong.
 #include <QtTest>
+#include <limits>
+#include <cstring>
 
 #include <fstream>
 
@@ -99,6 +101,28 @@ private slots:
         const auto junk = loadWeights(trainer, path("junk.safetensors"));
         QVERIFY(!junk.ok());
         QVERIFY(valuesOf(trainer) == before);
+    }
+
+    // A NaN in the last tensor is found before any weight changes (it was found after the earlier
+    // tensors had been copied into replica 0 only).
+    void nonFiniteWeightsChangeNothing() {
+        const DataSplit data = makeClassificationData(240, 5, 3, 3);
+        const RunConfig config = smallConfig(2, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.0, 1);
+        MirroredTrainer source(config, data);
+        QVERIFY(saveWeights(source.replicaModel(0), path("nan.safetensors")).ok());
+        auto file = readSafeTensors(path("nan.safetensors"));
+        QVERIFY(file.ok());
+        SafeTensor& last = file->tensors.rbegin()->second;
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        std::memcpy(last.bytes.data() + last.bytes.size() - sizeof(float), &nan, sizeof(float));
+        QVERIFY(writeSafeTensors(path("nan.safetensors"), *file).ok());
+        MirroredTrainer trainer(config, data);
+        const auto before = valuesOf(trainer);
+        const auto status = loadWeights(trainer, path("nan.safetensors"));
+        QVERIFY(!status.ok());
+        QVERIFY2(status.error().message.find(file->tensors.rbegin()->first + ": element") != std::string::npos, status.error().message.c_str());
+        QVERIFY2(status.error().message.find("is NaN") != std::string::npos, status.error().message.c_str());
+        for (int r = 0; r < 2; ++r) QVERIFY(valuesOf(trainer, r) == before);
     }
 
     void failedSaveKeepsThePreviousFile() {

@@ -26,9 +26,10 @@ std::vector<ExpectedTensor> expectedParameters(const ParameterStore& store) {
 }
 
 Status copyParameters(const SafeTensorsFile& file, ParameterStore& store, const std::string& path) {
-    for (std::size_t i = 0; i < store.infos().size(); ++i) {
-        const ParameterInfo& info = store.infos()[i];
-        const auto values = store.values().subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size));
+    // Everything is read and checked before the store changes: a bad tensor leaves the weights as they were.
+    std::vector<float> loaded(static_cast<std::size_t>(store.totalSize()));
+    for (const ParameterInfo& info : store.infos()) {
+        const auto values = std::span<float>(loaded).subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size));
         auto status = copySafeTensor(file, info.name, info.shape, values, path);
         if (!status) return status;
         // A NaN or infinite weight makes the first loss non-finite, which would read as divergence
@@ -38,6 +39,7 @@ Status copyParameters(const SafeTensorsFile& file, ParameterStore& store, const 
             return Error{path + ": " + info.name + ": element " + std::to_string(bad - values.begin()) + " is " +
                          (std::isnan(*bad) ? "NaN" : "infinite") + "; weights must be finite numbers"};
     }
+    std::copy(loaded.begin(), loaded.end(), store.values().begin());
     return Ok{};
 }
 
