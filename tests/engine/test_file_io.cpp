@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "distlab/io/atomic_file.hpp"
+#include "file_test_support.hpp"
 #include "distlab/io/input_file.hpp"
 #include "distlab/io/staged_file.hpp"
 #include "io/byte_stream.hpp"
@@ -22,23 +23,9 @@ using namespace distlab;
 
 namespace {
 
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    return file.readAll();
-}
 
-void writeRaw(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(bytes);
-}
 
-QStringList entriesOf(const QString& folder) {
-    return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-}
 
-std::string local(const QString& path) { return QFile::encodeName(path).toStdString(); }
 
 template <typename T>
 QString errorOf(const Result<T>& result) {
@@ -68,10 +55,6 @@ QByteArray gzipZeros(qint64 bytes) {
     return out;
 }
 
-bool isFifo(const QString& path) {
-    struct stat info {};
-    return ::lstat(local(path).c_str(), &info) == 0 && S_ISFIFO(info.st_mode);
-}
 
 }  // namespace
 
@@ -255,17 +238,14 @@ private slots:
         writeRaw(target, "old\n");
         auto file = StagedFile::create(local(target));
         QVERIFY(file.ok());
-        rlimit saved {};
-        QVERIFY(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-        const auto oldHandler = ::signal(SIGXFSZ, SIG_IGN);
-        rlimit small = saved;
-        small.rlim_cur = 4096;
-        QVERIFY(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-        const std::string line(100, 'x');
-        for (int i = 0; i < 10000; ++i) file->append(line);
-        const Status published = file->publish();
-        ::setrlimit(RLIMIT_FSIZE, &saved);
-        ::signal(SIGXFSZ, oldHandler);
+        Status published = Ok{};
+        {
+            const FileSizeLimit limit(4096);
+            QVERIFY(limit.active());
+            const std::string line(100, 'x');
+            for (int i = 0; i < 10000; ++i) file->append(line);
+            published = file->publish();
+        }
         QCOMPARE(errorOf(published), target + ": cannot write: File too large");
         QCOMPARE(readAll(target), QByteArray("old\n"));
         QCOMPARE(entriesOf(folder.path()), QStringList{"m.jsonl"});

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "distlab/io/chrome_trace_writer.hpp"
+#include "file_test_support.hpp"
 #include "distlab/io/metrics_writer.hpp"
 
 using namespace distlab;
@@ -21,20 +22,10 @@ using nlohmann::json;
 
 namespace {
 
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    return file.readAll();
-}
-
 QList<QByteArray> linesOf(const QString& path) {
     QList<QByteArray> lines = readAll(path).split('\n');
     if (!lines.isEmpty() && lines.last().isEmpty()) lines.removeLast();
     return lines;
-}
-
-QStringList entriesOf(const QString& folder) {
-    return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 QString errorText(const Error& error) { return QString::fromStdString(error.message); }
@@ -154,16 +145,13 @@ private slots:
         // A full disk (here: a file-size limit) surfaces at close(), naming the file.
         auto limited = MetricsWriter::open(path.toStdString());
         QVERIFY(limited.ok());
-        rlimit saved {};
-        QVERIFY(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-        const auto oldHandler = ::signal(SIGXFSZ, SIG_IGN);
-        rlimit small = saved;
-        small.rlim_cur = 4096;
-        QVERIFY(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-        for (int i = 0; i < 10000; ++i) limited->write(sampleRecord());
-        const Status closed = limited->close();
-        ::setrlimit(RLIMIT_FSIZE, &saved);
-        ::signal(SIGXFSZ, oldHandler);
+        Status closed = Ok{};
+        {
+            const FileSizeLimit limit(4096);
+            QVERIFY(limit.active());
+            for (int i = 0; i < 10000; ++i) limited->write(sampleRecord());
+            closed = limited->close();
+        }
         QVERIFY(!closed.ok());
         QCOMPARE(errorText(closed.error()), path + ": cannot write: File too large");
     }

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "distlab/io/atomic_file.hpp"
+#include "file_test_support.hpp"
 #include "distlab/io/safetensors.hpp"
 
 using namespace distlab;
@@ -51,22 +52,8 @@ std::vector<std::byte> rawBytes(std::initializer_list<int> values) {
     return out;
 }
 
-/// Names in `folder` (hidden ones too), to prove no temporary file is left behind.
-QStringList entriesOf(const QString& folder) {
-    return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
-}
 
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    return file.readAll();
-}
 
-void writeRaw(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    QCOMPARE(file.write(bytes), bytes.size());
-}
 
 SafeTensorsFile sampleFile(std::size_t floats) {
     SafeTensorsFile file;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "file_test_support.hpp"
 #include "main_window.hpp"
 #include "ui_test_support.hpp"
 
@@ -26,23 +27,6 @@ namespace {
 
 // Refusing a file takes milliseconds; this only tells a refusal from a hang on a loaded machine.
 constexpr qint64 kPromptMs = 5000;
-
-std::string local(const QString& path) { return QFile::encodeName(path).toStdString(); }
-
-void writeFile(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(bytes);
-}
-
-QStringList entriesOf(const QString& folder) {
-    return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-}
-
-bool isFifo(const QString& path) {
-    struct stat info {};
-    return ::lstat(local(path).c_str(), &info) == 0 && S_ISFIFO(info.st_mode);
-}
 
 }  // namespace
 
@@ -98,7 +82,7 @@ private slots:
     void dataFromAFifoIsReportedNotWaitedFor() {
         QVERIFY(isFifo(fifo("data.csv")));
         const QString config = m_dir.filePath("csv.json");
-        writeFile(config, R"({"model": {"layers": [{"type": "dense", "units": 2}]},
+        writeRaw(config, R"({"model": {"layers": [{"type": "dense", "units": 2}]},
                              "data": {"source": "csv", "path": "data.csv", "global_batch_size": 1}})");
         QVERIFY(m_window->openConfig(config));  // the data loads on the session thread
         QTRY_COMPARE_WITH_TIMEOUT(m_recorder->errors.size(), 1, kPromptMs);
@@ -107,7 +91,7 @@ private slots:
 
     void openingAHugeFileIsRefused() {
         const QString big = m_dir.filePath("big.json");
-        writeFile(big, "");
+        writeRaw(big, "");
         QVERIFY(::truncate(local(big).c_str(), 200'000'000) == 0);  // sparse: no disk used
         QElapsedTimer timer;
         timer.start();
