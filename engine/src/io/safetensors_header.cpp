@@ -111,6 +111,11 @@ json parseJson(std::string_view header, const std::string& fileName, std::string
     } catch (const json::parse_error& error) {
         const std::uint64_t offset = kLengthPrefixBytes + std::min<std::uint64_t>(error.byte == 0 ? 0 : error.byte - 1, header.size());
         fail(fileName + ": byte offset " + std::to_string(offset) + ": header is not valid JSON: " + shortParseMessage(error.what()));
+    } catch (const json::exception& error) {
+        // e.g. out_of_range for a number too large for a double (found by fuzz_safetensors): no offset given.
+        const std::string what = error.what();  // "[json.exception.out_of_range.406] number overflow ..."
+        const std::size_t bracket = what.find("] ");
+        fail(fileName + ": header is not valid JSON: " + shortParseMessage(bracket == std::string::npos ? what : what.substr(bracket + 2)));
     }
     // A duplicated tensor name would show up as an unexplained gap, so it is reported by name.
     DuplicateKeyWatcher watcher;
