@@ -179,15 +179,16 @@ bool MainWindow::saveConfig(const QString& path) {
 }
 
 bool MainWindow::saveWeights(const QString& path) {
-    Status status = Error{tr("Pause the run (or let it finish) to save its weights.").toStdString()};
-    m_controller->withIdleTrainer([&](Trainer& trainer) { status = distlab::saveWeights(trainer.replicaModel(0), local(path)); });
+    Status status = Error{tr("No run is loaded, or it has ended.").toStdString()};
+    // The primary model: the servers' copy for parameter servers (what the CLI saves too).
+    m_controller->runBetweenSteps([&](Trainer& trainer) { status = distlab::saveWeights(trainer.primaryModel(), local(path)); });
     if (!status) showError(tr("Could not save the weights"), QString::fromStdString(status.error().message));
     return status.ok();
 }
 
 bool MainWindow::loadWeights(const QString& path) {
-    Status status = Error{tr("Pause the run (or let it finish) to load weights into it.").toStdString()};
-    m_controller->withIdleTrainer([&](Trainer& trainer) { status = distlab::loadWeights(trainer, local(path)); });
+    Status status = Error{tr("No run is loaded, or it has ended.").toStdString()};
+    m_controller->runBetweenSteps([&](Trainer& trainer) { status = distlab::loadWeights(trainer, local(path)); });
     if (!status) {
         showError(tr("Could not load the weights"),
                   tr("%1\n\nThe current weights are unchanged.").arg(QString::fromStdString(status.error().message)));

@@ -60,7 +60,7 @@ Status saveRunConfigFile(const RunConfig& config, const QString& path) {
 
 Status exportMetricsCsv(const RunHistory& history, const QString& path) {
     std::string text =
-        "step,epoch,wall_seconds,loss,accuracy,learning_rate,step_ms,compute_ms,communication_ms,waiting_ms,"
+        "step,epoch,wall_seconds,loss,accuracy,learning_rate,step_ms,compute_ms,optimizer_ms,communication_ms,waiting_ms,"
         "samples_per_second,test_loss,test_accuracy\n";
     text.reserve(text.size() + history.rows().size() * 120);
     for (const MetricRow& row : history.rows()) {
@@ -68,7 +68,7 @@ Status exportMetricsCsv(const RunHistory& history, const QString& path) {
         text += ',';
         text += std::to_string(row.epoch);
         for (double value : {row.wallSeconds, row.loss, row.accuracy, row.learningRate, row.stepMs, row.computeMs,
-                             row.communicationMs, row.waitingMs, row.samplesPerSecond, row.testLoss, row.testAccuracy}) {
+                             row.optimizerMs, row.communicationMs, row.waitingMs, row.samplesPerSecond, row.testLoss, row.testAccuracy}) {
             appendNumber(text, value);
         }
         text += '\n';
@@ -84,24 +84,20 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
     }
     auto writer = ChromeTraceWriter::open(local(path), runName.toStdString(), devices);
     if (!writer) return writer.error();
-    auto add = [&](int device, TimePart part, std::int64_t step, std::int64_t begin, std::int64_t end) {
-        if (end <= begin) return;
-        TraceSpan span;
-        span.device = device;
-        span.name = timePartName(part);
-        span.step = step;
-        span.startUs = static_cast<double>(begin) * 1e-3;
-        span.durationUs = static_cast<double>(end - begin) * 1e-3;
-        writer->add(span);
-    };
     for (int i = 0; i < history.timelineCount(); ++i) {
         for (int r = 0; r < history.replicaCount(); ++r) {
             const ReplicaRecord& record = history.timelineRecord(i, r);
             if (record.step == 0) continue;
-            add(r, TimePart::Compute, record.step, record.startNs, record.computeEndNs);
-            add(r, TimePart::Communication, record.step, record.computeEndNs, record.commEndNs);
-            add(r, TimePart::Optimizer, record.step, record.commEndNs, record.updateEndNs);
-            add(r, TimePart::Idle, record.step, record.updateEndNs, record.stepEndNs);
+            for (const PhaseSpan& part : phaseSpans(stepTimes(record))) {
+                if (part.endNs <= part.beginNs) continue;
+                TraceSpan span;
+                span.device = r;
+                span.name = phaseName(part.phase);
+                span.step = record.step;
+                span.startUs = static_cast<double>(part.beginNs) * 1e-3;
+                span.durationUs = static_cast<double>(part.endNs - part.beginNs) * 1e-3;
+                writer->add(span);
+            }
         }
     }
     return writer->close();

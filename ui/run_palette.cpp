@@ -15,26 +15,15 @@ QColor replicaColor(int replica) {
     return QColor::fromRgb(kColors[index]);
 }
 
-QColor timePartColor(TimePart part) {
+QColor phaseColor(Phase part) {
     switch (part) {
-    case TimePart::Compute: return QColor::fromRgb(0x4e79a7);
-    case TimePart::Communication: return QColor::fromRgb(0xf28e2b);
-    case TimePart::Waiting: return QColor::fromRgb(0xe15759);
-    case TimePart::Optimizer: return QColor::fromRgb(0x59a14f);
-    case TimePart::Idle: return QColor::fromRgb(0xbab0ac);
+    case Phase::Compute: return QColor::fromRgb(0x4e79a7);
+    case Phase::Communication: return QColor::fromRgb(0xf28e2b);
+    case Phase::Waiting: return QColor::fromRgb(0xe15759);
+    case Phase::Optimizer: return QColor::fromRgb(0x59a14f);
+    case Phase::Idle: return QColor::fromRgb(0xbab0ac);
     }
     return Qt::gray;
-}
-
-const char* timePartName(TimePart part) {
-    switch (part) {
-    case TimePart::Compute: return "compute";
-    case TimePart::Communication: return "communication";
-    case TimePart::Waiting: return "waiting";
-    case TimePart::Optimizer: return "optimizer";
-    case TimePart::Idle: return "idle";
-    }
-    return "?";
 }
 
 bool darkPalette() {

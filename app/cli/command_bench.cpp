@@ -14,6 +14,7 @@
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
+#include "distlab/telemetry/phase_split.hpp"
 #include "run_setup.hpp"
 
 namespace distlab::cli {
@@ -61,8 +62,8 @@ int runBench(const BenchOptions& options) {
         if (stepMs.size() < kKeptSteps) stepMs.push_back(ms);
         else if (const auto slot = reservoir.below(static_cast<std::uint64_t>(measuredSteps) + 1); slot < kKeptSteps) stepMs[slot] = ms;
         ++measuredSteps;
-        const ReplicaStepStats& first = report.replicas[0];
-        commNs += double(first.commEndNs - first.computeEndNs);
+        const PhaseSplit split = splitStep(report);
+        commNs += split[Phase::Communication] + split[Phase::Waiting];
     }
     const double elapsed = double(now - start) * 1e-9;
     if (stepMs.empty()) {

@@ -29,7 +29,8 @@ volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void onInterrupt(int) { g_interrupted = 1; }
 
 /// A fault to inject at a given update: "kill-worker:W@STEP", "kill-ps:P@STEP", "slow-worker:W=S@STEP",
-/// "pause-worker:W@STEP", "resume-worker:W@STEP" (parameter-server runs).
+/// "pause-worker:W@STEP", "resume-worker:W@STEP" (parameter-server runs), "fail-device:R@STEP" (the
+/// synchronous strategies: replica R's device is lost in the step after update STEP).
 constexpr long long kMaxFaultTarget = 1 << 20;  // far past any worker or server count; fits an int
 
 struct Fault {
@@ -40,7 +41,8 @@ struct Fault {
 };
 
 constexpr const char* kFaultForms =
-    "expected kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, pause-worker:W@STEP or resume-worker:W@STEP";
+    "expected kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, pause-worker:W@STEP, resume-worker:W@STEP "
+    "or fail-device:R@STEP";
 
 Result<Fault> parseFault(std::string_view text) {
     Fault fault;
@@ -61,12 +63,37 @@ Result<Fault> parseFault(std::string_view text) {
     // The same range as strategy.worker_speed: a worker cannot run faster than full speed.
     if (fault.kind == "slow-worker" && !(fault.value >= 0.1 && fault.value <= 1.0))
         return Error{"slow-worker SPEED must be in [0.1, 1.0] (1 = full speed, 0.5 = twice as slow)"};
-    for (const char* known : {"kill-worker", "kill-ps", "slow-worker", "pause-worker", "resume-worker"})
+    for (const char* known : {"kill-worker", "kill-ps", "slow-worker", "pause-worker", "resume-worker", "fail-device"})
         if (fault.kind == known) return fault;
     return Error{kFaultForms};
 }
 
-void applyFault(const Fault& fault, ParameterServerControls& controls) {
+bool isDeviceFault(const Fault& fault) { return fault.kind == "fail-device"; }
+
+/// Why `fault` cannot apply to this run, or "" when it can.
+std::string faultRefusal(const Fault& fault, Trainer& trainer, const RunConfig& config) {
+    const std::string name = "--fault " + fault.kind + ":" + std::to_string(fault.target);
+    if (isDeviceFault(fault)) {
+        if (config.strategy.type == StrategyKind::ParameterServer)
+            return name + ": parameter-server runs lose workers with kill-worker, not fail-device";
+        if (fault.target >= trainer.replicaCount())
+            return name + ": there is no such replica (the run has " + std::to_string(trainer.replicaCount()) + ")";
+        return {};
+    }
+    const ParameterServerControls* controls = trainer.parameterServerControls();
+    if (controls == nullptr)
+        return name + ": needs a parameter_server strategy (strategy.type is " + std::string(configName(config.strategy.type)) + ")";
+    if (fault.target >= (fault.kind == "kill-ps" ? controls->serverCount() : controls->workerCount()))
+        return name + ": there is no such " + (fault.kind == "kill-ps" ? "parameter server" : "worker");
+    return {};
+}
+
+void applyFault(const Fault& fault, Trainer& trainer) {
+    if (isDeviceFault(fault)) {
+        trainer.failDevice(fault.target);
+        return;
+    }
+    ParameterServerControls& controls = *trainer.parameterServerControls();
     if (fault.kind == "kill-worker") controls.killWorker(fault.target);
     else if (fault.kind == "kill-ps") controls.killParameterServer(fault.target);
     else if (fault.kind == "slow-worker") controls.setWorkerSpeed(fault.target, fault.value);
@@ -121,14 +148,8 @@ int runTrain(const TrainOptions& options) {
     double lastLoss = std::nan("");
     int exitCode = 0;
     std::string failure;
-    ParameterServerControls* controls = trainer.parameterServerControls();
-    if (!options.faults.empty() && controls == nullptr)
-        return inputError("--fault needs a parameter_server strategy (strategy.type is " +
-                          std::string(configName(config->strategy.type)) + ")");
     for (const Fault& fault : options.faults)
-        if (fault.target >= (fault.kind == "kill-ps" ? controls->serverCount() : controls->workerCount()))
-            return inputError("--fault " + fault.kind + ":" + std::to_string(fault.target) + ": there is no such " +
-                              (fault.kind == "kill-ps" ? "parameter server" : "worker"));
+        if (const std::string refusal = faultRefusal(fault, trainer, *config); !refusal.empty()) return inputError(refusal);
     // Opened once every argument has been checked; the files themselves change only when published.
     auto recorder = StepRecorder::open(options.metrics, options.trace, config->name, trainer.replicaCount(),
                                        config->strategy.type == StrategyKind::ParameterServer);
@@ -138,7 +159,7 @@ int runTrain(const TrainOptions& options) {
     }
     while (trainer.stepsDone() < config->steps && !g_interrupted) {
         for (const Fault& fault : options.faults)
-            if (fault.atStep == trainer.stepsDone()) applyFault(fault, *controls);
+            if (fault.atStep == trainer.stepsDone()) applyFault(fault, trainer);
         const StepReport* step = nullptr;
         try {
             step = &trainer.step();
@@ -247,8 +268,9 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
     command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
         ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
     command->add_option("--fault", *faults,
-                        "inject a parameter-server fault: kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
-                        "pause-worker:W@STEP, resume-worker:W@STEP (repeatable)")
+                        "inject a fault: kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
+                        "pause-worker:W@STEP, resume-worker:W@STEP (parameter servers); fail-device:R@STEP "
+                        "(the synchronous strategies) (repeatable)")
         ->type_name("KIND:TARGET@STEP")->allow_extra_args(false)
         ->check(CLI::Validator(
             [](std::string& text) {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/telemetry/phase_split.hpp"
 
 namespace distlab::cli {
 namespace {
@@ -44,7 +45,6 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
         r.gradNormBefore.resize(n);
         r.gradNormAfter.resize(n);
         r.replicaLoss.resize(n);
-        double compute = 0, comm = 0, wait = 0;
         r.bytesCommunicated = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const ReplicaStepStats& s = report.replicas[i];
@@ -55,14 +55,13 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             r.gradNormBefore[i] = s.gradNormBefore;
             r.gradNormAfter[i] = s.gradNormAfter;
             r.replicaLoss[i] = s.localLoss();
-            compute = std::max(compute, double(s.computeEndNs - s.startNs + s.updateEndNs - s.commEndNs));
-            comm = std::max(comm, double(s.commEndNs - s.computeEndNs - s.commWaitNs));
-            wait = std::max(wait, double(s.commWaitNs + report.endNs - s.updateEndNs));
             r.bytesCommunicated += s.bytesSent;
         }
-        r.computeMs = compute * 1e-6;
-        r.commMs = comm * 1e-6;
-        r.waitMs = wait * 1e-6;
+        const PhaseSplit split = splitStep(report);
+        r.computeMs = split[Phase::Compute] * 1e-6;
+        r.optimizerMs = split[Phase::Optimizer] * 1e-6;
+        r.commMs = split[Phase::Communication] * 1e-6;
+        r.waitMs = (split[Phase::Waiting] + split[Phase::Idle]) * 1e-6;
         const bool parameterServer = m_parameterServer;
         r.worker = parameterServer ? std::optional<std::int64_t>(report.worker) : std::nullopt;
         r.staleness = parameterServer ? std::optional<std::int64_t>(report.staleness) : std::nullopt;
@@ -76,13 +75,10 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             const ReplicaStepStats& s = report.replicas[i];
             if (!s.active) continue;
             const int device = static_cast<int>(i);
-            auto span = [&](std::string_view name, std::int64_t from, std::int64_t to) {
-                if (to > from) m_trace->add({device, name, {}, report.step, double(from) * 1e-3, double(to - from) * 1e-3});
-            };
-            span("compute", s.startNs, s.computeEndNs);
-            span("communication", s.computeEndNs, s.commEndNs);
-            span("optimizer", s.commEndNs, s.updateEndNs);
-            span("idle", s.updateEndNs, report.endNs);
+            for (const PhaseSpan& span : phaseSpans(stepTimes(s, report.endNs)))
+                if (span.endNs > span.beginNs)
+                    m_trace->add({device, phaseName(span.phase), {}, report.step, double(span.beginNs) * 1e-3,
+                                  double(span.endNs - span.beginNs) * 1e-3});
         }
     }
 }

@@ -164,6 +164,26 @@ private slots:
         QVERIFY(lastJsonLine(resumed.out)["test_accuracy"].toDouble() > 0.8);
     }
 
+    void aLostDeviceStopsASynchronousRun() {
+        // Replica 1's device is lost mid-step while replica 0 waits for it in the all-reduce: the
+        // reduction is aborted (no hang), the run stops with exit 3 naming the device, and the
+        // checkpoint of step 20 is kept; resuming finishes the run.
+        const CliResult lost = runCli({"train", path("run.json"), "--fault", "fail-device:1@30", "--checkpoint", path("m.ckpt"),
+                                       "--checkpoint-every", "20", "--metrics", path("lost.jsonl"), "--quiet"});
+        QCOMPARE(lost.exitCode, 3);
+        QVERIFY2(lost.err.startsWith("error: replica 1 failed: device cpu:1 was lost during step 31 (injected fault)"),
+                 qPrintable(lost.err));
+        QCOMPARE(lastJsonLine(lost.out)["steps"].toInt(), 30);
+        QCOMPARE(readAll(path("lost.jsonl")).trimmed().split('\n').size(), 30);
+        const CliResult resumed = runCli({"train", path("run.json"), "--resume", path("m.ckpt"), "--quiet"});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QCOMPARE(lastJsonLine(resumed.out)["steps"].toInt(), 60);
+        // Refused up front: a replica that does not exist, and fail-device on parameter servers.
+        const CliResult noReplica = runCli({"train", path("run.json"), "--fault", "fail-device:2@1"});
+        QCOMPARE(noReplica.exitCode, 2);
+        QVERIFY2(noReplica.err.contains("--fault fail-device:2: there is no such replica (the run has 2)"), qPrintable(noReplica.err));
+    }
+
     void usageErrors() {
         QCOMPARE(runCli({}).exitCode, 2);
         QCOMPARE(runCli({"frobnicate"}).exitCode, 2);

@@ -2,10 +2,13 @@
 // ranks and sizes from 0 elements to several MB (odd sizes, sizes below the rank count), SUM and
 // MEAN; reduce, broadcast, all-gather, reduce-scatter, send/recv; the trace (events, snapshots of
 // the partial sums, bounded logs); gradient packing; mirrored training with every algorithm and
-// packing ends with one device's weights.
+// packing ends with one device's weights; a rank that fails releases the others (abort).
 #include <QtTest>
 
 #include <atomic>
+#include <chrono>
+#include <cmath>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -13,7 +16,10 @@
 #include "distlab/comm/collective_trace.hpp"
 #include "distlab/comm/gradient_packer.hpp"
 #include "distlab/comm/in_process_group.hpp"
+#include "distlab/core/error.hpp"
 #include "distlab/distribute/mirrored_trainer.hpp"
+#include "distlab/distribute/replica_pool.hpp"
+#include "distlab/tensor/dtype.hpp"
 #include "allocation_counter.hpp"
 #include "trainer_fixtures.hpp"
 
@@ -206,7 +212,7 @@ private slots:
     void traceRecordsRingStepsAndPartialSums() {
         InProcessGroup group(2, CrossDeviceOps::Ring);
         CollectiveTrace trace(2, {64, 16, 256});
-        group.setTrace(&trace);
+        for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(&trace);
         trace.setCaptureSnapshots(true);
         std::vector<std::vector<float>> buffers{{1, 2, 3, 4}, {10, 20, 30, 40}};
         onEveryRank(2, [&](int r) { group.communicator(r).allReduce(buffers[r], AllReduceOptions{ReduceOp::Sum, 3}); });
@@ -247,13 +253,13 @@ private slots:
         onEveryRank(2, [&](int r) { group.communicator(r).allReduce(buffers[r], ReduceOp::Sum); });
         QCOMPARE(int(trace.events(0).size()), 2);
         QCOMPARE(int(trace.snapshots(0).size()), 0);
-        group.setTrace(&tiny);
+        for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(&tiny);
         tiny.setCaptureSnapshots(true);
         onEveryRank(2, [&](int r) { group.communicator(r).allReduce(buffers[r], ReduceOp::Sum); });
         QCOMPARE(int(tiny.events(1).size()), 1);
         QCOMPARE(tiny.droppedEvents(1), std::int64_t{1});
         QCOMPARE(tiny.droppedSnapshots(1), std::int64_t{3});
-        group.setTrace(nullptr);
+        for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(nullptr);
         onEveryRank(2, [&](int r) { group.communicator(r).allReduce(buffers[r], ReduceOp::Sum); });
         QCOMPARE(int(trace.events(0).size()), 2);  // detached: nothing more recorded
         QCOMPARE(buffers[0], (std::vector<float>{88, 176, 264, 352}));  // 11 x 2^3 and so on
@@ -265,7 +271,7 @@ private slots:
         {
             InProcessGroup group(5, CrossDeviceOps::Tree);
             CollectiveTrace trace(5, {64, 0, 0});
-            group.setTrace(&trace);
+            for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(&trace);
             auto buffers = filled(5, 10);
             onEveryRank(5, [&](int r) { group.communicator(r).allReduce(buffers[r], ReduceOp::Sum); });
             QCOMPARE(allReduceStepCount(CrossDeviceOps::Tree, 5), 4);
@@ -281,7 +287,7 @@ private slots:
         // Hierarchical copy on 4 ranks: lead 0 is (pack mod 4), lead 1 its partner in the other half.
         InProcessGroup group(4, CrossDeviceOps::HierarchicalCopy);
         CollectiveTrace trace(4, {256, 0, 0});
-        group.setTrace(&trace);
+        for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(&trace);
         auto buffers = filled(4, 6);
         for (int pack = 0; pack < 4; ++pack)
             onEveryRank(4, [&](int r) { group.communicator(r).allReduce(buffers[r], AllReduceOptions{ReduceOp::Sum, pack}); });
@@ -337,7 +343,7 @@ private slots:
             const int ranks = 3;
             InProcessGroup group(ranks, algorithm);
             CollectiveTrace trace(ranks, {64, 8, 4096});
-            group.setTrace(&trace);
+            for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(&trace);
             trace.setCaptureSnapshots(true);
             auto buffers = filled(ranks, (1 << 19) + 1);  // two ring segments
             std::vector<std::vector<float>> gathered(ranks, std::vector<float>(3 * 5)), scattered(ranks, std::vector<float>(5));
@@ -402,6 +408,108 @@ private slots:
                 }
             }
         }
+    }
+
+    void sixteenBitAllReduceAccumulatesInFloat32() {
+        // float16 and bfloat16 buffers, every algorithm, 2-8 ranks, against a float64 reference.
+        // The inputs (k/7 rounded to 16 bits, |k| <= 30) are multiples of 2^-13 below 2^3, so
+        // their sums are exact in float32: the SUM must be the float64 sum rounded once to the
+        // buffer's type, bit for bit, and identical on every rank. MEAN is within one 16-bit ulp
+        // (the float32 quotient is rounded again).
+        for (DType dtype : {DType::Float16, DType::BFloat16}) {
+            auto to16 = [dtype](double v) { return dtype == DType::Float16 ? floatToHalf(float(v)) : floatToBfloat16(float(v)); };
+            auto from16 = [dtype](std::uint16_t b) { return double(dtype == DType::Float16 ? halfToFloat(b) : bfloat16ToFloat(b)); };
+            for (CrossDeviceOps algorithm : kAlgorithms)
+                for (int ranks : {2, 3, 5, 8})
+                    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean}) {
+                        const std::int64_t size = 1000 + ranks;
+                        std::vector<std::vector<std::uint16_t>> buffers(static_cast<std::size_t>(ranks));
+                        std::vector<double> reference(static_cast<std::size_t>(size), 0.0);
+                        for (int r = 0; r < ranks; ++r)
+                            for (std::int64_t e = 0; e < size; ++e) {
+                                const std::uint16_t bits = to16(fillValue(r, e) / 7.0);
+                                buffers[static_cast<std::size_t>(r)].push_back(bits);
+                                reference[static_cast<std::size_t>(e)] += from16(bits);
+                            }
+                        InProcessGroup group(ranks, algorithm);
+                        onEveryRank(ranks, [&](int r) {
+                            group.communicator(r).allReduce(BufferView(buffers[static_cast<std::size_t>(r)], dtype),
+                                                            AllReduceOptions{op, 0});
+                        });
+                        const QString label = QString("%1 %2 ranks %3 %4").arg(QString::fromLatin1(dtypeName(dtype).data()))
+                                                  .arg(configName(algorithm)).arg(ranks).arg(op == ReduceOp::Sum ? "sum" : "mean");
+                        for (std::int64_t e = 0; e < size; ++e) {
+                            const auto index = static_cast<std::size_t>(e);
+                            const double exact = op == ReduceOp::Sum ? reference[index] : reference[index] / ranks;
+                            const std::uint16_t got = buffers[0][index];
+                            for (int r = 1; r < ranks; ++r) QVERIFY2(buffers[static_cast<std::size_t>(r)][index] == got, qPrintable(label));
+                            if (op == ReduceOp::Sum) {
+                                QVERIFY2(got == to16(exact), qPrintable(label + QString(" element %1").arg(e)));
+                            } else {
+                                const int bits = dtype == DType::Float16 ? 10 : 7;
+                                const double ulp = exact == 0.0 ? 0.0 : std::ldexp(1.0, std::ilogb(exact) - bits);
+                                QVERIFY2(std::abs(from16(got) - exact) <= ulp, qPrintable(label + QString(" element %1").arg(e)));
+                            }
+                        }
+                    }
+        }
+        // Why float32 accumulation: 2048 + 1 + 1 in float16 steps would stay 2048 (the float16
+        // spacing at 2048 is 2); accumulated in float32 it is 2050, which float16 holds exactly.
+        InProcessGroup group(3, CrossDeviceOps::Ring);
+        std::vector<std::vector<std::uint16_t>> buffers{{floatToHalf(2048.0f)}, {floatToHalf(1.0f)}, {floatToHalf(1.0f)}};
+        onEveryRank(3, [&](int r) { group.communicator(r).allReduce(BufferView(buffers[static_cast<std::size_t>(r)], DType::Float16), AllReduceOptions{}); });
+        QCOMPARE(halfToFloat(buffers[2][0]), 2050.0f);
+        // int32 is not a gradient type.
+        InProcessGroup single(1, CrossDeviceOps::Ring);
+        BufferView ints(std::span<float>{});
+        ints.dtype = DType::Int32;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, single.communicator(0).allReduce(ints, AllReduceOptions{}));
+    }
+
+    void aFailingRankReleasesEveryWaitingPeer() {
+        // Rank `failing` throws before its collective while the others are already in it (or in
+        // the next one): the pool's failure hook aborts the group, every waiter throws
+        // CollectiveAborted, and run() reports the rank that failed on its own. Every algorithm,
+        // every collective kind, a failing rank 0 (the pool's calling thread) and a later one.
+        using Call = std::function<void(Communicator&, std::vector<float>&)>;
+        const std::vector<std::pair<const char*, Call>> calls{
+            {"allReduce", [](Communicator& c, std::vector<float>& b) { c.allReduce(b, ReduceOp::Sum); }},
+            {"reduce", [](Communicator& c, std::vector<float>& b) { c.reduce(b, 0, ReduceOp::Sum); }},
+            {"broadcast", [](Communicator& c, std::vector<float>& b) { c.broadcast(b, 1); }},
+            {"barrier", [](Communicator& c, std::vector<float>&) { c.barrier(); }},
+            {"ring to the next rank", [](Communicator& c, std::vector<float>& b) {
+                 // Everyone receives from its predecessor first: without an abort all would wait.
+                 c.recv(b, (c.rank() + c.size() - 1) % c.size());
+                 c.send(b, (c.rank() + 1) % c.size());
+             }},
+        };
+        for (CrossDeviceOps algorithm : kAlgorithms)
+            for (const auto& [name, call] : calls)
+                for (int failing : {0, 2}) {
+                    const int ranks = 4;
+                    InProcessGroup group(ranks, algorithm);
+                    auto buffers = filled(ranks, 1000);
+                    ReplicaPool pool(
+                        ranks, 1,
+                        [&, failing](int rank) {
+                            if (rank == failing) {
+                                std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the others wait first
+                                throw std::runtime_error("device lost");
+                            }
+                            call(group.communicator(rank), buffers[static_cast<std::size_t>(rank)]);
+                        },
+                        [&] { group.abort(); });
+                    const QString label = QString("%1, %2, rank %3").arg(configName(algorithm)).arg(name).arg(failing);
+                    try {
+                        pool.run();
+                        QFAIL(qPrintable("no failure reported: " + label));
+                    } catch (const TrainingError& error) {
+                        QCOMPARE(QString(error.what()), QString("replica %1 failed: device lost").arg(failing));
+                    }
+                    // The pool stays failed: it does not run replicas whose peers are gone.
+                    QVERIFY_THROWS_EXCEPTION(TrainingError, pool.run());
+                    QVERIFY(group.abortFlag().load());
+                }
     }
 };
 

@@ -38,6 +38,7 @@ MetricsRecord sampleRecord() {
     record.learningRate = 1e-5;
     record.stepMs = 2.5;
     record.computeMs = 1.75;
+    record.optimizerMs = 0.125;
     record.commMs = 0.5;
     record.waitMs = 0.25;
     record.bytesCommunicated = 9007199254740993;  // 2^53 + 1: exact as an integer
@@ -76,10 +77,10 @@ private slots:
         const QList<QByteArray> lines = linesOf(path);
         QCOMPARE(lines.size(), 2);
         QCOMPARE(lines[0], QByteArray(R"({"step":7,"epoch":1,"loss":0.1,"learning_rate":1e-05,"step_ms":2.5,"compute_ms":1.75,)"
-                                      R"("comm_ms":0.5,"wait_ms":0.25,"bytes_communicated":9007199254740993,)"
+                                      R"("optimizer_ms":0.125,"comm_ms":0.5,"wait_ms":0.25,"bytes_communicated":9007199254740993,)"
                                       R"("grad_norm_before":[1,2],"grad_norm_after":[1.5,1.5],"replica_loss":[0.125,-0]})"));
         QCOMPARE(lines[1], QByteArray(R"({"step":8,"epoch":1,"loss":null,"learning_rate":null,"step_ms":2.5,"compute_ms":1.75,)"
-                                      R"("comm_ms":0.5,"wait_ms":0.25,"bytes_communicated":9007199254740993,)"
+                                      R"("optimizer_ms":0.125,"comm_ms":0.5,"wait_ms":0.25,"bytes_communicated":9007199254740993,)"
                                       R"("grad_norm_before":[null,1e+300],"grad_norm_after":[],"replica_loss":[3],)"
                                       R"("test_loss":0.3,"test_accuracy":0.875,"train_accuracy":1})"));
 

@@ -87,6 +87,13 @@ private slots:
         }
         QVERIFY(!parseSafeDType("f32").has_value());
         QVERIFY(!parseSafeDType("").has_value());
+        // The file's tags and the project's one DType.
+        for (DType dtype : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int32}) {
+            QVERIFY(toDType(toSafeDType(dtype)) == dtype);
+            QCOMPARE(safeDTypeSize(toSafeDType(dtype)), dtypeSize(dtype));
+        }
+        QVERIFY(!toDType(SafeDType::F64).has_value());
+        QVERIFY(!toDType(SafeDType::Bool).has_value());
     }
 
     void roundTripEveryDtype() {

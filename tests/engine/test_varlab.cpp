@@ -21,7 +21,7 @@ QString show(const Values& values) {
 }
 
 DistributedVariable makeVariable(VariableStrategy strategy, int replicas, Synchronization sync, Aggregation aggregation,
-                                 double initial, VariableDType dtype = VariableDType::Float32) {
+                                 double initial, DType dtype = DType::Float32) {
     VariableSpec spec;
     spec.synchronization = sync;
     spec.aggregation = aggregation;
@@ -33,17 +33,17 @@ DistributedVariable makeVariable(VariableStrategy strategy, int replicas, Synchr
 }
 
 DistributedVariable mirrored(Aggregation aggregation, double initial, int replicas = 2,
-                             VariableDType dtype = VariableDType::Float32) {
+                             DType dtype = DType::Float32) {
     return makeVariable(VariableStrategy::Mirrored, replicas, Synchronization::OnWrite, aggregation, initial, dtype);
 }
 
 DistributedVariable syncOnRead(Aggregation aggregation, double initial, int replicas = 2,
-                               VariableDType dtype = VariableDType::Float32) {
+                               DType dtype = DType::Float32) {
     return makeVariable(VariableStrategy::Mirrored, replicas, Synchronization::OnRead, aggregation, initial, dtype);
 }
 
 std::string createError(VariableStrategy strategy, Synchronization sync, Aggregation aggregation,
-                        VariableDType dtype = VariableDType::Float32, std::optional<bool> trainable = std::nullopt,
+                        DType dtype = DType::Float32, std::optional<bool> trainable = std::nullopt,
                         int replicas = 2) {
     VariableSpec spec;
     spec.synchronization = sync;
@@ -84,15 +84,15 @@ private slots:
     void meanWithInt32IsRejectedAtCreation() {
         for (auto sync : {Synchronization::Auto, Synchronization::OnWrite, Synchronization::OnRead}) {
             const std::string error =
-                createError(VariableStrategy::Mirrored, sync, Aggregation::Mean, VariableDType::Int32);
+                createError(VariableStrategy::Mirrored, sync, Aggregation::Mean, DType::Int32);
             QVERIFY2(error.find("mean is not supported for an int32 variable") != std::string::npos, error.c_str());
         }
         QVERIFY(!createError(VariableStrategy::CentralStorage, Synchronization::Auto, Aggregation::Mean,
-                             VariableDType::Int32)
+                             DType::Int32)
                      .empty());
         // The other aggregations are fine with int32, and mean is fine with float32.
         QCOMPARE(
-            createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum, VariableDType::Int32),
+            createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum, DType::Int32),
             std::string());
         QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Mean), std::string());
     }
@@ -111,31 +111,31 @@ private slots:
 
     void trainableOnReadIsRejected() {
         const std::string error = createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Sum,
-                                              VariableDType::Float32, true);
+                                              DType::Float32, true);
         QVERIFY2(error.find("only for non-trainable variables") != std::string::npos, error.c_str());
         QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Sum,
-                             VariableDType::Float32, false),
+                             DType::Float32, false),
                  std::string());
         QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum,
-                             VariableDType::Float32, true),
+                             DType::Float32, true),
                  std::string());
     }
 
     void replicaCountIsChecked() {
         QVERIFY(!createError(VariableStrategy::Mirrored, Synchronization::Auto, Aggregation::Sum,
-                             VariableDType::Float32, std::nullopt, 0)
+                             DType::Float32, std::nullopt, 0)
                      .empty());
         QVERIFY(!createError(VariableStrategy::Mirrored, Synchronization::Auto, Aggregation::Sum,
-                             VariableDType::Float32, std::nullopt, kMaxLabReplicas + 1)
+                             DType::Float32, std::nullopt, kMaxLabReplicas + 1)
                      .empty());
         QVERIFY(!createError(VariableStrategy::OneDevice, Synchronization::Auto, Aggregation::Sum,
-                             VariableDType::Float32, std::nullopt, 2)
+                             DType::Float32, std::nullopt, 2)
                      .empty());
     }
 
     void int32InitialMustBeAWholeNumber() {
         VariableSpec spec;
-        spec.dtype = VariableDType::Int32;
+        spec.dtype = DType::Int32;
         spec.initial = 1.5;
         auto created = DistributedVariable::create(spec, VariableStrategy::Mirrored, 2);
         QVERIFY(!created.ok());
@@ -152,7 +152,7 @@ private slots:
     void oneDeviceIsPlain() {
         // none synchronization and mean + int32 are fine: synchronization and aggregation have no effect.
         auto v = makeVariable(VariableStrategy::OneDevice, 1, Synchronization::None, Aggregation::Mean, 1.0,
-                              VariableDType::Int32);
+                              DType::Int32);
         QVERIFY(v.kind() == VariableKind::Plain);
         QVERIFY(v.updateInReplicaSame(VariableOp::AssignAdd, 2.0).ok);
         COMPARE_VALUES(v.copies(), 3.0);
@@ -276,7 +276,7 @@ private slots:
     }
 
     void mirroredInt32() {
-        auto v = mirrored(Aggregation::Sum, 1.0, 2, VariableDType::Int32);
+        auto v = mirrored(Aggregation::Sum, 1.0, 2, DType::Int32);
         QVERIFY(v.updateInReplica(VariableOp::AssignAdd, Values{1.0, 2.0}).ok);
         COMPARE_VALUES(v.copies(), 4.0, 4.0);
         const auto fractional = v.updateInReplica(VariableOp::AssignAdd, Values{1.5, 2.0});
@@ -284,7 +284,7 @@ private slots:
         QCOMPARE(fractional.error, std::string("1.5 cannot be converted to int32 (not a whole number)"));
         COMPARE_VALUES(v.copies(), 4.0, 4.0);
         // int32 arithmetic wraps around.
-        auto w = mirrored(Aggregation::None, 2147483647.0, 2, VariableDType::Int32);
+        auto w = mirrored(Aggregation::None, 2147483647.0, 2, DType::Int32);
         QVERIFY(w.updateCrossReplica(VariableOp::AssignAdd, 1.0).ok);
         COMPARE_VALUES(w.copies(), -2147483648.0, -2147483648.0);
     }
@@ -366,17 +366,17 @@ private slots:
     }
 
     void syncOnReadInt32SumAssignTruncates() {
-        auto v = syncOnRead(Aggregation::Sum, 0.0, 2, VariableDType::Int32);
+        auto v = syncOnRead(Aggregation::Sum, 0.0, 2, DType::Int32);
         const auto result = v.updateCrossReplica(VariableOp::Assign, 7.0);
         QVERIFY(result.ok);
         COMPARE_VALUES(v.copies(), 3.0, 3.0);  // 7 / 2 = 3.5 -> 3
         COMPARE_VALUES(v.readCrossReplica().readValues, 6.0);
         QVERIFY2(result.rule.find("3.5 truncated toward zero") != std::string::npos, result.rule.c_str());
-        auto negative = syncOnRead(Aggregation::Sum, 0.0, 3, VariableDType::Int32);
+        auto negative = syncOnRead(Aggregation::Sum, 0.0, 3, DType::Int32);
         QVERIFY(negative.updateCrossReplica(VariableOp::Assign, -7.0).ok);
         COMPARE_VALUES(negative.copies(), -2.0, -2.0, -2.0);  // toward zero, not floor
         COMPARE_VALUES(negative.readCrossReplica().readValues, -6.0);
-        auto first = syncOnRead(Aggregation::OnlyFirstReplica, 0.0, 2, VariableDType::Int32);
+        auto first = syncOnRead(Aggregation::OnlyFirstReplica, 0.0, 2, DType::Int32);
         QVERIFY(first.updateCrossReplica(VariableOp::Assign, 7.0).ok);
         COMPARE_VALUES(first.copies(), 7.0, 7.0);
     }

@@ -94,7 +94,7 @@ AllReduceCapture reduceOnGroup(int ranks, CrossDeviceOps algorithm, const std::v
     limits.snapshotFloatsPerRank = snapshots ? 1 << 16 : 0;
     CollectiveTrace trace(ranks, limits);
     trace.setCaptureSnapshots(snapshots);
-    group.setTrace(&trace);
+    for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(&trace);
     const std::int64_t elements = packs.back().end;
     std::vector<std::vector<float>> buffers(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r)
@@ -108,7 +108,7 @@ AllReduceCapture reduceOnGroup(int ranks, CrossDeviceOps algorithm, const std::v
                                                 AllReduceOptions{ReduceOp::Sum, static_cast<int>(p)});
         });
     for (std::thread& thread : threads) thread.join();
-    group.setTrace(nullptr);
+    for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(nullptr);
     return AllReduceCapture::fromTrace(trace, algorithm, packs, 1);
 }
 }  // namespace
@@ -210,7 +210,7 @@ private slots:
 
         // The reduced buffer is the gradient the trainer applied on every replica.
         const auto reduced = capture.buffer(capture.stepCount(), 0);
-        QVERIFY(window.controller().withIdleTrainer([&](Trainer& trainer) {
+        QVERIFY(window.controller().runBetweenSteps([&](Trainer& trainer) {
             for (int r = 0; r < kReplicas; ++r) {
                 const auto grads = trainer.replicaModel(r).store().grads();
                 QVERIFY(std::equal(grads.begin(), grads.end(), reduced.begin(), reduced.end()));

@@ -254,7 +254,7 @@ private slots:
         QVERIFY(csvFile.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csvFile.readAll().trimmed().split('\n');
         QCOMPARE(lines.front(), QByteArray("step,epoch,wall_seconds,loss,accuracy,learning_rate,step_ms,compute_ms,"
-                                           "communication_ms,waiting_ms,samples_per_second,test_loss,test_accuracy"));
+                                           "optimizer_ms,communication_ms,waiting_ms,samples_per_second,test_loss,test_accuracy"));
         QCOMPARE(lines.size() - 1, static_cast<qsizetype>(window.controller().history().stepsSeen()));
         QVERIFY(lines[1].startsWith("1,0,"));
         const QString trace = folder.filePath(QStringLiteral("trace.json"));

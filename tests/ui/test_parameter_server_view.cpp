@@ -228,7 +228,7 @@ private slots:
         QVERIFY(view.resumeCheckpoint());
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, kLoadTimeoutMs);
         std::int64_t resumedAt = -1;
-        QTRY_VERIFY_WITH_TIMEOUT(window.controller().withIdleTrainer([&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().runBetweenSteps([&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
                                      resumedAt >= 200, 5000);
         // As a person would: only once the button is enabled (the GUI has seen the run's state).
         QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);

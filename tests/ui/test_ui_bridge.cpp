@@ -9,6 +9,8 @@
 #include "bridge/run_history.hpp"
 #include "bridge/series_renderer.hpp"
 #include "bridge/telemetry_drain.hpp"
+#include "distlab/telemetry/phase_split.hpp"
+#include "distlab/telemetry/step_records.hpp"
 
 using namespace distlab;
 using namespace distlab::ui;
@@ -214,6 +216,38 @@ private slots:
         QCOMPARE(drain.drain(hub, history, true), std::size_t{1});
         QCOMPARE(history.stepsSeen(), 2);
         QCOMPARE(history.timelineRecord(1, 1).step, 0);  // not reported
+    }
+
+    void theAppAndTheCliSplitAStepAlike() {
+        // One StepReport, two replicas with different timings: the CLI writes splitStep(report)
+        // into its metrics; the app turns the report into ring records (as the session does) and
+        // its history and CSV rows must carry the same numbers.
+        StepReport report;
+        report.step = 1;
+        report.startNs = 0;
+        report.endNs = 9'000'000;
+        report.replicas.resize(2);
+        const std::int64_t stamps[2][5] = {{0, 3'000'000, 5'000'000, 6'000'000, 500'000}, {0, 1'000'000, 5'000'000, 8'000'000, 2'500'000}};
+        for (int r = 0; r < 2; ++r) {
+            ReplicaStepStats& s = report.replicas[static_cast<std::size_t>(r)];
+            s.startNs = stamps[r][0];
+            s.computeEndNs = stamps[r][1];
+            s.commEndNs = stamps[r][2];
+            s.updateEndNs = stamps[r][3];
+            s.commWaitNs = stamps[r][4];
+        }
+        const PhaseSplit cli = splitStep(report);
+        RunHistory history(2);
+        const ReplicaRecord records[2] = {toReplicaRecord(report, 0, 1), toReplicaRecord(report, 1, 1)};
+        const ReplicaRecord* pointers[2] = {&records[0], &records[1]};
+        history.addStep(toStepRecord(report, 32), pointers);
+        const MetricRow row = history.rows().front();
+        QCOMPARE(row.computeMs, cli[Phase::Compute] / 1e6);
+        QCOMPARE(row.optimizerMs, cli[Phase::Optimizer] / 1e6);
+        QCOMPARE(row.communicationMs, cli[Phase::Communication] / 1e6);
+        QCOMPARE(row.waitingMs, (cli[Phase::Waiting] + cli[Phase::Idle]) / 1e6);
+        QCOMPARE(row.computeMs, 2.0);  // worked: (3 + 1) / 2 ms
+        QCOMPARE(row.waitingMs, 3.5);  // waiting (0.5 + 2.5) / 2 plus idle (3 + 1) / 2
     }
 
     void oneDrainOfManyStepsKeepsEveryStepAndTheNewestDetail() {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <distlab/comm/in_process_group.hpp>
 #include <distlab/session/training_session.hpp>
 
 #include "bridge/session_controller.hpp"
@@ -33,11 +32,14 @@ CommCapture::CommCapture(SessionController& controller, QObject* parent) : QObje
     });
 }
 
-CommCapture::~CommCapture() {
-    if (m_session == nullptr || m_controller.isNull() || m_controller->session() != m_session) return;
-    m_session->runOnSessionThread([](Trainer& trainer) {
-        if (InProcessGroup* group = trainer.communicationGroup()) group->setTrace(nullptr);
-    });
+CommCapture::~CommCapture() { detach(); }
+
+void CommCapture::detach() {
+    // Between two steps, on the session thread; from then on nothing writes the trace (the wait
+    // orders those writes before any read here). A run that has ended writes nothing already.
+    if (m_session != nullptr && !m_controller.isNull() && m_controller->session() == m_session)
+        m_controller->runBetweenSteps([](Trainer& trainer) { trainer.setCollectiveTrace(nullptr); });
+    m_session = nullptr;
 }
 
 QString CommCapture::refusal() const {
@@ -53,6 +55,7 @@ QString CommCapture::refusal() const {
         return tr("The view follows at most %1 devices.").arg(AllReduceCapture::kMaxRanks);
     switch (controller.state()) {
     case SessionState::Running:
+    case SessionState::Stepping:
     case SessionState::Paused: return {};
     case SessionState::Finished: return tr("The run has finished: press Reset (or raise its step limit) to capture an all-reduce.");
     default: return tr("The run has stopped.");
@@ -100,14 +103,13 @@ bool CommCapture::captureNext() {
 
     bool attached = false;
     CollectiveTrace* trace = m_trace.get();
-    const bool ran = session->runOnSessionThread([&](Trainer& trainer) {
-        InProcessGroup* group = trainer.communicationGroup();
-        if (group == nullptr || group->size() != ranks) return;
-        group->setTrace(trace);
-        m_algorithm = group->algorithm();
+    const bool ran = controller.runBetweenSteps([&](Trainer& trainer) {
+        if (trainer.replicaCount() != ranks) return;
+        attached = trainer.setCollectiveTrace(trace);
         m_startStep = trainer.stepsDone();
-        attached = true;
     });
+    // The algorithm the run's replicas were built with (the session's config never changes).
+    m_algorithm = session->config().strategy.crossDeviceOps;
     if (!ran || !attached) {
         m_trace.reset();
         m_message = tr("This run has no all-reduce to capture.");
@@ -134,7 +136,8 @@ void CommCapture::poll() {
         return;
     }
     switch (m_session->state()) {
-    case SessionState::Running: break;
+    case SessionState::Running:
+    case SessionState::Stepping: break;
     case SessionState::Paused:
         // Paused (or paused since the capture began): take the one step the capture needs.
         if (!m_stepRequested) {
@@ -147,12 +150,7 @@ void CommCapture::poll() {
 }
 
 void CommCapture::finish() {
-    // Detached between two steps; from then on the session thread no longer writes the trace (the
-    // blocking call orders its writes before the reads below).
-    m_session->runOnSessionThread([](Trainer& trainer) {
-        if (InProcessGroup* group = trainer.communicationGroup()) group->setTrace(nullptr);
-    });
-    m_session = nullptr;
+    detach();
     m_latest = AllReduceCapture::fromTrace(*m_trace, m_algorithm, m_packs, m_startStep + 1);
     m_trace.reset();
     m_message.clear();
@@ -161,13 +159,7 @@ void CommCapture::finish() {
 }
 
 void CommCapture::abandon(const QString& message) {
-    // The run is gone or ended: its group no longer reads the trace.
-    if (m_session != nullptr && !m_controller.isNull() && m_controller->session() == m_session) {
-        m_session->runOnSessionThread([](Trainer& trainer) {
-            if (InProcessGroup* group = trainer.communicationGroup()) group->setTrace(nullptr);
-        });
-    }
-    m_session = nullptr;
+    detach();
     m_trace.reset();
     m_message = message;
     emit changed();

@@ -57,6 +57,8 @@ private:
     void poll();
     void finish();
     void abandon(const QString& message);
+    /// Detaches the trace from the captured run (if it is still the current one) and forgets it.
+    void detach();
     QString refusal() const;
 
     QPointer<SessionController> m_controller;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <distlab/telemetry/phase_split.hpp>
+
 #include "bridge/run_history.hpp"
 
 namespace distlab::ui {
@@ -49,14 +51,17 @@ int CommStats::update(const RunHistory& history, std::int64_t gradientBytes) {
             const ReplicaRecord& record = history.timelineRecord(i, r);
             if (record.step == 0) continue;  // this replica did not report the step
             const auto index = static_cast<std::size_t>(r);
+            // The reduction, waiting for peers included, as the engine's phase split has it.
+            const PhaseSplit phases = splitPhases(stepTimes(record));
+            const auto reductionNs = static_cast<std::int64_t>(phases[Phase::Communication] + phases[Phase::Waiting]);
             m_lastBytes[index] = record.bytesSent;
             m_bytesSent[index] += record.bytesSent;
-            m_communicationNs[index] += record.commEndNs - record.computeEndNs;
-            m_waitNs[index] += record.commWaitNs;
+            m_communicationNs[index] += reductionNs;
+            m_waitNs[index] += static_cast<std::int64_t>(phases[Phase::Waiting]);
             lastArrivalNs = std::max(lastArrivalNs, record.computeEndNs);
             lastDoneNs = std::max(lastDoneNs, record.commEndNs);
-            communicationNs += record.commEndNs - record.computeEndNs;
-            stepNs += record.stepEndNs - record.startNs;
+            communicationNs += reductionNs;
+            stepNs += static_cast<std::int64_t>(phases.total());
             ++reported;
         }
         const auto x = static_cast<double>(step.step);

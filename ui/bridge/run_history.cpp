@@ -68,11 +68,12 @@ const ReplicaRecord& RunHistory::timelineRecord(int index, int replica) const {
 }
 
 void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& mean, bool window) {
-    const double compute = ms(record.computeEndNs - record.startNs);
-    const double waiting = ms(record.commWaitNs);
-    const double communication = std::max(0.0, ms(record.commEndNs - record.computeEndNs) - waiting);
-    const double optimizer = ms(record.updateEndNs - record.commEndNs);
-    const double idle = std::max(0.0, ms(record.stepEndNs - record.updateEndNs));
+    const PhaseSplit phases = splitPhases(stepTimes(record));  // the engine's one definition
+    const double compute = phases[Phase::Compute] / kNsPerMs;
+    const double waiting = phases[Phase::Waiting] / kNsPerMs;
+    const double communication = phases[Phase::Communication] / kNsPerMs;
+    const double optimizer = phases[Phase::Optimizer] / kNsPerMs;
+    const double idle = phases[Phase::Idle] / kNsPerMs;
     mean.computeMs += compute;
     mean.communicationMs += communication;
     mean.waitingMs += waiting;
@@ -209,6 +210,7 @@ void RunHistory::addRow(const StepRecord& step, double wall, const StepSplit& me
     row.learningRate = step.learningRate;
     row.stepMs = ms(step.endNs - step.startNs);
     row.computeMs = mean.computeMs;
+    row.optimizerMs = mean.optimizerMs;
     row.communicationMs = mean.communicationMs;
     row.waitingMs = mean.waitingMs + mean.idleMs;
     row.samplesPerSecond = m_samplesPerSecond;

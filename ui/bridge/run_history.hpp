@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include <distlab/telemetry/phase_split.hpp>
 #include <distlab/telemetry/records.hpp>
 
 #include "bridge/decimated_series.hpp"
@@ -47,9 +48,10 @@ struct MetricRow {
     double accuracy = 0.0;
     double learningRate = 0.0;
     double stepMs = 0.0;
-    double computeMs = 0.0;
+    double computeMs = 0.0;        ///< the phase split's means over the step's replicas, as the CLI's metrics
+    double optimizerMs = 0.0;
     double communicationMs = 0.0;
-    double waitingMs = 0.0;
+    double waitingMs = 0.0;        ///< waiting for peers plus idle
     double samplesPerSecond = 0.0;
     double testLoss = 0.0;
     double testAccuracy = 0.0;

@@ -3,6 +3,7 @@
 #include <QMetaObject>
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 
 #include "bridge/run_history.hpp"
@@ -57,6 +58,7 @@ struct SessionController::Run {
     RunHistory history;
     TelemetryDrain drain;
     std::unique_ptr<ObserverBridge> observer;
+    std::future<PlotPoints> points;            // the session's answer to requestPoints()
     std::unique_ptr<TrainingSession> session;  // last: stopped and joined before the rest goes
 };
 
@@ -152,7 +154,7 @@ void SessionController::onRunState(std::uint64_t runId, SessionState newState) {
     }
     if (!m_current->loaded && newState != SessionState::Loading && newState != SessionState::Failed) {
         m_current->loaded = true;
-        takePoints();
+        requestPoints();
         if (m_current->playWhenLoaded) m_current->session->play();
     }
     emit stateChanged(state());
@@ -161,13 +163,12 @@ void SessionController::onRunState(std::uint64_t runId, SessionState newState) {
     }
 }
 
-void SessionController::takePoints() {
-    TrainingSession& session = *m_current->session;
-    PlotPoints points;
-    auto copy = [&points](const Trainer& trainer) {
-        // The data set is immutable once the trainer exists, so this copy is safe between steps.
+void SessionController::requestPoints() {
+    // Computed on the session thread (the data belongs to the trainer); collected by a later tick.
+    m_current->points = m_current->session->post([](Trainer& trainer) {
+        PlotPoints points;
         const DataSplit& data = trainer.data();
-        if (data.train.features != 2) return;
+        if (data.train.features != 2) return points;
         points.classification = data.train.isClassification();
         auto take = [&](const Dataset& set, std::vector<QPointF>& xy, std::vector<float>& value) {
             const std::int64_t count = std::min<std::int64_t>(set.count, PlotPoints::kMaxPoints);
@@ -181,10 +182,18 @@ void SessionController::takePoints() {
         };
         take(data.train, points.train, points.trainValue);
         take(data.test, points.test, points.testValue);
-    };
-    if (Trainer* idle = session.trainerWhenIdle()) copy(*idle);
-    else session.runOnSessionThread([&](Trainer& trainer) { copy(trainer); });
-    m_points = std::move(points);
+        return points;
+    });
+}
+
+void SessionController::takeReadyPoints() {
+    std::future<PlotPoints>& pending = m_current->points;
+    if (!pending.valid() || pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    try {
+        m_points = pending.get();
+    } catch (const std::exception&) {
+        return;  // the run ended before it answered: no points to draw
+    }
     emit pointsChanged();
 }
 
@@ -236,10 +245,14 @@ void SessionController::setWatched(int parameter, std::int64_t element) {
     m_current->history.clearWatched();
 }
 
-bool SessionController::withIdleTrainer(const std::function<void(Trainer&)>& fn) {
-    Trainer* trainer = m_current ? m_current->session->trainerWhenIdle() : nullptr;
-    if (trainer == nullptr) return false;
-    fn(*trainer);
+bool SessionController::runBetweenSteps(const std::function<void(Trainer&)>& fn) {
+    // Not while loading: the task would wait for the whole load, and the GUI with it.
+    if (!m_current || m_current->session->state() == SessionState::Loading) return false;
+    try {
+        m_current->session->post([&fn](Trainer& trainer) { fn(trainer); }).get();
+    } catch (const std::exception&) {
+        return false;  // the run has ended (SessionEnded), or fn threw and ended it (runFailed follows)
+    }
     return true;
 }
 
@@ -311,6 +324,7 @@ void SessionController::tick() {
         const bool ended = current == SessionState::Finished || current == SessionState::Stopped ||
                            current == SessionState::Failed;
         m_current->drain.drain(session.telemetry(), m_current->history, ended);
+        takeReadyPoints();
         auto latest = session.latestSnapshot();
         if (latest && latest != m_snapshot) {
             m_snapshot = std::move(latest);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -70,8 +71,11 @@ public:
     void setWatched(int parameter, std::int64_t element);
     int watchedParameter() const { return m_watchedParameter; }
     std::int64_t watchedElement() const { return m_watchedElement; }
-    /// Runs fn on the trainer while the run is paused or finished; false (fn not called) otherwise.
-    bool withIdleTrainer(const std::function<void(Trainer&)>& fn);
+    /// Runs fn(trainer) on the current run's session thread between two steps and waits for it
+    /// (about one step at most): for the user's file actions (save or load weights, checkpoints)
+    /// and attaching a trace. False (fn not run) when no run is loaded or it has ended, or when fn
+    /// threw (which ends the run: runFailed follows).
+    bool runBetweenSteps(const std::function<void(Trainer&)>& fn);
 
     // Parameter servers: what changes live, without a new run (kept in config(); liveConfigChanged).
     /// The current run's parameter-server controls, or null (not loaded, or another strategy).
@@ -122,7 +126,9 @@ private:
     void onRunState(std::uint64_t runId, SessionState state);
     void onRunError(std::uint64_t runId, const QString& message);
     void becomeCurrent(std::unique_ptr<Run> run);
-    void takePoints();
+    /// Asks the session for the data points (they arrive at a later tick: pointsChanged).
+    void requestPoints();
+    void takeReadyPoints();
     void applyWatched();
 
     std::unique_ptr<Run> m_current;

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <distlab/io/run_config_json.hpp>
+#include <distlab/model/layer_registry.hpp>
 
 #include "panels/explanations.hpp"
 
@@ -142,8 +143,8 @@ void ModelPanel::rebuildTable() {
             emit edited();
         });
         m_table->setCellWidget(row, kColumnActivation, activation);
-        if (layer.type != "dense") {
-            // Only dense layers are edited here; other kinds (residual blocks) come from config files.
+        if (const LayerType* type = findLayerType(layer.type); type == nullptr || !type->takesUnits) {
+            // Only layers with units are edited here; other kinds (residual blocks) come from config files.
             const QSignalBlocker unitsBlocker(units);
             units->setEnabled(false);
             activation->setEnabled(false);
@@ -174,8 +175,7 @@ void ModelPanel::selectLayer(int row) { m_table->selectRow(row); }
 void ModelPanel::addLayer() {
     int row = selectedRow();
     if (row < 0) row = std::max(0, layerCount() - 1);
-    LayerConfig layer;
-    layer.type = "dense";
+    LayerConfig layer;  // a dense layer, the default type
     layer.units = 8;
     layer.activation = Activation::Relu;
     m_model.layers.insert(m_model.layers.begin() + row, layer);

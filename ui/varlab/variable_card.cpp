@@ -46,7 +46,7 @@ VariableCard::VariableCard(const DistributedVariable& variable, QWidget* parent)
     const QString replicas = variable.replicas() == 1 ? tr("1 replica") : tr("%1 replicas").arg(variable.replicas());
     m_details = new QLabel(QStringLiteral("%1 · %2 · %3 · aggregation %4 · %5")
                                .arg(engineText(toString(variable.strategy())), replicas, sync,
-                                    engineText(toString(spec.aggregation)), engineText(toString(spec.dtype))),
+                                    engineText(toString(spec.aggregation)), engineText(dtypeName(spec.dtype))),
                            this);
     m_details->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     m_details->setWordWrap(true);

@@ -60,8 +60,7 @@ VariableForm::VariableForm(QWidget* parent) : QWidget(parent) {
     m_dtype = new QComboBox(this);
     compact(m_dtype);
     m_dtype->setObjectName(QStringLiteral("varlabDTypeBox"));
-    for (std::size_t i = 0; i < detail::kDTypeNames.size(); ++i)
-        m_dtype->addItem(engineText(detail::kDTypeNames[i]), static_cast<int>(i));
+    for (DType dtype : kLabDTypes) m_dtype->addItem(engineText(dtypeName(dtype)), static_cast<int>(dtype));
     m_initial = new QDoubleSpinBox(this);
     m_initial->setObjectName(QStringLiteral("varlabInitialBox"));
     m_initial->setRange(-1e6, 1e6);
@@ -102,7 +101,7 @@ VariableSpec VariableForm::spec() const {
     spec.name = m_name->text().trimmed().toStdString();
     spec.synchronization = current<Synchronization>(*m_synchronization);
     spec.aggregation = current<Aggregation>(*m_aggregation);
-    spec.dtype = current<VariableDType>(*m_dtype);
+    spec.dtype = current<DType>(*m_dtype);
     spec.initial = m_initial->value();
     return spec;
 }

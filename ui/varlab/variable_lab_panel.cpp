@@ -157,7 +157,7 @@ bool VariableLabPanel::createVariable(const VariableSpec& spec, VariableStrategy
             .arg(QString::number(m_entryNumber + 1), name.isEmpty() ? tr("(no name)") : name,
                  engineText(toString(strategy)), replicas == 1 ? tr("1 replica") : tr("%1 replicas").arg(replicas),
                  engineText(toString(spec.synchronization)), engineText(toString(spec.aggregation)),
-                 engineText(toString(spec.dtype)), QString::number(spec.initial));
+                 engineText(dtypeName(spec.dtype)), QString::number(spec.initial));
     if (name.isEmpty() || find(name) != nullptr) {
         logEntry(title,
                  name.isEmpty() ? tr("error: a variable needs a name") : tr("error: %1 already exists").arg(name),

@@ -362,7 +362,7 @@ bool CommunicationView::refresh() {
     const bool shareDue = m_drawnShare != version && (both || !bandwidthDue);
     if (!bandwidthDue && !shareDue) return false;
     m_bandwidthTurn = !bandwidthDue;
-    const QColor communication = timePartColor(TimePart::Communication);
+    const QColor communication = phaseColor(Phase::Communication);
     QColor faint = communication;
     faint.setAlpha(70);
     qsizetype drawn = 0;

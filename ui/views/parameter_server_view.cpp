@@ -278,7 +278,7 @@ bool ParameterServerView::saveCheckpoint() {
         status = distlab::saveCheckpoint(trainer, path);
         m_checkpointStep = trainer.stepsDone();
     };
-    if (!controller().withIdleTrainer(save)) session->runOnSessionThread(save);
+    controller().runBetweenSteps(save);
     if (!status) {
         m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(QString::fromStdString(status.error().message)));
         return false;
@@ -297,7 +297,7 @@ bool ParameterServerView::resumeCheckpoint() {
 
 void ParameterServerView::onStateChanged() {
     const SessionState state = controller().state();
-    const bool alive = state == SessionState::Running || state == SessionState::Paused;  // failed or finished: no controls
+    const bool alive = state == SessionState::Running || state == SessionState::Paused || state == SessionState::Stepping;  // failed or finished: no controls
     m_serverRow->setEnabled(alive);
     m_workers->setEnabled(alive);
     m_mode->setEnabled(alive);
@@ -305,7 +305,7 @@ void ParameterServerView::onStateChanged() {
     m_resumePending = false;
     const std::string path = QFile::encodeName(m_checkpointDir.filePath(QStringLiteral("last.safetensors"))).toStdString();
     Status status = Error{tr("the run is not paused").toStdString()};
-    controller().withIdleTrainer([&](Trainer& trainer) { status = distlab::resumeCheckpoint(trainer, path); });
+    controller().runBetweenSteps([&](Trainer& trainer) { status = distlab::resumeCheckpoint(trainer, path); });
     if (status) {
         if (TrainingSession* session = controller().session()) session->requestSnapshot();
         m_checkpointText->setText(tr("Resumed from the checkpoint at update %1: press Play.").arg(QLocale().toString(m_checkpointStep)));

@@ -80,11 +80,11 @@ qsizetype ThroughputView::refreshTime(const RunHistory& history) {
     m_time->setAxisTitles(tr("step"), tr("milliseconds"));
     return feedChart(*m_time,
                        {{&history.series(GlobalSeries::StepMs), tr("whole step"), palette().text().color(), 1.5},
-                        {&history.series(GlobalSeries::ComputeMs), tr("compute"), timePartColor(TimePart::Compute), 1.5},
+                        {&history.series(GlobalSeries::ComputeMs), tr("compute"), phaseColor(Phase::Compute), 1.5},
                         {&history.series(GlobalSeries::CommunicationMs), tr("communication"),
-                         timePartColor(TimePart::Communication), 1.5},
-                        {&history.series(GlobalSeries::WaitingMs), tr("waiting + idle"), timePartColor(TimePart::Waiting), 1.5},
-                        {&history.series(GlobalSeries::OptimizerMs), tr("optimizer"), timePartColor(TimePart::Optimizer), 1.5}},
+                         phaseColor(Phase::Communication), 1.5},
+                        {&history.series(GlobalSeries::WaitingMs), tr("waiting + idle"), phaseColor(Phase::Waiting), 1.5},
+                        {&history.series(GlobalSeries::OptimizerMs), tr("optimizer"), phaseColor(Phase::Optimizer), 1.5}},
                        XAxis::Step);
 }
 
@@ -103,21 +103,21 @@ qsizetype ThroughputView::refreshBars(const RunHistory& history) {
     }
     m_framesToBars = 15;
     if (history.stepsSeen() > 0) {
-        const TimePart parts[] = {TimePart::Compute, TimePart::Communication, TimePart::Waiting, TimePart::Optimizer,
-                                  TimePart::Idle};
-        for (TimePart part : parts) {
+        const Phase parts[] = {Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer,
+                                  Phase::Idle};
+        for (Phase part : parts) {
             QList<qreal> values;
             for (int r = 0; r < replicas; ++r) {
                 const StepSplit split = history.stepSplit(r);
                 switch (part) {
-                case TimePart::Compute: values.append(split.computeMs); break;
-                case TimePart::Communication: values.append(split.communicationMs); break;
-                case TimePart::Waiting: values.append(split.waitingMs); break;
-                case TimePart::Optimizer: values.append(split.optimizerMs); break;
-                case TimePart::Idle: values.append(split.idleMs); break;
+                case Phase::Compute: values.append(split.computeMs); break;
+                case Phase::Communication: values.append(split.communicationMs); break;
+                case Phase::Waiting: values.append(split.waitingMs); break;
+                case Phase::Optimizer: values.append(split.optimizerMs); break;
+                case Phase::Idle: values.append(split.idleMs); break;
                 }
             }
-            m_split->setValues(QString::fromLatin1(timePartName(part)), values, timePartColor(part));
+            m_split->setValues(QString::fromLatin1(phaseName(part)), values, phaseColor(part));
         }
         m_split->fitAxis();
         drawn += replicas;

@@ -19,19 +19,8 @@ constexpr int kLabelWidth = 130;
 constexpr int kAxisHeight = 36;  // time ticks on the first row, step numbers on the second
 constexpr int kLaneGap = 6;
 
-struct Part {
-    TimePart part;
-    std::int64_t begin;
-    std::int64_t end;
-};
-
 // The spans of one replica's step, in time order (waiting is drawn inside communication).
-std::array<Part, 4> partsOf(const ReplicaRecord& record) {
-    return {Part{TimePart::Compute, record.startNs, record.computeEndNs},
-            Part{TimePart::Communication, record.computeEndNs, record.commEndNs},
-            Part{TimePart::Optimizer, record.commEndNs, record.updateEndNs},
-            Part{TimePart::Idle, record.updateEndNs, record.stepEndNs}};
-}
+std::array<PhaseSpan, 4> partsOf(const ReplicaRecord& record) { return phaseSpans(stepTimes(record)); }
 
 QString formatMs(std::int64_t ns) { return QString::number(static_cast<double>(ns) * 1e-6, 'f', 3) + QStringLiteral(" ms"); }
 }  // namespace
@@ -88,14 +77,14 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     // Opaque colours (idle is a pale tint of the background): opaque fills are plain memory
     // fills, translucent ones a blend per pixel.
     std::array<QColor, 5> colors;
-    for (TimePart part : {TimePart::Compute, TimePart::Communication, TimePart::Waiting, TimePart::Optimizer, TimePart::Idle})
-        colors[static_cast<std::size_t>(part)] = timePartColor(part);
+    for (Phase part : {Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer, Phase::Idle})
+        colors[static_cast<std::size_t>(part)] = phaseColor(part);
     {
-        const QColor idle = colors[static_cast<std::size_t>(TimePart::Idle)];
+        const QColor idle = colors[static_cast<std::size_t>(Phase::Idle)];
         const QColor base = pal.base().color();
         constexpr double kIdleOpacity = 90.0 / 255.0;
         auto mix = [](int over, int under) { return static_cast<int>(std::lround(over * kIdleOpacity + under * (1.0 - kIdleOpacity))); };
-        colors[static_cast<std::size_t>(TimePart::Idle)] =
+        colors[static_cast<std::size_t>(Phase::Idle)] =
             QColor(mix(idle.red(), base.red()), mix(idle.green(), base.green()), mix(idle.blue(), base.blue()));
     }
     for (int i = 0; i < m_history->timelineCount(); ++i) {
@@ -117,11 +106,11 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
             const ReplicaRecord& record = m_history->timelineRecord(i, lane);
             if (record.step != step.step) continue;  // not reported (dropped)
             const int top = laneTop(lane);
-            for (const Part& part : partsOf(record)) {
-                if (part.end <= part.begin) continue;
-                const double left = xOf(part.begin);
-                const double right = std::max(left + 1.0, xOf(part.end));
-                painter.fillRect(QRectF(left, top, right - left, height), colors[static_cast<std::size_t>(part.part)]);
+            for (const PhaseSpan& part : partsOf(record)) {
+                if (part.endNs <= part.beginNs) continue;
+                const double left = xOf(part.beginNs);
+                const double right = std::max(left + 1.0, xOf(part.endNs));
+                painter.fillRect(QRectF(left, top, right - left, height), colors[static_cast<std::size_t>(part.phase)]);
                 ++m_spansPainted;
             }
             // Waiting for peers happens inside the communication: a red band along its bottom.
@@ -129,7 +118,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
                 const double left = xOf(record.computeEndNs);
                 const double right = std::max(left + 1.0, xOf(record.computeEndNs + record.commWaitNs));
                 painter.fillRect(QRectF(left, top + height * 2 / 3, right - left, height - height * 2 / 3),
-                                 timePartColor(TimePart::Waiting));
+                                 phaseColor(Phase::Waiting));
             }
         }
     }
@@ -164,11 +153,11 @@ QString TimelineCanvas::describeAt(const QPoint& position) const {
         for (int i = m_history->timelineCount() - 1; i >= 0; --i) {
             const ReplicaRecord& record = m_history->timelineRecord(i, lane);
             if (record.step == 0 || ns < record.startNs || ns > record.stepEndNs) continue;
-            for (const Part& part : partsOf(record)) {
-                if (ns < part.begin || ns > part.end) continue;
+            for (const PhaseSpan& part : partsOf(record)) {
+                if (ns < part.beginNs || ns > part.endNs) continue;
                 QString text = tr("%1 · step %2\n%3: %4").arg(m_laneNames[lane]).arg(record.step)
-                                   .arg(QString::fromLatin1(timePartName(part.part)), formatMs(part.end - part.begin));
-                if (part.part == TimePart::Communication) {
+                                   .arg(QString::fromLatin1(phaseName(part.phase)), formatMs(part.endNs - part.beginNs));
+                if (part.phase == Phase::Communication) {
                     text += tr("\nof which waiting for peers: %1\nbytes sent: %2").arg(formatMs(record.commWaitNs)).arg(record.bytesSent);
                 }
                 return text;

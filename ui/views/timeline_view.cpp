@@ -24,9 +24,9 @@ constexpr std::int64_t kNsPerScrollUnit = 1000;  // the scroll bar counts micros
 
 QString legendHtml() {
     QString html;
-    for (TimePart part : {TimePart::Compute, TimePart::Communication, TimePart::Waiting, TimePart::Optimizer, TimePart::Idle}) {
+    for (Phase part : {Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer, Phase::Idle}) {
         html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
-                    .arg(timePartColor(part).name(), QString::fromLatin1(timePartName(part)));
+                    .arg(phaseColor(part).name(), QString::fromLatin1(phaseName(part)));
     }
     return html;
 }

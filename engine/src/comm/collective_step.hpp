@@ -6,15 +6,18 @@
 #include <span>
 
 #include "comm/buffer_kernels.hpp"
+#include "distlab/comm/collective_trace.hpp"
 #include "distlab/comm/in_process_group.hpp"
 
 namespace distlab::comm_detail {
 
 class CollectiveStep {
 public:
-    CollectiveStep(InProcessGroup& group, int rank, std::int64_t collective, int pack, CollectiveTiming& timing)
-        : m_group(group), m_rank(rank), m_collective(collective), m_pack(pack), m_timing(timing),
-          m_trace(group.trace()), m_snapshots(m_trace != nullptr && m_trace->captureSnapshots()) {}
+    /// `trace`: the rank's observation hook (Communicator::setTrace), or null.
+    CollectiveStep(InProcessGroup& group, int rank, std::int64_t collective, int pack, CollectiveTiming& timing,
+                   CollectiveTrace* trace)
+        : m_group(group), m_rank(rank), m_collective(collective), m_pack(pack), m_timing(timing), m_trace(trace),
+          m_snapshots(m_trace != nullptr && m_trace->captureSnapshots()) {}
 
     InProcessGroup& group() const { return m_group; }
     int rank() const { return m_rank; }
@@ -31,7 +34,7 @@ public:
         if (static_cast<std::int32_t>(value - target) >= 0) return;
         const std::int64_t started = nowNs();
         do {
-            spinWaitWhileEqual(counter, value);
+            spinWaitWhileEqual(counter, value, &m_group.abortFlag());
             value = counter.load(std::memory_order_acquire);
         } while (static_cast<std::int32_t>(value - target) < 0);
         m_timing.waitNs += nowNs() - started;

@@ -39,7 +39,7 @@ CollectiveTiming InProcessCommunicator::allReduce(std::span<float> buffer, const
     Stamp stamp;
     const std::int64_t sequence = m_sequence++;
     if (size() > 1 && !buffer.empty()) {
-        CollectiveStep step(m_group, m_rank, sequence, options.packIndex, stamp.timing);
+        CollectiveStep step(m_group, m_rank, sequence, options.packIndex, stamp.timing, m_trace);
         switch (m_group.algorithm()) {
         case CrossDeviceOps::ReductionToOneDevice: reduceToOneDeviceAllReduce(step, buffer, options.op); break;
         case CrossDeviceOps::HierarchicalCopy: hierarchicalCopyAllReduce(step, buffer, options.op, options.packIndex); break;
@@ -59,7 +59,7 @@ CollectiveTiming InProcessCommunicator::reduce(std::span<float> buffer, int root
     const std::int64_t sequence = m_sequence++;
     const int n = size();
     if (n == 1 || buffer.empty()) return stamp.finish();
-    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing);
+    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing, m_trace);
     m_group.publish(m_rank, buffer.data());
     step.snapshotInput(buffer);
     step.sync();
@@ -83,7 +83,7 @@ CollectiveTiming InProcessCommunicator::broadcast(std::span<float> buffer, int r
     const std::int64_t sequence = m_sequence++;
     const int n = size();
     if (n == 1 || buffer.empty()) return stamp.finish();
-    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing);
+    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing, m_trace);
     m_group.publish(m_rank, buffer.data());
     step.snapshotInput(buffer);
     step.sync();
@@ -108,7 +108,7 @@ CollectiveTiming InProcessCommunicator::allGather(std::span<const float> input, 
         copyOwn();
         return stamp.finish();
     }
-    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing);
+    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing, m_trace);
     m_group.publish(m_rank, output.data(), input.data());
     step.sync();
     copyOwn();
@@ -134,7 +134,7 @@ CollectiveTiming InProcessCommunicator::reduceScatter(std::span<const float> inp
         if (output.data() != input.data()) copyInto(output.data(), input.data(), output.size());
         return stamp.finish();
     }
-    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing);
+    CollectiveStep step(m_group, m_rank, sequence, 0, stamp.timing, m_trace);
     m_group.publish(m_rank, output.data(), input.data());
     step.sync();
     // Rank order, every term from its owner's input (this rank's own block included).
@@ -164,7 +164,7 @@ CollectiveTiming InProcessCommunicator::send(std::span<const float> buffer, int 
     box.posted.store(sequence + 1, std::memory_order_release);
     box.posted.notify_all();
     const std::int64_t waitStart = nowNs();
-    spinWaitWhileEqual(box.taken, sequence);  // the receiver has copied it
+    spinWaitWhileEqual(box.taken, sequence, &m_group.abortFlag());  // the receiver has copied it
     stamp.timing.waitNs = nowNs() - waitStart;
     stamp.timing.bytesSent = static_cast<std::int64_t>(buffer.size_bytes());
     return stamp.finish();
@@ -177,10 +177,10 @@ CollectiveTiming InProcessCommunicator::recv(std::span<float> buffer, int peer) 
     InProcessGroup::Mailbox& box = m_group.mailbox(peer, m_rank);
     const std::uint32_t sequence = box.taken.load(std::memory_order_relaxed);
     const std::int64_t waitStart = nowNs();
-    spinWaitWhileEqual(box.posted, sequence);  // the sender has offered its message
+    spinWaitWhileEqual(box.posted, sequence, &m_group.abortFlag());  // the sender has offered its message
     stamp.timing.waitNs = nowNs() - waitStart;
     const std::size_t count = std::min(box.count, buffer.size());
-    CollectiveStep step(m_group, m_rank, -1, 0, stamp.timing);
+    CollectiveStep step(m_group, m_rank, -1, 0, stamp.timing, m_trace);
     step.transfer(0, peer, TransferKind::Copy, 0, static_cast<std::int64_t>(count), [&] { copyInto(buffer.data(), box.data, count); });
     box.taken.store(sequence + 1, std::memory_order_release);
     box.taken.notify_all();

@@ -21,10 +21,12 @@ public:
     CollectiveTiming send(std::span<const float> buffer, int peer) override;
     CollectiveTiming recv(std::span<float> buffer, int peer) override;
     CollectiveTiming barrier() override;
+    void setTrace(CollectiveTrace* trace) override { m_trace = trace; }
 
 private:
     InProcessGroup& m_group;
     int m_rank;
+    CollectiveTrace* m_trace = nullptr;
     std::int64_t m_sequence = 0;  ///< collectives called so far (equal on every rank: calls are collective)
 };
 

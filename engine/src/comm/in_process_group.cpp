@@ -17,4 +17,14 @@ InProcessGroup::InProcessGroup(int size, CrossDeviceOps algorithm)
 
 InProcessGroup::~InProcessGroup() = default;
 
+void InProcessGroup::abort() {
+    m_aborted.store(true, std::memory_order_release);
+    m_barrier.abort();
+    for (int rank = 0; rank < m_size; ++rank) wakeForAbort(progress(rank));
+    for (int pair = 0; pair < m_size * m_size; ++pair) {
+        wakeForAbort(m_mailboxes[static_cast<std::size_t>(pair)].posted);
+        wakeForAbort(m_mailboxes[static_cast<std::size_t>(pair)].taken);
+    }
+}
+
 }  // namespace distlab

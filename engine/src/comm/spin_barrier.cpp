@@ -21,18 +21,38 @@ std::int64_t nowNs() {
         .count();
 }
 
-void spinWaitWhileEqual(const std::atomic<std::uint32_t>& value, std::uint32_t old) {
+namespace {
+void throwIfAborted(const std::atomic<bool>* aborted) {
+    if (aborted != nullptr && aborted->load(std::memory_order_acquire))
+        throw CollectiveAborted("a peer failed while this one waited for it");
+}
+}  // namespace
+
+void spinWaitWhileEqual(const std::atomic<std::uint32_t>& value, std::uint32_t old, const std::atomic<bool>* aborted) {
     for (int i = 0; i < kSpinChecks; ++i)
-        if (value.load(std::memory_order_acquire) != old) return;
+        if (value.load(std::memory_order_acquire) != old) return throwIfAborted(aborted);
     const std::int64_t start = nowNs();
     while (nowNs() - start < kYieldNs) {
-        if (value.load(std::memory_order_acquire) != old) return;
+        if (value.load(std::memory_order_acquire) != old) return throwIfAborted(aborted);
+        throwIfAborted(aborted);
         std::this_thread::yield();
     }
-    while (value.load(std::memory_order_acquire) == old) value.wait(old, std::memory_order_acquire);
+    // No lost wake-up: an abort sets the flag before it changes the value, and wait() returns at
+    // once when the value is no longer `old`.
+    while (value.load(std::memory_order_acquire) == old) {
+        throwIfAborted(aborted);
+        value.wait(old, std::memory_order_acquire);
+    }
+    throwIfAborted(aborted);
+}
+
+void wakeForAbort(std::atomic<std::uint32_t>& value) {
+    value.fetch_add(1, std::memory_order_acq_rel);
+    value.notify_all();
 }
 
 std::int64_t SpinBarrier::arriveAndWait() {
+    throwIfAborted(&m_aborted);
     if (m_participants <= 1) return 0;
     const std::uint32_t generation = m_generation.load(std::memory_order_acquire);
     if (m_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == m_participants) {
@@ -42,8 +62,13 @@ std::int64_t SpinBarrier::arriveAndWait() {
         return 0;
     }
     const std::int64_t start = nowNs();
-    spinWaitWhileEqual(m_generation, generation);
+    spinWaitWhileEqual(m_generation, generation, &m_aborted);
     return nowNs() - start;
+}
+
+void SpinBarrier::abort() {
+    m_aborted.store(true, std::memory_order_release);
+    wakeForAbort(m_generation);
 }
 
 }  // namespace distlab

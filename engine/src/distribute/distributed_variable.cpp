@@ -1,5 +1,6 @@
 #include "distlab/distribute/distributed_variable.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -8,6 +9,12 @@
 #include <utility>
 
 namespace distlab {
+
+std::optional<DType> parseLabDType(std::string_view name) {
+    const std::optional<DType> dtype = parseDType(name);
+    if (dtype && std::find(kLabDTypes.begin(), kLabDTypes.end(), *dtype) != kLabDTypes.end()) return dtype;
+    return std::nullopt;
+}
 
 namespace {
 
@@ -62,7 +69,7 @@ std::string DistributedVariable::formatValue(double value) const {
     if (std::isnan(value)) return "nan";
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
     if (std::fabs(value) >= kFloat32Overflow) return shortest(value);  // never a stored value
-    if (m_spec.dtype == VariableDType::Int32) return std::to_string(static_cast<std::int64_t>(std::trunc(value)));
+    if (m_spec.dtype == DType::Int32) return std::to_string(static_cast<std::int64_t>(std::trunc(value)));
     std::array<char, 64> buffer{};
     const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), static_cast<float>(value)).ptr;
     return std::string(buffer.data(), end);
@@ -70,7 +77,7 @@ std::string DistributedVariable::formatValue(double value) const {
 
 double DistributedVariable::applyDType(double value) const {
     if (std::isnan(value)) return value;
-    if (m_spec.dtype == VariableDType::Float32) {
+    if (m_spec.dtype == DType::Float32) {
         if (std::fabs(value) >= kFloat32Overflow) return std::copysign(std::numeric_limits<double>::infinity(), value);
         return static_cast<double>(static_cast<float>(value));
     }
@@ -83,7 +90,7 @@ double DistributedVariable::applyDType(double value) const {
 
 std::optional<std::string> DistributedVariable::checkArgument(double value) const {
     if (!std::isfinite(value)) return "the value is not a finite number";
-    if (m_spec.dtype == VariableDType::Float32) {
+    if (m_spec.dtype == DType::Float32) {
         if (std::fabs(value) >= kFloat32Overflow) return shortest(value) + " is out of range for float32";
         return std::nullopt;
     }
@@ -126,7 +133,7 @@ Result<DistributedVariable> DistributedVariable::create(const VariableSpec& spec
         if (spec.synchronization == Synchronization::None)
             return Error{"synchronization none is not supported with a distribution strategy (" +
                          std::string(toString(strategy)) + ")"};
-        if (spec.aggregation == Aggregation::Mean && spec.dtype == VariableDType::Int32)
+        if (spec.aggregation == Aggregation::Mean && spec.dtype == DType::Int32)
             return Error{
                 "aggregation mean is not supported for an int32 variable (the mean of integers would lose "
                 "precision)"};
@@ -232,7 +239,7 @@ VariableOpResult DistributedVariable::updateReplicaContext(VariableOp op, std::s
                                                            bool perReplica) {
     const std::string head = prefix(UpdateContext::Replica);
     if (auto problem = checkArguments(op, args))
-        return failure(*problem, head + "the argument must be a " + std::string(toString(m_spec.dtype)) + " value");
+        return failure(*problem, head + "the argument must be a " + std::string(dtypeName(m_spec.dtype)) + " value");
     // The arguments become tensors of the variable's dtype first (float32 rounding).
     std::vector<double> converted(args.begin(), args.end());
     for (double& value : converted) value = applyDType(value);
@@ -286,7 +293,7 @@ std::optional<std::string> DistributedVariable::reduceArguments(VariableOp op, s
             how = "replica 0's " + one + " " + formatValue(reduced) + " is used (the other replicas' are ignored)";
             return std::nullopt;
         }
-        if (m_spec.aggregation == Aggregation::Mean && m_spec.dtype == VariableDType::Int32) {
+        if (m_spec.aggregation == Aggregation::Mean && m_spec.dtype == DType::Int32) {
             how = "the mean of per-replica integers would lose precision, so TF rejects it";
             return std::string("cannot update an int32 variable with aggregation MEAN in replica context");
         }
@@ -325,7 +332,7 @@ std::optional<std::string> DistributedVariable::reduceArguments(VariableOp op, s
 VariableOpResult DistributedVariable::updateCrossReplica(VariableOp op, double value) {
     const std::string head = prefix(UpdateContext::CrossReplica);
     if (auto problem = checkArguments(op, std::span<const double>(&value, 1)))
-        return failure(*problem, head + "the argument must be a " + std::string(toString(m_spec.dtype)) + " value");
+        return failure(*problem, head + "the argument must be a " + std::string(dtypeName(m_spec.dtype)) + " value");
     value = applyDType(value);
     const std::string shown = formatValue(value);
     const std::string what =
@@ -348,7 +355,7 @@ VariableOpResult DistributedVariable::updateCrossReplica(VariableOp op, double v
         double total = each;
         for (int i = 1; i < m_replicas; ++i) total = applyDType(total + each);
         rule += "every copy becomes " + shown + " / " + std::to_string(m_replicas) + " = " + formatValue(each);
-        if (m_spec.dtype == VariableDType::Int32 && exact != each)
+        if (m_spec.dtype == DType::Int32 && exact != each)
             rule += " (" + shortest(exact) + " truncated toward zero for int32)";
         rule += ", so the SUM reads back " + formatValue(total);
     } else if (op == VariableOp::Assign) {

@@ -49,7 +49,7 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
         m_workers.push_back(std::move(worker));
     }
     m_report.replicas.resize(static_cast<std::size_t>(workers));
-    m_servers = std::make_unique<ReplicaPool>(m_serverCount, 1, [this](int server) { serverTask(server); });
+    m_servers = std::make_unique<ReplicaPool>(m_serverCount, 1, [this](int server) { serverTask(server); }, nullptr, "parameter server");
     for (auto& worker : m_workers) worker->thread = std::thread([this, w = worker.get()] { workerLoop(*w); });
 }
 
@@ -147,6 +147,7 @@ void ParameterServerTrainer::grantPermit(Worker& worker) {
 
 bool ParameterServerTrainer::waitForInbox(std::unique_lock<std::mutex>& lock) {
     for (;;) {
+        if (!m_workerFailure.empty()) throw TrainingError(m_workerFailure + " (at update " + std::to_string(m_version) + ")");
         if (const int lost = m_lostServer.load(); lost >= 0)
             throw TrainingError("parameter server ps:" + std::to_string(lost) + " was lost at update " +
                                 std::to_string(m_version) + "; training stopped (resume from the last checkpoint)");

@@ -14,17 +14,14 @@ void ParameterServerTrainer::workerLoop(Worker& worker) {
     if (replicas > 1)
         worker.pool = std::make_unique<ReplicaPool>(replicas, 1, [this, &worker](int r) {
             auto& replica = *worker.replicas[static_cast<std::size_t>(r)];
-            const auto indices = BatchSampler::shard(worker.batch, r, static_cast<std::int64_t>(worker.replicas.size()), 0, 1);
-            gatherBatch(m_data.train, indices, replica.input, replica.targets);
-            replica.model.zeroGradients();
-            const LossStats loss = m_loss.evaluate(replica.model.forward(replica.input), replica.targets,
-                                                   1.0f / static_cast<float>(worker.batch.size()), replica.lossGrad);
-            replica.model.backward(replica.input, replica.lossGrad);
+            const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, worker.batch, r,
+                                                          static_cast<std::int64_t>(worker.replicas.size()), 1,
+                                                          1.0f / static_cast<float>(worker.batch.size()), replica.batch);
             worker.group->communicator(r).allReduce(replica.model.store().grads(), ReduceOp::Sum);
             // Every replica adds its shard's loss into the worker's total (zeroed before the pool ran).
             std::atomic_ref<double>(worker.stats.lossSum).fetch_add(loss.sum);
             std::atomic_ref<std::int64_t>(worker.stats.correct).fetch_add(loss.correct);
-        });
+        }, [&worker] { worker.group->abort(); });
     for (;;) {
         {
             std::unique_lock lock(m_mutex);
@@ -38,7 +35,19 @@ void ParameterServerTrainer::workerLoop(Worker& worker) {
             }
             worker.state = Worker::State::Computing;
         }
-        computeGradient(worker);
+        try {
+            computeGradient(worker);
+        } catch (const std::exception& error) {
+            // The worker's thread ends; the coordinator stops the run with this message (the
+            // worker's own replicas were released by its pool, so nothing waits for it).
+            std::lock_guard lock(m_mutex);
+            if (m_workerFailure.empty())
+                m_workerFailure = "parameter-server worker " + std::to_string(worker.index) + " failed: " + error.what();
+            worker.alive = false;
+            worker.state = Worker::State::Idle;
+            m_inboxReady.notify_all();
+            return;
+        }
         {
             std::lock_guard lock(m_mutex);
             if (m_stopping || worker.killed) {  // died before its push: another worker redoes the step
@@ -64,11 +73,8 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
         worker.pool->run();
     } else {
         auto& replica = *worker.replicas[0];
-        gatherBatch(m_data.train, worker.batch, replica.input, replica.targets);
-        replica.model.zeroGradients();
-        const LossStats loss = m_loss.evaluate(replica.model.forward(replica.input), replica.targets,
-                                               1.0f / static_cast<float>(worker.batch.size()), replica.lossGrad);
-        replica.model.backward(replica.input, replica.lossGrad);
+        const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, worker.batch, 0, 1, 1,
+                                                      1.0f / static_cast<float>(worker.batch.size()), replica.batch);
         stats.lossSum = loss.sum;
         stats.correct = loss.correct;
     }

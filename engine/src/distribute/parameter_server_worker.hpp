@@ -9,6 +9,7 @@
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/distribute/parameter_server_trainer.hpp"
 #include "distlab/distribute/replica_pool.hpp"
+#include "distribute/replica_step.hpp"
 
 namespace distlab {
 
@@ -18,9 +19,7 @@ struct ParameterServerTrainer::Worker {
     struct Replica {
         Replica(const ModelConfig& config, std::int64_t features) : model(config, features) {}
         Model model;
-        Tensor input;
-        BatchTargets targets;
-        Tensor lossGrad;
+        ReplicaBatch batch;
     };
 
     int index = 0;

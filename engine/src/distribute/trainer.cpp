@@ -8,8 +8,10 @@
 
 #include "distlab/comm/gradient_packer.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/model/layer_registry.hpp"
 #include "distribute/memory_budget.hpp"
 #include "distribute/model_evaluation.hpp"
+#include "distribute/replica_step.hpp"
 
 namespace distlab {
 
@@ -21,9 +23,7 @@ struct MirroredTrainer::Replica {
     std::unique_ptr<Optimizer> optimizer;
     GradientPacker packer;  ///< the gradient's packs (num_packs / bytes_per_pack), each reduced on its own
     Communicator* communicator = nullptr;
-    Tensor input;
-    BatchTargets targets;
-    Tensor lossGrad;
+    ReplicaBatch batch;
     ReplicaStepStats stats;
 };
 
@@ -35,14 +35,17 @@ double l2Norm(std::span<const float> values) {
 }
 
 DataExpectations expectationsOf(const RunConfig& config) {
-    // The model's output width: the last dense layer's units (a residual block keeps its input's width).
-    std::int64_t units = 0;
-    for (auto layer = config.model.layers.rbegin(); layer != config.model.layers.rend() && units == 0; ++layer)
-        if (layer->type == "dense") units = layer->units;
+    // The model's output width, known before the data is (a residual block keeps its input's width).
+    const std::int64_t units = declaredOutputWidth(config.model.layers);
     DataExpectations expect;
     if (config.model.loss == LossKind::SoftmaxCrossEntropy) expect.classes = units;
     else expect.outputs = units;
     return expect;
+}
+
+std::string replicaDevice(const StrategyConfig& strategy, int replica) {
+    const auto index = static_cast<std::size_t>(replica);
+    return index < strategy.devices.size() ? strategy.devices[index].toString() : "cpu:" + std::to_string(replica);
 }
 
 int threadsPerReplica(const RunConfig& config) {
@@ -108,17 +111,31 @@ MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data)
         auto replica = std::make_unique<Replica>(config, m_data.train.features);
         replica->communicator = &m_group->communicator(r);
         replica->model.setBatchSize(m_microBatch);
-        replica->input.resize2d(m_microBatch, m_data.train.features);
-        replica->targets.labels.reserve(static_cast<std::size_t>(m_microBatch));
-        replica->targets.values.resize2d(m_microBatch, std::max<std::int64_t>(1, m_data.train.outputs));
-        replica->lossGrad.resize2d(m_microBatch, replica->model.outputFeatures());
+        replica->batch.input.resize2d(m_microBatch, m_data.train.features);
+        replica->batch.targets.labels.reserve(static_cast<std::size_t>(m_microBatch));
+        replica->batch.targets.values.resize2d(m_microBatch, std::max<std::int64_t>(1, m_data.train.outputs));
+        replica->batch.lossGrad.resize2d(m_microBatch, replica->model.outputFeatures());
         m_replicas.push_back(std::move(replica));
     }
     // Every copy starts from the same initial value (TF initialises on one device and copies).
     m_replicas[0]->model.initialize(config.model.init, config.seed);
     broadcastParameters();
     m_report.replicas.resize(static_cast<std::size_t>(replicas));
-    m_pool = std::make_unique<ReplicaPool>(replicas, threadsPerReplica(config), [this](int r) { runReplica(r); });
+    // A replica that throws aborts the group, so peers waiting for it in a collective are released.
+    m_pool = std::make_unique<ReplicaPool>(replicas, threadsPerReplica(config), [this](int r) { runReplica(r); },
+                                           [this] { m_group->abort(); });
+}
+
+bool MirroredTrainer::setCollectiveTrace(CollectiveTrace* trace) {
+    if (m_replicas.size() < 2) return false;
+    for (auto& replica : m_replicas) replica->communicator->setTrace(trace);
+    return true;
+}
+
+bool MirroredTrainer::failDevice(int replica) {
+    if (replica < 0 || replica >= replicaCount()) return false;
+    m_failingReplica = replica;
+    return true;
 }
 
 MirroredTrainer::~MirroredTrainer() = default;
@@ -174,24 +191,19 @@ void MirroredTrainer::runReplica(int index) {
         std::copy(central.begin(), central.end(), replica.model.store().values().begin());
         stats.bytesSent += static_cast<std::int64_t>(central.size_bytes());
     }
-    replica.model.zeroGradients();
-    // TensorFlow's compute_average_loss: every replica divides by the GLOBAL batch, so the summed
-    // gradients equal one device's gradient of the mean loss over the whole batch.
-    const float scale = 1.0f / static_cast<float>(m_config.data.globalBatchSize);
     const auto replicas = static_cast<std::int64_t>(m_replicas.size());
-    for (std::int64_t micro = 0; micro < m_accumulationSteps; ++micro) {
-        const auto indices = BatchSampler::shard(m_currentBatch, index, replicas, micro, m_accumulationSteps);
-        gatherBatch(m_data.train, indices, replica.input, replica.targets);
-        const Tensor& output = replica.model.forward(replica.input);
-        const LossStats loss = m_loss.evaluate(output, replica.targets, scale, replica.lossGrad);
-        replica.model.backward(replica.input, replica.lossGrad);
-        stats.lossSum += loss.sum;
-        stats.correct += loss.correct;
-        stats.examples += loss.count;
-    }
+    const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, m_currentBatch, index, replicas,
+                                                  m_accumulationSteps, 1.0f / static_cast<float>(m_config.data.globalBatchSize),
+                                                  replica.batch);
+    stats.lossSum = loss.sum;
+    stats.correct = loss.correct;
+    stats.examples = loss.count;
     auto grads = replica.model.store().grads();
     stats.gradNormBefore = l2Norm(grads);
     stats.computeEndNs = clockNs();
+    if (index == m_failingReplica)
+        throw TrainingError("device " + replicaDevice(m_config.strategy, index) + " was lost during step " +
+                            std::to_string(m_stepsDone + 1) + " (injected fault)");
     if (replicas > 1) {
         CollectiveTiming timing;
         const auto packs = replica.packer.packs();

@@ -98,7 +98,7 @@ VariableSpec readVariable(const ScriptReader& reader, const Json& node, const st
         spec.aggregation = reader.choice<Aggregation>(node["aggregation"], ScriptReader::join(path, "aggregation"),
                                                       parseAggregation, "none, sum, mean or only_first_replica");
     if (node.contains("dtype"))
-        spec.dtype = reader.choice<VariableDType>(node["dtype"], ScriptReader::join(path, "dtype"), parseVariableDType,
+        spec.dtype = reader.choice<DType>(node["dtype"], ScriptReader::join(path, "dtype"), parseLabDType,
                                                   "float32 or int32");
     if (node.contains("initial")) spec.initial = reader.number(node["initial"], ScriptReader::join(path, "initial"));
     if (node.contains("trainable")) {
@@ -191,7 +191,7 @@ VarlabScript readScript(const ScriptReader& reader, const Json& root) {
 // otherwise; a string for a non-finite value, which JSON cannot hold as a number.
 OrderedJson jsonValue(const DistributedVariable& variable, double value) {
     if (!std::isfinite(value)) return variable.formatValue(value);
-    if (variable.spec().dtype == VariableDType::Int32) return static_cast<std::int64_t>(value);
+    if (variable.spec().dtype == DType::Int32) return static_cast<std::int64_t>(value);
     const std::string text = variable.formatValue(value);
     double shortestValue = value;
     std::from_chars(text.data(), text.data() + text.size(), shortestValue);

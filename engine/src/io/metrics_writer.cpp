@@ -45,6 +45,7 @@ void MetricsWriter::write(const MetricsRecord& record) {
     appendField(line, ",\"learning_rate\":", record.learningRate);
     appendField(line, ",\"step_ms\":", record.stepMs);
     appendField(line, ",\"compute_ms\":", record.computeMs);
+    appendField(line, ",\"optimizer_ms\":", record.optimizerMs);
     appendField(line, ",\"comm_ms\":", record.commMs);
     appendField(line, ",\"wait_ms\":", record.waitMs);
     line += ",\"bytes_communicated\":";

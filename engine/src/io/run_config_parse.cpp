@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "distlab/io/input_file.hpp"
+#include "distlab/model/layer_registry.hpp"
 
 namespace distlab {
 
@@ -21,7 +22,7 @@ LayerConfig parseLayer(const Json& value, const std::string& path, const std::st
     // The type decides which keys a layer takes, so it is checked before them.
     layer.type = reader.string("type", layer.type);
     if (const std::string problem = layerTypeProblem(layer.type); !problem.empty()) reader.fail("type", problem);
-    if (layer.type == "residual") {
+    if (layerTypeOf(layer).takesInnerLayers) {
         reader.allowOnly({"type", "layers", "branches", "name"});
         const Json* inner = reader.find("layers");
         if (inner == nullptr) reader.fail("layers", "required key is missing (a residual block needs its inner layers)");

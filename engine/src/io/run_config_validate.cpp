@@ -3,6 +3,7 @@
 
 #include "io/run_config_json_reader.hpp"
 #include "io/run_config_rules.hpp"
+#include "distlab/model/layer_registry.hpp"
 
 #include <cmath>
 #include <limits>
@@ -24,13 +25,13 @@ constexpr std::array<std::string_view, 7> kAllLayerTypes{"dense",   "residual", 
 }  // namespace
 
 std::string layerTypeProblem(const std::string& type) {
-    if (type == "dense" || type == "residual") return {};
+    if (findLayerType(type) != nullptr) return {};
     for (std::string_view later : kLaterLayerTypes) {
-        if (type == later) return quotedJson(type) + " is not available yet in this version (available: dense, residual)";
+        if (type == later) return quotedJson(type) + " is not available yet in this version (available: " + layerTypeNames() + ")";
     }
     const std::string suggestion = closestName(type, kAllLayerTypes);
     return "unknown layer type " + quotedJson(type) +
-           (suggestion.empty() ? "" : " (did you mean " + quotedJson(suggestion) + "?)") + "; available: dense";
+           (suggestion.empty() ? "" : " (did you mean " + quotedJson(suggestion) + "?)") + "; available: " + layerTypeNames();
 }
 
 std::string strategyProblem(StrategyKind type) {
@@ -84,7 +85,7 @@ void validateLayers(const std::vector<LayerConfig>& layers, const std::string& l
         if (const std::string problem = layerTypeProblem(layer.type); !problem.empty()) {
             fail(file, path + ".type", problem);
         }
-        if (layer.type == "residual") {
+        if (layerTypeOf(layer).takesInnerLayers) {
             validateLayers(layer.layers, path + ".layers", file);
             if (layer.branches < 1 || layer.branches > 16)
                 fail(file, path + ".branches", "must be an integer in [1, 16]" + got(layer.branches));

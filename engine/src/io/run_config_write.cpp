@@ -2,6 +2,7 @@
 #include <distlab/io/run_config_json.hpp>
 
 #include "io/run_config_json_reader.hpp"
+#include "distlab/model/layer_registry.hpp"
 
 namespace distlab {
 
@@ -14,7 +15,7 @@ Json layersJson(const std::vector<LayerConfig>& layers) {
     for (const LayerConfig& layer : layers) {
         Json item = Json::object();
         item["type"] = layer.type;
-        if (layer.type == "residual") {
+        if (const LayerType* type = findLayerType(layer.type); type != nullptr && type->takesInnerLayers) {
             item["layers"] = layersJson(layer.layers);
             item["branches"] = layer.branches;
         } else {

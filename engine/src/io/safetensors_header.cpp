@@ -37,6 +37,26 @@ const DTypeInfo& infoOf(SafeDType dtype) { return kDTypes[static_cast<std::size_
 std::string_view safeDTypeName(SafeDType dtype) { return infoOf(dtype).name; }
 std::size_t safeDTypeSize(SafeDType dtype) { return infoOf(dtype).size; }
 
+std::optional<DType> toDType(SafeDType tag) {
+    switch (tag) {
+    case SafeDType::F32: return DType::Float32;
+    case SafeDType::F16: return DType::Float16;
+    case SafeDType::BF16: return DType::BFloat16;
+    case SafeDType::I32: return DType::Int32;
+    default: return std::nullopt;
+    }
+}
+
+SafeDType toSafeDType(DType dtype) {
+    switch (dtype) {
+    case DType::Float32: return SafeDType::F32;
+    case DType::Float16: return SafeDType::F16;
+    case DType::BFloat16: return SafeDType::BF16;
+    case DType::Int32: return SafeDType::I32;
+    }
+    return SafeDType::F32;
+}
+
 std::optional<SafeDType> parseSafeDType(std::string_view name) {
     for (const DTypeInfo& info : kDTypes) {
         if (info.name == name) return info.dtype;

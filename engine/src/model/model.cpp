@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "distlab/model/dense_layer.hpp"
+#include "distlab/model/layer_registry.hpp"
 #include "distlab/model/residual_layer.hpp"
 
 namespace distlab {

@@ -3,15 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "distlab/model/dense_layer.hpp"
+#include "distlab/model/layer_registry.hpp"
 
 namespace distlab {
-
-std::unique_ptr<Layer> makeLayer(const LayerConfig& config, std::string name, std::int64_t inputs, AggregationMethod method) {
-    if (config.type == "residual") return std::make_unique<ResidualLayer>(std::move(name), inputs, config, method);
-    if (config.type == "dense") return std::make_unique<DenseLayer>(std::move(name), inputs, config.units, config.activation);
-    throw std::invalid_argument("unsupported layer type " + config.type);
-}
 
 ResidualLayer::ResidualLayer(std::string name, std::int64_t width, const LayerConfig& config, AggregationMethod method)
     : m_name(std::move(name)), m_width(width), m_method(method) {

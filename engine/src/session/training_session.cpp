@@ -5,6 +5,8 @@
 #include <future>
 
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/core/error.hpp"
+#include "distlab/telemetry/step_records.hpp"
 #include "session/boundary_grid.hpp"
 
 namespace distlab {
@@ -14,6 +16,7 @@ const char* stateName(SessionState state) {
     case SessionState::Loading: return "loading";
     case SessionState::Paused: return "paused";
     case SessionState::Running: return "running";
+    case SessionState::Stepping: return "stepping";
     case SessionState::Finished: return "finished";
     case SessionState::Failed: return "failed";
     case SessionState::Stopped: return "stopped";
@@ -38,39 +41,36 @@ void TrainingSession::setState(SessionState state) {
     if (m_observer != nullptr) m_observer->onStateChanged(state);
 }
 
-namespace {
-void pushCommand(std::mutex& mutex, std::condition_variable_any& ready, std::atomic<bool>& flag, auto& queue,
-                 auto command, std::function<void(Trainer&)> task = {}) {
+void TrainingSession::enqueue(Command command, QueuedTask task) {
     {
-        std::lock_guard lock(mutex);
-        queue.emplace_back(command, std::move(task));
-        flag.store(true, std::memory_order_release);
+        std::lock_guard lock(m_commandMutex);
+        if (m_closed) {
+            // The thread has ended: a task learns so at once; other commands have nothing to do.
+            if (task.cancel) task.cancel(std::make_exception_ptr(SessionEnded("the run has ended")));
+            return;
+        }
+        m_commands.emplace_back(command, std::move(task));
+        m_hasCommands.store(true, std::memory_order_release);
     }
-    ready.notify_all();
+    m_commandReady.notify_all();
 }
-}  // namespace
 
-void TrainingSession::play() { pushCommand(m_commandMutex, m_commandReady, m_hasCommands, m_commands, Command::Play); }
-void TrainingSession::pause() { pushCommand(m_commandMutex, m_commandReady, m_hasCommands, m_commands, Command::Pause); }
-void TrainingSession::stepOnce() { pushCommand(m_commandMutex, m_commandReady, m_hasCommands, m_commands, Command::Step); }
+void TrainingSession::play() { enqueue(Command::Play); }
+void TrainingSession::pause() { enqueue(Command::Pause); }
+void TrainingSession::stepOnce() { enqueue(Command::Step); }
 void TrainingSession::stop() {
-    pushCommand(m_commandMutex, m_commandReady, m_hasCommands, m_commands, Command::Stop);
+    enqueue(Command::Stop);
     m_thread.request_stop();
 }
 
 void TrainingSession::setLearningRate(float rate) {
-    // The trainer reads its learning rate atomically at the start of each step.
-    if (Trainer* trainer = m_trainer.get(); trainer != nullptr && state() != SessionState::Loading)
-        trainer->setLearningRate(rate);
-    else
-        m_config.optimizer.learningRate = rate;
+    enqueue(Command::Task, {[rate](Trainer& trainer) { trainer.setLearningRate(rate); }, {}});
 }
 
 void TrainingSession::setSpeedLimit(double stepsPerSecond) { m_speedLimit.store(stepsPerSecond, std::memory_order_relaxed); }
 
 void TrainingSession::requestSnapshot() {
-    pushCommand(m_commandMutex, m_commandReady, m_hasCommands, m_commands, Command::Task,
-                [this](Trainer&) { maybeSnapshot(true); });
+    enqueue(Command::Task, {[this](Trainer&) { maybeSnapshot(true); }, {}});
 }
 
 void TrainingSession::setWatched(std::vector<WatchedValue> watched) {
@@ -86,44 +86,42 @@ std::shared_ptr<const ModelSnapshot> TrainingSession::latestSnapshot() const {
     return m_snapshot;
 }
 
-Trainer* TrainingSession::trainerWhenIdle() {
-    const SessionState current = state();
-    return current == SessionState::Paused || current == SessionState::Finished ? m_trainer.get() : nullptr;
-}
-
 ParameterServerControls* TrainingSession::parameterServerControls() {
     const SessionState current = state();  // acquire: the trainer was built before the state left Loading
-    if (current == SessionState::Loading || current == SessionState::Failed) return nullptr;
-    return m_trainer ? m_trainer->parameterServerControls() : nullptr;
+    if (current == SessionState::Loading || !m_trainer) return nullptr;
+    return m_trainer->parameterServerControls();
 }
 
-bool TrainingSession::runOnSessionThread(const std::function<void(Trainer&)>& fn) {
-    const SessionState current = state();
-    if (current == SessionState::Loading || current == SessionState::Failed || current == SessionState::Stopped)
-        return false;
-    std::promise<void> done;
-    auto finished = done.get_future();
-    pushCommand(m_commandMutex, m_commandReady, m_hasCommands, m_commands, Command::Task, [&](Trainer& trainer) {
-        fn(trainer);
-        done.set_value();
-    });
-    finished.wait();
-    return true;
+void TrainingSession::closeQueue() {
+    std::deque<std::pair<Command, QueuedTask>> left;
+    {
+        std::lock_guard lock(m_commandMutex);
+        m_closed = true;
+        left.swap(m_commands);
+        m_hasCommands.store(false, std::memory_order_release);
+    }
+    for (auto& [command, task] : left)
+        if (task.cancel) task.cancel(std::make_exception_ptr(SessionEnded("the run ended before this could run")));
+}
+
+void TrainingSession::fail(const std::string& message) {
+    closeQueue();
+    m_state.store(SessionState::Failed, std::memory_order_release);  // an observer reading state() in onError sees it
+    if (m_observer != nullptr) m_observer->onError(message);
+    setState(SessionState::Failed);
 }
 
 void TrainingSession::threadMain(std::stop_token stop) {
     RunConfig config = m_config;
     auto trainer = Trainer::create(config);
     if (!trainer) {
-        m_state.store(SessionState::Failed, std::memory_order_release);
-        if (m_observer != nullptr) m_observer->onError(trainer.error().message);
-        setState(SessionState::Failed);
+        fail(trainer.error().message);
         return;
     }
     m_trainer = std::move(trainer.value());
-    maybeSnapshot(true);
-    setState(SessionState::Paused);
     try {
+        maybeSnapshot(true);
+        setState(SessionState::Paused);
         while (!stop.stop_requested()) {
             if (!processCommands(/*block=*/!m_running)) break;
             if (!m_running) continue;
@@ -137,10 +135,12 @@ void TrainingSession::threadMain(std::stop_token stop) {
             }
         }
     } catch (const std::exception& error) {
-        if (m_observer != nullptr) m_observer->onError(std::string("training failed: ") + error.what());
-        setState(SessionState::Failed);
+        // A step (a replica, a worker) or a task failed: the trainer may be half-way through a
+        // change, so the run ends here; the session stays readable.
+        fail(std::string("training failed: ") + error.what());
         return;
     }
+    closeQueue();
     setState(SessionState::Stopped);
 }
 
@@ -151,11 +151,12 @@ bool TrainingSession::processCommands(bool block) {
     while (!m_commands.empty()) {
         auto [command, task] = std::move(m_commands.front());
         m_commands.pop_front();
+        const bool finished = m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit;
         switch (command) {
         case Command::Stop:
             return false;
         case Command::Play:
-            if (m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit) break;  // finished: reset to run again
+            if (finished) break;  // finished: reset to run again
             m_running = true;
             m_nextStepNs = 0;
             setState(SessionState::Running);
@@ -171,17 +172,20 @@ bool TrainingSession::processCommands(bool block) {
             }
             break;
         case Command::Step:
-            if (!m_running && !(m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit)) {
+            if (!m_running && !finished) {
                 lock.unlock();
+                setState(SessionState::Stepping);
                 runOneStep();
                 maybeEvaluate(true);
                 maybeSnapshot(true);
+                const bool reachedLimit = m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit;
+                setState(reachedLimit ? SessionState::Finished : SessionState::Paused);
                 lock.lock();
             }
             break;
         case Command::Task:
             lock.unlock();
-            task(*m_trainer);
+            task.run(*m_trainer);
             lock.lock();
             break;
         }
@@ -233,40 +237,10 @@ void TrainingSession::runOneStep() {
 }
 
 void TrainingSession::publishTelemetry(const StepReport& report) {
-    StepRecord step;
-    step.step = report.step;
-    step.epoch = report.epoch;
-    step.loss = report.loss;
-    step.accuracy = report.accuracy;
-    step.learningRate = report.learningRate;
-    step.startNs = report.startNs;
-    step.endNs = report.endNs;
-    step.samples = m_config.data.globalBatchSize;
-    step.worker = report.worker;
-    step.staleness = report.staleness;
-    step.serverBusyNs = report.serverBusyNs;
-    m_telemetry.steps().tryPush(step);
+    m_telemetry.steps().tryPush(toStepRecord(report, m_config.data.globalBatchSize));
     for (int r = 0; r < static_cast<int>(report.replicas.size()); ++r) {
-        const ReplicaStepStats& stats = report.replicas[static_cast<std::size_t>(r)];
-        if (!stats.active) continue;  // an asynchronous worker that did not contribute to this update
-        ReplicaRecord record;
-        record.step = report.step;
-        record.replica = r;
-        record.localLoss = static_cast<float>(stats.localLoss());
-        record.gradNormBefore = static_cast<float>(stats.gradNormBefore);
-        record.gradNormAfter = static_cast<float>(stats.gradNormAfter);
-        record.startNs = stats.startNs;
-        record.computeEndNs = stats.computeEndNs;
-        record.commEndNs = stats.commEndNs;
-        record.updateEndNs = stats.updateEndNs;
-        record.stepEndNs = report.endNs;
-        record.commWaitNs = stats.commWaitNs;
-        record.bytesSent = stats.bytesSent;
-        std::copy(std::begin(stats.watched), std::end(stats.watched), std::begin(record.watched));
-        record.active = stats.active;
-        record.watchGeneration = m_watchGenerationLocal;
-        record.staleness = stats.staleness;
-        m_telemetry.replica(r).tryPush(record);
+        if (!report.replicas[static_cast<std::size_t>(r)].active) continue;  // an asynchronous worker that did not contribute
+        m_telemetry.replica(r).tryPush(toReplicaRecord(report, r, m_watchGenerationLocal));
     }
 }
 

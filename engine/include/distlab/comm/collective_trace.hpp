@@ -4,7 +4,8 @@
 // rank's buffer (the partial sums) after every step of the algorithm.
 //
 // Use: build a CollectiveTrace for the group's rank count with the capacities you can afford,
-// attach it with InProcessGroup::setTrace while no collective runs, run, then read it while no
+// attach it to every rank's communicator (Communicator::setTrace, the communicator's observation
+// hook; a trainer does it with Trainer::setCollectiveTrace) while no collective runs, run, then read it while no
 // collective runs (e.g. between two training steps) and clear() it. Each rank's thread writes only
 // its own log, so recording takes no lock; the logs are bounded: preallocated at construction,
 // full logs drop (and count) what does not fit. With no trace attached the algorithms pay one

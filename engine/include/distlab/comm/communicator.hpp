@@ -6,8 +6,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <vector>
+
+#include "distlab/tensor/dtype.hpp"
 
 namespace distlab {
+
+class CollectiveTrace;
 
 enum class ReduceOp { Sum, Mean };
 
@@ -52,6 +57,12 @@ public:
     virtual CollectiveTiming allReduce(std::span<float> buffer, const AllReduceOptions& options) = 0;
     /// allReduce with default options (pack 0). Blocks; this rank's thread.
     CollectiveTiming allReduce(std::span<float> buffer, ReduceOp op) { return allReduce(buffer, AllReduceOptions{op, 0}); }
+    /// allReduce of a typed buffer. float32 as above. float16 and bfloat16 reduce with float32
+    /// accumulation: this rank widens its values into a float32 workspace, the algorithm reduces
+    /// there (so the partial sums that travel, and the bytes counted, are float32), and the result
+    /// is rounded to the buffer's type once. int32 throws std::invalid_argument. Blocks; this
+    /// rank's thread; allocation-free once the workspace has grown to the largest buffer.
+    CollectiveTiming allReduce(BufferView buffer, const AllReduceOptions& options);
     /// Reduces every rank's `buffer` into root's `buffer`; the others' buffers are left as they
     /// were. Blocks; this rank's thread. Throws std::invalid_argument for a root out of range.
     virtual CollectiveTiming reduce(std::span<float> buffer, int root, ReduceOp op) = 0;
@@ -71,6 +82,15 @@ public:
     virtual CollectiveTiming recv(std::span<float> buffer, int peer) = 0;
     /// Blocks until every rank has arrived. This rank's thread.
     virtual CollectiveTiming barrier() = 0;
+
+    /// The observation hook: records this rank's transfers (and, when the trace captures them,
+    /// its buffer after each algorithm step) into lane rank() of `trace`; nullptr (the default)
+    /// records nothing. The trace must have size() lanes and outlive the attachment. Only while
+    /// this rank runs no collective (e.g. between training steps, on the stepping thread).
+    virtual void setTrace(CollectiveTrace* trace) = 0;
+
+private:
+    std::vector<float> m_wide;  ///< the float32 workspace of 16-bit reductions
 };
 
 }  // namespace distlab

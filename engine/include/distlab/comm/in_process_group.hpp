@@ -8,7 +8,6 @@
 #include <memory>
 #include <vector>
 
-#include "distlab/comm/collective_trace.hpp"
 #include "distlab/comm/communicator.hpp"
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/io/run_config.hpp"
@@ -29,11 +28,6 @@ public:
     /// The communicator of one rank; owned by the group, valid while the group lives.
     Communicator& communicator(int rank) { return *m_communicators[static_cast<std::size_t>(rank)]; }
 
-    /// Attaches a trace (nullptr: none, the default). The trace must have size() ranks and
-    /// outlive its attachment. Only while no collective runs.
-    void setTrace(CollectiveTrace* trace) { m_trace.store(trace, std::memory_order_release); }
-    CollectiveTrace* trace() const { return m_trace.load(std::memory_order_acquire); }
-
     // Used by the algorithms (the communicators call these on their rank's thread). A published
     // pointer is read by peers only after the barrier that follows the publish.
     void publish(int rank, float* buffer, const float* input = nullptr) {
@@ -44,6 +38,12 @@ public:
     float* buffer(int rank) const { return m_slots[static_cast<std::size_t>(rank)].buffer; }
     const float* input(int rank) const { return m_slots[static_cast<std::size_t>(rank)].input; }
     SpinBarrier& barrier() { return m_barrier; }
+    /// Ends the group after a rank failed: every rank waiting in (or later entering) a collective
+    /// throws CollectiveAborted instead of waiting for the failed one. Any thread; idempotent.
+    /// The group cannot be used again.
+    void abort();
+    /// Set once abort() was called; the flag every wait of the group checks.
+    const std::atomic<bool>& abortFlag() const { return m_aborted; }
     /// Rank's progress counter: the ring's pairwise synchronisation (a rank waits for its
     /// predecessor's count instead of a barrier). Only the rank itself advances it.
     std::atomic<std::uint32_t>& progress(int rank) { return m_progress[static_cast<std::size_t>(rank)].value; }
@@ -67,7 +67,7 @@ private:
     };
     int m_size;
     std::atomic<CrossDeviceOps> m_algorithm;
-    std::atomic<CollectiveTrace*> m_trace{nullptr};
+    std::atomic<bool> m_aborted{false};
     SpinBarrier m_barrier;
     std::unique_ptr<Slot[]> m_slots;
     std::unique_ptr<Mailbox[]> m_mailboxes;

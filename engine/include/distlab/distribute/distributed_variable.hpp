@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
+#include "distlab/tensor/dtype.hpp"
 
 namespace distlab {
 
 enum class VariableStrategy { OneDevice, Mirrored, CentralStorage, ParameterServer };
 enum class Synchronization { Auto, None, OnWrite, OnRead };
 enum class Aggregation { None, Sum, Mean, OnlyFirstReplica };
-enum class VariableDType { Float32, Int32 };
 /// plain (one_device), mirrored (on_write), sync_on_read (on_read), aggregating (one copy on a
 /// parameter device: central_storage and parameter_server).
 enum class VariableKind { Plain, Mirrored, SyncOnRead, Aggregating };
@@ -31,7 +31,6 @@ inline constexpr std::array<std::string_view, 4> kStrategyNames{"one_device", "m
                                                                 "parameter_server"};
 inline constexpr std::array<std::string_view, 4> kSynchronizationNames{"auto", "none", "on_write", "on_read"};
 inline constexpr std::array<std::string_view, 4> kAggregationNames{"none", "sum", "mean", "only_first_replica"};
-inline constexpr std::array<std::string_view, 2> kDTypeNames{"float32", "int32"};
 inline constexpr std::array<std::string_view, 4> kKindNames{"plain", "mirrored", "sync_on_read", "aggregating"};
 inline constexpr std::array<std::string_view, 2> kContextNames{"replica", "cross_replica"};
 inline constexpr std::array<std::string_view, 4> kOpNames{"assign", "assign_add", "assign_sub", "read"};
@@ -44,14 +43,13 @@ constexpr std::optional<Enum> lookupName(const std::array<std::string_view, N>& 
 }
 }  // namespace detail
 
-/// Script/GUI spellings ("one_device", "on_write", "only_first_replica", "int32", "assign_add",
+/// Script/GUI spellings ("one_device", "on_write", "only_first_replica", "assign_add",
 /// "cross_replica", ...). The parse functions return nullopt for an unknown name. Any thread.
 constexpr std::string_view toString(VariableStrategy v) { return detail::kStrategyNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(Synchronization v) {
     return detail::kSynchronizationNames[static_cast<std::size_t>(v)];
 }
 constexpr std::string_view toString(Aggregation v) { return detail::kAggregationNames[static_cast<std::size_t>(v)]; }
-constexpr std::string_view toString(VariableDType v) { return detail::kDTypeNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(VariableKind v) { return detail::kKindNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(UpdateContext v) { return detail::kContextNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(VariableOp v) { return detail::kOpNames[static_cast<std::size_t>(v)]; }
@@ -64,9 +62,10 @@ constexpr std::optional<Synchronization> parseSynchronization(std::string_view n
 constexpr std::optional<Aggregation> parseAggregation(std::string_view name) {
     return detail::lookupName<Aggregation>(detail::kAggregationNames, name);
 }
-constexpr std::optional<VariableDType> parseVariableDType(std::string_view name) {
-    return detail::lookupName<VariableDType>(detail::kDTypeNames, name);
-}
+/// The element types a lab variable may have (the project's DType; 16-bit floats are not offered).
+inline constexpr std::array<DType, 2> kLabDTypes{DType::Float32, DType::Int32};
+/// A lab dtype by name ("float32", "int32"); nullopt for any other name.
+std::optional<DType> parseLabDType(std::string_view name);
 constexpr std::optional<UpdateContext> parseUpdateContext(std::string_view name) {
     return detail::lookupName<UpdateContext>(detail::kContextNames, name);
 }
@@ -82,7 +81,7 @@ struct VariableSpec {
     std::string name = "v";
     Synchronization synchronization = Synchronization::Auto;
     Aggregation aggregation = Aggregation::None;
-    VariableDType dtype = VariableDType::Float32;
+    DType dtype = DType::Float32;
     double initial = 0.0;
     std::optional<bool> trainable;  ///< unset: TF's default (trainable unless on_read)
 };

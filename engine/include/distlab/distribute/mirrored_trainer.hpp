@@ -63,7 +63,8 @@ public:
     /// Nanoseconds since this trainer was created (the clock of every StepReport).
     std::int64_t clockNs() const override;
     void setWatched(std::span<const std::int64_t> flatIndices) override;
-    InProcessGroup* communicationGroup() override { return m_replicas.size() > 1 ? m_group.get() : nullptr; }
+    bool setCollectiveTrace(CollectiveTrace* trace) override;
+    bool failDevice(int replica) override;
 
 private:
     struct Replica;
@@ -84,6 +85,7 @@ private:
     std::int64_t m_stepsDone = 0;
     std::array<std::int64_t, kMaxWatchedValues> m_watched{};
     int m_watchedCount = 0;
+    int m_failingReplica = -1;  ///< failDevice(): this replica throws in the next step
     std::int64_t m_clockOriginNs;
     StepReport m_report;
     Tensor m_predicted;

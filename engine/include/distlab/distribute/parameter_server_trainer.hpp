@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -85,6 +86,7 @@ private:
     std::unique_ptr<ReplicaPool> m_servers;
 
     mutable std::mutex m_mutex;               // worker states, the inbox, the sampler, the redo queue
+    std::string m_workerFailure;              // guarded by m_mutex: why a worker's thread ended, if it failed
     std::condition_variable m_workerWake;
     std::condition_variable m_inboxReady;
     std::deque<int> m_inbox;                  // workers whose gradient waits to be applied

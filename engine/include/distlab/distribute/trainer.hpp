@@ -57,10 +57,15 @@ public:
     /// Chooses parameter elements (flat indices into the parameter buffer) whose value on every
     /// replica each report carries. Between steps, on the stepping thread.
     virtual void setWatched(std::span<const std::int64_t> flatIndices) = 0;
-    /// The in-process communicator group of the replicas (to choose the algorithm or attach a
-    /// CollectiveTrace between steps), or null where there is none (one device, parameter servers).
-    /// Not while a step runs.
-    virtual class InProcessGroup* communicationGroup() { return nullptr; }
+    /// Attaches `trace` (the communication view's; size() lanes) to every replica's communicator
+    /// through its observation hook; nullptr detaches. Returns false where the strategy runs no
+    /// all-reduce (one device, parameter servers). Between steps, on the stepping thread.
+    virtual bool setCollectiveTrace(class CollectiveTrace* /*trace*/) { return false; }
+    /// Fault injection: replica `replica`'s device fails in the next step, after computing its
+    /// gradient, while its peers wait for it in the reduction (as a lost device would). That step
+    /// throws a TrainingError naming the device, and the trainer cannot step again. Returns false
+    /// where the strategy has no such replica (parameter servers have killWorker). Between steps.
+    virtual bool failDevice(int /*replica*/) { return false; }
     /// The parameter-server controls, or null for strategies without servers.
     virtual class ParameterServerControls* parameterServerControls() { return nullptr; }
     /// Stops background work (parameter-server workers) before destruction; idempotent.

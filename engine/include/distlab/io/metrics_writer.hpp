@@ -1,7 +1,7 @@
 #pragma once
 // Per-step metrics as JSON Lines: one object per line,
-// {"step":..,"epoch":..,"loss":..,"learning_rate":..,"step_ms":..,"compute_ms":..,"comm_ms":..,
-//  "wait_ms":..,"bytes_communicated":..,"grad_norm_before":[..],"grad_norm_after":[..],
+// {"step":..,"epoch":..,"loss":..,"learning_rate":..,"step_ms":..,"compute_ms":..,"optimizer_ms":..,
+//  "comm_ms":..,"wait_ms":..,"bytes_communicated":..,"grad_norm_before":[..],"grad_norm_after":[..],
 //  "replica_loss":[..]} plus "test_loss", "test_accuracy", "train_accuracy" when present.
 // Numbers use the shortest text that reads back exactly; NaN and infinities are written as null.
 // The file is a StagedFile: the target is replaced only by publish() and close(), always with whole lines.
@@ -23,9 +23,11 @@ struct MetricsRecord {
     double loss = 0.0;
     double learningRate = 0.0;
     double stepMs = 0.0;     ///< wall time of the whole step, milliseconds
-    double computeMs = 0.0;  ///< forward + backward, milliseconds
-    double commMs = 0.0;     ///< gradient reduction / communication, milliseconds
-    double waitMs = 0.0;     ///< waiting for the slowest replica, milliseconds
+    // The step's phases (splitStep: means over the replicas that took part), milliseconds.
+    double computeMs = 0.0;    ///< forward, loss and backward
+    double optimizerMs = 0.0;  ///< applying the update
+    double commMs = 0.0;       ///< the reduction, waiting for peers excluded
+    double waitMs = 0.0;       ///< waiting for peers inside the reduction, then for the slowest replica
     std::int64_t bytesCommunicated = 0;
     std::vector<double> gradNormBefore;  ///< per replica, before reduction
     std::vector<double> gradNormAfter;   ///< per replica, after reduction

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
+#include "distlab/tensor/dtype.hpp"
 #include "distlab/tensor/tensor.hpp"
 
 namespace distlab {
@@ -33,6 +34,11 @@ std::string_view safeDTypeName(SafeDType dtype);
 std::size_t safeDTypeSize(SafeDType dtype);
 /// The dtype named `name` ("F32"), or nothing when the name is unknown.
 std::optional<SafeDType> parseSafeDType(std::string_view name);
+/// The format's tags are a vocabulary of the file, wider than what DistLab computes with: the
+/// project's DType for a tag (F32, F16, BF16, I32), or nothing for the others.
+std::optional<DType> toDType(SafeDType tag);
+/// The tag a DType is written with.
+SafeDType toSafeDType(DType dtype);
 
 /// One tensor: dtype, shape and its row-major little-endian bytes (size = elements × dtype size).
 struct SafeTensor {

@@ -48,7 +48,4 @@ private:
     GradientAggregationStats m_stats;
 };
 
-/// Builds one layer of a config (dense or residual) named `name`, for `inputs` values.
-std::unique_ptr<Layer> makeLayer(const LayerConfig& config, std::string name, std::int64_t inputs, AggregationMethod method);
-
 }  // namespace distlab

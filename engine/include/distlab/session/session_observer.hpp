@@ -5,7 +5,11 @@
 
 namespace distlab {
 
-enum class SessionState { Loading, Paused, Running, Finished, Failed, Stopped };
+/// Loading: reading data and building the trainer. Paused: between steps, waiting for a command.
+/// Running: stepping until paused. Stepping: one step asked for while paused (then Paused again).
+/// Finished: the step limit was reached. Failed: loading or a step failed (onError says why).
+/// Stopped: stop() ended the thread.
+enum class SessionState { Loading, Paused, Running, Stepping, Finished, Failed, Stopped };
 
 /// "paused", "running", ... (not toString: see configName in run_config.hpp).
 const char* stateName(SessionState state);

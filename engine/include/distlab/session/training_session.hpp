@@ -1,17 +1,27 @@
 #pragma once
-// A run on its own thread. Commands (play, pause, step, stop, learning rate, speed limit) are
-// queued and take effect between steps; telemetry flows out through bounded rings that the
-// engine never waits on; rare events go to one observer. No global state: several sessions can
-// run side by side.
+// A run on its own thread, which owns its trainer: nothing else ever touches it. Commands (play,
+// pause, step, stop, learning rate) are queued and take effect between steps; anything else that
+// needs the trainer (saving weights, attaching a trace) is posted as a task and runs there, between
+// steps, its result or exception returned through a future. Telemetry flows out through bounded
+// rings that the engine never waits on; rare events go to one observer. No global state: several
+// sessions can run side by side.
+//
+// Failures end the run, never the process: a step or a task that throws (a replica's exception is
+// rethrown by its step, naming the replica) moves the session to Failed with the message, fails
+// every queued task's future, and leaves the thread waiting to be destroyed.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
@@ -25,6 +35,13 @@ namespace distlab {
 struct WatchedValue {
     int parameter = 0;
     std::int64_t element = 0;
+};
+
+/// The exception in a posted task's future when the session ended (stopped, failed, destroyed)
+/// before the task could run.
+class SessionEnded : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 struct SessionOptions {
@@ -45,12 +62,15 @@ public:
     TrainingSession(const TrainingSession&) = delete;
     TrainingSession& operator=(const TrainingSession&) = delete;
 
-    // Commands; any thread; take effect between steps.
+    // Commands; any thread; take effect between steps, in the order given.
     void play();
     void pause();
+    /// One step while paused (state Stepping during it, then Paused or Finished).
     void stepOnce();
     /// Ends the run; the thread exits after the current step.
     void stop();
+    /// The learning rate from the next step on (queued like every command, so a change made
+    /// while loading applies once loaded, and none is lost).
     void setLearningRate(float rate);
     /// At most this many steps per second; 0: as fast as possible.
     void setSpeedLimit(double stepsPerSecond);
@@ -60,7 +80,16 @@ public:
     /// carry the generation of the choice they report (1 for the first call, then 2, ...).
     void setWatched(std::vector<WatchedValue> watched);
 
+    /// Runs task(trainer) on the session thread between steps (after loading, when posted while
+    /// loading) and returns its result through the future. Any thread; never blocks. A task that
+    /// throws ends the run (state Failed, onError) and its future holds the exception; a task the
+    /// session can no longer run (it stopped, failed or is being destroyed) gets SessionEnded.
+    /// Waiting on the future from the session's own thread (an observer callback) would deadlock.
+    template <typename Task>
+    auto post(Task task) -> std::future<std::invoke_result_t<Task&, Trainer&>>;
+
     SessionState state() const { return m_state.load(std::memory_order_acquire); }
+    /// The config the session was created with (never changed: live changes are commands).
     const RunConfig& config() const { return m_config; }
     int replicaCount() const { return static_cast<int>(m_config.strategy.replicaCount()); }
     /// The rings (one reader thread). Valid for the session's life.
@@ -69,19 +98,23 @@ public:
     std::shared_ptr<const ModelSnapshot> latestSnapshot() const;
     /// Steps completed; any thread.
     std::int64_t stepsDone() const { return m_stepsDone.load(std::memory_order_relaxed); }
-    /// The trainer (null until loaded). Only to be touched while the session is Paused or
-    /// Finished, from one thread, e.g. to save weights; the session thread does not step then.
-    Trainer* trainerWhenIdle();
     /// The parameter-server controls (slow, pause, kill workers; lose a server; async/sync), or
-    /// null before the run is loaded or for other strategies. The controls are thread-safe.
+    /// null before the run is loaded or for other strategies. The controls are thread-safe and
+    /// live as long as the session.
     ParameterServerControls* parameterServerControls();
-    /// Runs fn(trainer) on the session thread between steps and blocks until it is done
-    /// (for saving weights or checkpoints while running). Returns false if no trainer.
-    bool runOnSessionThread(const std::function<void(Trainer&)>& fn);
 
 private:
     enum class Command { Play, Pause, Step, Stop, Task };
+    /// A queued task: runs on the session thread, or is told the session ended.
+    struct QueuedTask {
+        std::function<void(Trainer&)> run;
+        std::function<void(std::exception_ptr)> cancel;
+    };
+    void enqueue(Command command, QueuedTask task = {});
     void threadMain(std::stop_token stop);
+    /// Ends the thread's run: stops accepting tasks and cancels the queued ones.
+    void closeQueue();
+    void fail(const std::string& message);
     void setState(SessionState state);
     bool processCommands(bool block);
     void runOneStep();
@@ -101,7 +134,8 @@ private:
     std::atomic<bool> m_hasCommands{false};
     std::mutex m_commandMutex;
     std::condition_variable_any m_commandReady;
-    std::deque<std::pair<Command, std::function<void(Trainer&)>>> m_commands;
+    std::deque<std::pair<Command, QueuedTask>> m_commands;
+    bool m_closed = false;  ///< guarded by m_commandMutex: the thread takes no more commands
     std::mutex m_watchMutex;
     std::vector<WatchedValue> m_watched;
     std::atomic<bool> m_watchChanged{false};
@@ -117,5 +151,29 @@ private:
     bool m_running = false;
     std::jthread m_thread;  // last: joined first on destruction
 };
+
+template <typename Task>
+auto TrainingSession::post(Task task) -> std::future<std::invoke_result_t<Task&, Trainer&>> {
+    using R = std::invoke_result_t<Task&, Trainer&>;
+    // The promise is shared by the two halves of the queued task (std::function must be copyable).
+    auto promise = std::make_shared<std::promise<R>>();
+    auto future = promise->get_future();
+    QueuedTask queued{[promise, task = std::move(task)](Trainer& trainer) mutable {
+                    try {
+                        if constexpr (std::is_void_v<R>) {
+                            task(trainer);
+                            promise->set_value();
+                        } else {
+                            promise->set_value(task(trainer));
+                        }
+                    } catch (...) {
+                        promise->set_exception(std::current_exception());
+                        throw;  // the run ends: the trainer may be half-changed
+                    }
+                },
+                [promise](std::exception_ptr why) { promise->set_exception(std::move(why)); }};
+    enqueue(Command::Task, std::move(queued));
+    return future;
+}
 
 }  // namespace distlab

@@ -1,0 +1,27 @@
+#include "distlab/comm/communicator.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace distlab {
+
+CollectiveTiming Communicator::allReduce(BufferView buffer, const AllReduceOptions& options) {
+    switch (buffer.dtype) {
+    case DType::Float32: return allReduce(buffer.asFloat32(), options);
+    case DType::Float16:
+    case DType::BFloat16: {
+        const auto count = static_cast<std::size_t>(buffer.count);
+        if (m_wide.size() < count) m_wide.resize(count);
+        const std::span<float> wide(m_wide.data(), count);
+        widen16(buffer.dtype, buffer.as16().data(), wide.data(), count);
+        const CollectiveTiming timing = allReduce(wide, options);
+        narrow16(buffer.dtype, wide.data(), buffer.as16().data(), count);
+        return timing;
+    }
+    case DType::Int32: break;
+    }
+    throw std::invalid_argument("allReduce: " + std::string(dtypeName(buffer.dtype)) +
+                                " buffers are not reduced (gradients are float32, float16 or bfloat16)");
+}
+
+}  // namespace distlab

@@ -1,0 +1,33 @@
+#pragma once
+// The one replica step before the reduction, shared by every strategy (mirrored, central storage,
+// one device, and each parameter-server worker's replicas): take the shard, forward, loss,
+// backward, with gradient accumulation over micro-batches and TensorFlow's loss convention.
+#include <cstdint>
+#include <span>
+
+#include "distlab/data/dataset.hpp"
+#include "distlab/model/loss.hpp"
+#include "distlab/model/model.hpp"
+#include "distlab/tensor/tensor.hpp"
+
+namespace distlab {
+
+/// One replica's step buffers: its rows of the batch, their targets, the loss gradient. Reused
+/// every step.
+struct ReplicaBatch {
+    Tensor input;
+    BatchTargets targets;
+    Tensor lossGrad;
+};
+
+/// Forward, loss and backward of replica `replica` of `replicas` over its shard of `batch`, in
+/// `microSteps` micro-batches whose gradients accumulate in the model's gradient buffer (zeroed
+/// first). Each example's loss is multiplied by `lossScale`: 1 / the global batch, TensorFlow's
+/// compute_average_loss, so the sum of the replicas' gradients is one device's gradient of the
+/// batch's mean loss. Returns the (unscaled) loss sum, correct predictions and examples.
+/// Allocation-free once the buffers have grown.
+LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
+                                 std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
+                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers);
+
+}  // namespace distlab

@@ -1,0 +1,70 @@
+#include "distlab/telemetry/phase_split.hpp"
+
+#include <algorithm>
+
+#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/records.hpp"
+
+namespace distlab {
+
+const char* phaseName(Phase phase) {
+    switch (phase) {
+    case Phase::Compute: return "compute";
+    case Phase::Communication: return "communication";
+    case Phase::Waiting: return "waiting";
+    case Phase::Optimizer: return "optimizer";
+    case Phase::Idle: return "idle";
+    }
+    return "?";
+}
+
+StepTimes stepTimes(const ReplicaRecord& record) {
+    return {record.startNs, record.computeEndNs, record.commEndNs, record.updateEndNs, record.stepEndNs, record.commWaitNs};
+}
+
+StepTimes stepTimes(const ReplicaStepStats& stats, std::int64_t stepEndNs) {
+    return {stats.startNs, stats.computeEndNs, stats.commEndNs, stats.updateEndNs, stepEndNs, stats.commWaitNs};
+}
+
+double PhaseSplit::total() const {
+    double sum = 0.0;
+    for (double value : ns) sum += value;
+    return sum;
+}
+
+void PhaseSplit::add(const PhaseSplit& other, double scale) {
+    for (std::size_t i = 0; i < ns.size(); ++i) ns[i] += scale * other.ns[i];
+}
+
+PhaseSplit splitPhases(const StepTimes& t) {
+    auto span = [](std::int64_t from, std::int64_t to) { return static_cast<double>(std::max<std::int64_t>(0, to - from)); };
+    PhaseSplit split;
+    const double reduction = span(t.computeEndNs, t.commEndNs);
+    const double waiting = std::clamp(static_cast<double>(t.commWaitNs), 0.0, reduction);
+    split[Phase::Compute] = span(t.startNs, t.computeEndNs);
+    split[Phase::Waiting] = waiting;
+    split[Phase::Communication] = reduction - waiting;
+    split[Phase::Optimizer] = span(t.commEndNs, t.updateEndNs);
+    split[Phase::Idle] = span(t.updateEndNs, t.stepEndNs);
+    return split;
+}
+
+PhaseSplit splitStep(const StepReport& report) {
+    PhaseSplit mean;
+    int active = 0;
+    for (const ReplicaStepStats& stats : report.replicas) {
+        if (!stats.active) continue;
+        mean.add(splitPhases(stepTimes(stats, report.endNs)));
+        ++active;
+    }
+    if (active > 1)
+        for (double& value : mean.ns) value /= active;
+    return mean;
+}
+
+std::array<PhaseSpan, 4> phaseSpans(const StepTimes& t) {
+    return {PhaseSpan{Phase::Compute, t.startNs, t.computeEndNs}, PhaseSpan{Phase::Communication, t.computeEndNs, t.commEndNs},
+            PhaseSpan{Phase::Optimizer, t.commEndNs, t.updateEndNs}, PhaseSpan{Phase::Idle, t.updateEndNs, t.stepEndNs}};
+}
+
+}  // namespace distlab

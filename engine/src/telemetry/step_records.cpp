@@ -1,0 +1,46 @@
+#include "distlab/telemetry/step_records.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace distlab {
+
+StepRecord toStepRecord(const StepReport& report, std::int64_t samples) {
+    StepRecord step;
+    step.step = report.step;
+    step.epoch = report.epoch;
+    step.loss = report.loss;
+    step.accuracy = report.accuracy;
+    step.learningRate = report.learningRate;
+    step.startNs = report.startNs;
+    step.endNs = report.endNs;
+    step.samples = samples;
+    step.worker = report.worker;
+    step.staleness = report.staleness;
+    step.serverBusyNs = report.serverBusyNs;
+    return step;
+}
+
+ReplicaRecord toReplicaRecord(const StepReport& report, int replica, std::uint32_t watchGeneration) {
+    const ReplicaStepStats& stats = report.replicas[static_cast<std::size_t>(replica)];
+    ReplicaRecord record;
+    record.step = report.step;
+    record.replica = replica;
+    record.localLoss = static_cast<float>(stats.localLoss());
+    record.gradNormBefore = static_cast<float>(stats.gradNormBefore);
+    record.gradNormAfter = static_cast<float>(stats.gradNormAfter);
+    record.startNs = stats.startNs;
+    record.computeEndNs = stats.computeEndNs;
+    record.commEndNs = stats.commEndNs;
+    record.updateEndNs = stats.updateEndNs;
+    record.stepEndNs = report.endNs;
+    record.commWaitNs = stats.commWaitNs;
+    record.bytesSent = stats.bytesSent;
+    std::copy(std::begin(stats.watched), std::end(stats.watched), std::begin(record.watched));
+    record.active = stats.active;
+    record.watchGeneration = watchGeneration;
+    record.staleness = stats.staleness;
+    return record;
+}
+
+}  // namespace distlab

@@ -1,0 +1,76 @@
+// The one phase split (compute / communication / waiting / optimizer / idle) on worked numbers:
+// one replica, a step's mean over its active replicas, the timeline spans, odd timestamps.
+#include <QtTest>
+
+#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/phase_split.hpp"
+
+using namespace distlab;
+
+namespace {
+ReplicaStepStats stats(std::int64_t start, std::int64_t computeEnd, std::int64_t commEnd, std::int64_t updateEnd,
+                       std::int64_t wait, bool active = true) {
+    ReplicaStepStats s;
+    s.startNs = start;
+    s.computeEndNs = computeEnd;
+    s.commEndNs = commEnd;
+    s.updateEndNs = updateEnd;
+    s.commWaitNs = wait;
+    s.active = active;
+    return s;
+}
+}  // namespace
+
+class TestPhaseSplit : public QObject {
+    Q_OBJECT
+private slots:
+    void oneReplicaWorkedNumbers() {
+        // compute 0-20, reduction 20-50 of which 10 waiting, optimizer 50-60, idle 60-75.
+        const PhaseSplit split = splitPhases(stepTimes(stats(0, 20, 50, 60, 10), 75));
+        QCOMPARE(split[Phase::Compute], 20.0);
+        QCOMPARE(split[Phase::Communication], 20.0);
+        QCOMPARE(split[Phase::Waiting], 10.0);
+        QCOMPARE(split[Phase::Optimizer], 10.0);
+        QCOMPARE(split[Phase::Idle], 15.0);
+        QCOMPARE(split.total(), 75.0);
+    }
+
+    void aStepIsTheMeanOverItsActiveReplicas() {
+        StepReport report;
+        report.endNs = 100;
+        report.replicas = {stats(0, 40, 60, 70, 5), stats(0, 20, 60, 80, 30), stats(0, 99, 99, 99, 0, /*active=*/false)};
+        const PhaseSplit split = splitStep(report);
+        QCOMPARE(split[Phase::Compute], 30.0);        // (40 + 20) / 2
+        QCOMPARE(split[Phase::Waiting], 17.5);        // (5 + 30) / 2
+        QCOMPARE(split[Phase::Communication], 12.5);  // (15 + 10) / 2
+        QCOMPARE(split[Phase::Optimizer], 15.0);      // (10 + 20) / 2
+        QCOMPARE(split[Phase::Idle], 25.0);           // (30 + 20) / 2
+        report.replicas = {stats(0, 1, 2, 3, 0, false)};
+        QCOMPARE(splitStep(report).total(), 0.0);  // nobody took part
+    }
+
+    void oddTimestampsNeverGiveNegativeTimes() {
+        // A wait longer than the reduction (clock granularity) and a replica done after the step.
+        const PhaseSplit split = splitPhases(stepTimes(stats(10, 5, 30, 40, 100), 35));
+        for (double value : split.ns) QVERIFY(value >= 0.0);
+        QCOMPARE(split[Phase::Compute], 0.0);
+        QCOMPARE(split[Phase::Waiting], 25.0);
+        QCOMPARE(split[Phase::Communication], 0.0);
+        QCOMPARE(split[Phase::Idle], 0.0);
+    }
+
+    void spansFollowTheTimestamps() {
+        const auto spans = phaseSpans(stepTimes(stats(0, 20, 50, 60, 10), 75));
+        QCOMPARE(spans[0].phase, Phase::Compute);
+        QCOMPARE(spans[1].phase, Phase::Communication);
+        QCOMPARE(spans[1].beginNs, std::int64_t{20});
+        QCOMPARE(spans[1].endNs, std::int64_t{50});
+        QCOMPARE(spans[2].phase, Phase::Optimizer);
+        QCOMPARE(spans[3].phase, Phase::Idle);
+        QCOMPARE(spans[3].endNs, std::int64_t{75});
+        QCOMPARE(QString(phaseName(Phase::Waiting)), QString("waiting"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPhaseSplit)
+#include "test_phase_split.moc"
