@@ -484,8 +484,10 @@ private slots:
              }},
         };
         for (CrossDeviceOps algorithm : kAlgorithms)
-            for (const auto& [name, call] : calls)
+            for (const auto& entry : calls)
                 for (int failing : {0, 2}) {
+                    const char* name = entry.first;
+                    const Call& call = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
                     const int ranks = 4;
                     InProcessGroup group(ranks, algorithm);
                     auto buffers = filled(ranks, 1000);
