@@ -4,6 +4,7 @@
 
 #include "distlab/distribute/parameter_server_trainer.hpp"
 #include "distlab/io/checkpoint.hpp"
+#include "distribute/parameter_transport.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;
@@ -61,6 +62,23 @@ private slots:
         std::int64_t covered = 0;
         for (const auto& shard : shards) covered += shard.size;
         QCOMPARE(covered, m.store().totalSize());
+    }
+
+    void theTransportCarriesCopies() {
+        // Workers and servers meet only in the transport's slots: what crosses is a copy, taken
+        // when sent, so neither side ever reads the other's buffer.
+        InProcessParameterTransport transport(2, 3);
+        std::vector<float> server{1, 2, 3}, worker(3, 0.0f);
+        QCOMPARE(transport.sendParameters(1, server), std::int64_t{12});
+        server[0] = 99;  // the servers move on after answering the read
+        transport.receiveParameters(1, worker);
+        QCOMPARE(worker, (std::vector<float>{1, 2, 3}));
+        std::vector<float> gradient{0.5f, -1, 2};
+        QCOMPARE(transport.sendGradient(0, gradient), std::int64_t{12});
+        gradient[1] = 7;  // the worker's next step overwrites its buffer
+        const auto pushed = transport.receivedGradient(0);
+        QCOMPARE(std::vector<float>(pushed.begin(), pushed.end()), (std::vector<float>{0.5f, -1, 2}));
+        QCOMPARE(transport.receivedGradient(1)[0], 0.0f);  // worker 1 pushed nothing yet
     }
 
     void oneAsyncWorkerIsPlainSgd() {

@@ -28,7 +28,12 @@ std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footp
     const std::uint64_t microBatch = static_cast<std::uint64_t>(config.data.globalBatchSize) / replicas;
     const std::uint64_t perCopy = static_cast<std::uint64_t>(model.parameters) * 16 +
                                   microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;
-    return copies * perCopy;  // parameters <= 2^28, batch and widths bounded by validation: no overflow
+    // Parameter servers also keep, per worker, the transport's pull and push slots (float32 each).
+    const std::uint64_t transport = config.strategy.type == StrategyKind::ParameterServer
+                                        ? static_cast<std::uint64_t>(config.strategy.workers) *
+                                              static_cast<std::uint64_t>(model.parameters) * 8
+                                        : 0;
+    return copies * perCopy + transport;  // parameters <= 2^28, batch and widths bounded by validation: no overflow
 }
 
 Status checkFitsInMemory(const RunConfig& config, const Model::Footprint& model, std::uint64_t memoryBytes) {

@@ -6,6 +6,7 @@
 
 #include "distlab/comm/spin_barrier.hpp"
 #include "distribute/model_evaluation.hpp"
+#include "distribute/parameter_transport.hpp"
 #include "distribute/parameter_server_worker.hpp"
 
 namespace distlab {
@@ -29,6 +30,7 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
     m_serverBusyNs.assign(static_cast<std::size_t>(m_serverCount), 0);
 
     const auto workers = static_cast<int>(std::max<std::int64_t>(1, config.strategy.workers));
+    m_transport = std::make_unique<InProcessParameterTransport>(workers, parameters);
     const auto replicasPerWorker = static_cast<int>(std::max<std::int64_t>(1, config.strategy.replicasPerWorker));
     const std::int64_t shard = config.data.globalBatchSize / replicasPerWorker;
     for (int w = 0; w < workers; ++w) {
@@ -135,7 +137,7 @@ void ParameterServerTrainer::grantPermit(Worker& worker) {
     stats = ReplicaStepStats{};
     stats.startNs = clockNs();
     const auto server = m_serverModel->store().values();
-    for (auto& replica : worker.replicas) std::copy(server.begin(), server.end(), replica->model.store().values().begin());
+    m_transport->sendParameters(worker.index, server);  // the worker takes it on its own thread
     worker.readVersion = m_version;
     for (int w = 0; w < m_watchedCount; ++w) {
         const std::int64_t index = m_watched[static_cast<std::size_t>(w)];
@@ -218,7 +220,7 @@ const StepReport& ParameterServerTrainer::stepAsync() {
 
     const std::int64_t applyStart = clockNs();
     const std::int64_t staleness = m_version - worker.readVersion;
-    applyUpdate(worker.replicas[0]->model.store().grads());
+    applyUpdate(m_transport->receivedGradient(worker.index));
     worker.stats.updateEndNs = clockNs();
     worker.stats.staleness = staleness;
     worker.stats.gradNormAfter = worker.stats.gradNormBefore;
@@ -275,7 +277,7 @@ const StepReport& ParameterServerTrainer::stepSync() {
     double lossSum = 0.0;
     std::int64_t correct = 0, examples = 0;
     for (Worker* worker : fresh) {
-        const auto grads = worker->replicas[0]->model.store().grads();
+        const auto grads = m_transport->receivedGradient(worker->index);
         for (std::size_t i = 0; i < grads.size(); ++i) m_aggregate[i] += grads[i];
         lossSum += worker->stats.lossSum;
         correct += worker->stats.correct;

@@ -6,6 +6,7 @@
 
 #include "distlab/comm/spin_barrier.hpp"
 #include "distribute/parameter_server_worker.hpp"
+#include "distribute/parameter_transport.hpp"
 
 namespace distlab {
 
@@ -67,7 +68,8 @@ void ParameterServerTrainer::workerLoop(Worker& worker) {
 }
 
 void ParameterServerTrainer::computeGradient(Worker& worker) {
-    ReplicaStepStats& stats = worker.stats;  // reset, and the parameters read, by grantPermit
+    ReplicaStepStats& stats = worker.stats;  // reset by grantPermit, which also sent the parameters
+    for (auto& replica : worker.replicas) m_transport->receiveParameters(worker.index, replica->model.store().values());
     const std::int64_t computeStart = clockNs();
     if (worker.pool) {
         worker.pool->run();
@@ -79,9 +81,11 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
         stats.correct = loss.correct;
     }
     stats.examples = static_cast<std::int64_t>(worker.batch.size());
+    const auto gradient = worker.replicas[0]->model.store().grads();  // replica 0's: the worker's, reduced
     double norm = 0.0;
-    for (float g : worker.replicas[0]->model.store().grads()) norm += double(g) * g;
+    for (float g : gradient) norm += double(g) * g;
     stats.gradNormBefore = std::sqrt(norm);
+    m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop
     // A straggler: a worker at speed s takes 1/s times as long (sleeping in short slices so a
     // kill or a shutdown is noticed at once).
     const double speed = worker.speed.load();

@@ -21,7 +21,8 @@
 
 namespace distlab {
 
-struct EvaluationBuffers;  // distribute/model_evaluation.hpp
+struct EvaluationBuffers;    // distribute/model_evaluation.hpp
+class ParameterTransport;    // distribute/parameter_transport.hpp
 
 class ParameterServerTrainer final : public Trainer, public ParameterServerControls {
 public:
@@ -82,6 +83,7 @@ private:
     std::unique_ptr<Optimizer> m_optimizer;  // its slots live with the shards they update
     std::vector<ShardPlacement> m_placements;
     int m_serverCount;
+    std::unique_ptr<ParameterTransport> m_transport;  // the only way parameters and gradients cross
     std::vector<std::unique_ptr<Worker>> m_workers;
     std::unique_ptr<ReplicaPool> m_servers;
 
