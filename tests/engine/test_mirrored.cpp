@@ -3,6 +3,7 @@
 // of docs/semantics.md §4; determinism.
 #include <QtTest>
 
+#include "distlab/tensor/device_memory.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;
@@ -131,6 +132,28 @@ private slots:
             const std::int64_t size = trainer.replicaModel(0).store().totalSize();
             QVERIFY(std::abs(replica.bytesSent - 2 * 3 * size * 4 / 4) <= 2 * 3 * 4);
         }
+    }
+
+    void eachReplicaCountsOnItsOwnDevice() {
+        // Replica r's copy (parameters, gradients, optimizer slots, step buffers) is allocated for
+        // device r, and freed from it with the trainer. Replicas 1 and 2 hold the same buffers.
+        const DataSplit data = makeClassificationData(240, 5, 3, 3);
+        const MemoryStats before1 = deviceMemory(1), before2 = deviceMemory(2), before3 = deviceMemory(3);
+        std::int64_t held1 = 0, held2 = 0;
+        {
+            MirroredTrainer trainer(smallConfig(3, CrossDeviceOps::Ring, OptimizerKind::Adam, 0.0, 1), data);
+            for (int step = 0; step < 5; ++step) trainer.step();
+            held1 = deviceMemory(1).liveBytes - before1.liveBytes;
+            held2 = deviceMemory(2).liveBytes - before2.liveBytes;
+            // At least the values, gradients and two Adam slots of its copy.
+            const std::int64_t parameters = trainer.replicaModel(1).store().totalSize();
+            QVERIFY2(held1 >= 4 * parameters * std::int64_t(sizeof(float)), qPrintable(QString::number(held1)));
+            QVERIFY(deviceMemory(1).peakBytes >= deviceMemory(1).liveBytes);
+            QCOMPARE(deviceMemory(3).liveBytes, before3.liveBytes);  // no replica 3
+        }
+        QCOMPARE(held1, held2);
+        QCOMPARE(deviceMemory(1).liveBytes, before1.liveBytes);
+        QCOMPARE(deviceMemory(2).liveBytes, before2.liveBytes);
     }
 };
 

@@ -9,6 +9,7 @@
 #include "distlab/comm/gradient_packer.hpp"
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/model/layer_registry.hpp"
+#include "distlab/tensor/device_memory.hpp"
 #include "distribute/memory_budget.hpp"
 #include "distribute/model_evaluation.hpp"
 #include "distribute/replica_step.hpp"
@@ -108,6 +109,7 @@ MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data)
     m_microBatch = config.data.globalBatchSize / replicas / m_accumulationSteps;
     m_group = std::make_unique<InProcessGroup>(replicas, config.strategy.crossDeviceOps);
     for (int r = 0; r < replicas; ++r) {
+        const DeviceMemoryScope memory(r);  // replica r's copy counts on its device (cpu:r)
         auto replica = std::make_unique<Replica>(config, m_data.train.features);
         replica->communicator = &m_group->communicator(r);
         replica->model.setBatchSize(m_microBatch);
@@ -180,6 +182,7 @@ const StepReport& MirroredTrainer::step() {
 }
 
 void MirroredTrainer::runReplica(int index) {
+    const DeviceMemoryScope memory(index);  // a buffer that grows here still counts on this replica's device
     Replica& replica = *m_replicas[static_cast<std::size_t>(index)];
     ReplicaStepStats& stats = replica.stats;
     stats = ReplicaStepStats{};

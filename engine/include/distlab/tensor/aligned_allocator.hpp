@@ -1,10 +1,13 @@
 #pragma once
 // 64-byte aligned storage. Eigen's vectorised reductions peel a scalar head up to the first
 // aligned address, so the summation order (and the last bits of a sum) depend on a buffer's
-// alignment: aligning every buffer the same way keeps runs bit-reproducible.
+// alignment: aligning every buffer the same way keeps runs bit-reproducible. Every buffer counts
+// in its device's memory figures (device_memory.hpp).
 #include <cstddef>
 #include <new>
 #include <vector>
+
+#include "distlab/tensor/device_memory.hpp"
 
 namespace distlab {
 
@@ -18,8 +21,8 @@ struct AlignedAllocator {
     AlignedAllocator() = default;
     template <typename U>
     AlignedAllocator(const AlignedAllocator<U, Alignment>&) {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{Alignment})); }
-    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{Alignment}); }
+    T* allocate(std::size_t n) { return static_cast<T*>(memory_detail::allocate(n * sizeof(T), Alignment)); }
+    void deallocate(T* p, std::size_t) noexcept { memory_detail::deallocate(p, Alignment); }
     template <typename U>
     bool operator==(const AlignedAllocator<U, Alignment>&) const { return true; }
 };
