@@ -232,7 +232,7 @@ int runTrain(const TrainOptions& options) {
         summary += ",\"test_loss\":" + jsonNumber(test.loss);
         if (test.accuracy >= 0) summary += ",\"test_accuracy\":" + jsonNumber(test.accuracy);
     }
-    if (const GradientAggregationStats aggregation = trainer.primaryModel().aggregationStats(); aggregation.addOps > 0)
+    if (const GradientAggregationStats aggregation = trainer.gradientAggregation(); aggregation.addOps > 0)
         summary += std::string(",\"gradient_aggregation\":{\"method\":\"") +
                    (config->model.aggregationMethod == AggregationMethod::Tree ? "tree" : "add_n") +
                    "\",\"peak_bytes\":" + std::to_string(aggregation.peakBytes) +

@@ -45,11 +45,33 @@ std::vector<std::vector<float>> filled(int ranks, std::int64_t size) {
     return buffers;
 }
 
-// The exact result: an integer sum, divided once for MEAN (as every algorithm does).
+// The exact result: an integer sum, divided once for MEAN (as every algorithm does); the least
+// or greatest value for MIN and MAX.
 float expectedAt(int ranks, std::int64_t i, ReduceOp op) {
     std::int64_t sum = 0;
-    for (int r = 0; r < ranks; ++r) sum += static_cast<std::int64_t>(fillValue(r, i));
-    return op == ReduceOp::Mean ? static_cast<float>(sum) / static_cast<float>(ranks) : static_cast<float>(sum);
+    float least = fillValue(0, i), greatest = fillValue(0, i);
+    for (int r = 0; r < ranks; ++r) {
+        sum += static_cast<std::int64_t>(fillValue(r, i));
+        least = std::min(least, fillValue(r, i));
+        greatest = std::max(greatest, fillValue(r, i));
+    }
+    switch (op) {
+    case ReduceOp::Sum: return static_cast<float>(sum);
+    case ReduceOp::Mean: return static_cast<float>(sum) / static_cast<float>(ranks);
+    case ReduceOp::Min: return least;
+    case ReduceOp::Max: return greatest;
+    }
+    return 0.0f;
+}
+
+const char* opName(ReduceOp op) {
+    switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Mean: return "mean";
+    case ReduceOp::Min: return "min";
+    case ReduceOp::Max: return "max";
+    }
+    return "?";
 }
 
 // Runs task(rank) on one thread per rank (rank 0 on this one) and waits for all.
@@ -83,8 +105,9 @@ private slots:
                 InProcessGroup group(ranks, algorithm);
                 std::vector<std::int64_t> sizes{0, 1, 2, 3, ranks - 1, ranks + 1, 2 * ranks + 1, 97, 1000, 4099, 65537};
                 if (ranks % 2 == 0) sizes.push_back((1 << 20) + 3);  // a bit over 4 MB, on half the rank counts
-                for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean}) {
+                for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Min, ReduceOp::Max}) {
                     for (const std::int64_t size : sizes) {
+                        if ((op == ReduceOp::Min || op == ReduceOp::Max) && size > 65537) continue;  // same paths as the sum
                         auto buffers = filled(ranks, size);
                         std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
                         onEveryRank(ranks, [&](int r) {
@@ -92,7 +115,7 @@ private slots:
                                 group.communicator(r).allReduce(buffers[static_cast<std::size_t>(r)], AllReduceOptions{op, static_cast<int>(size % 5)});
                         });
                         const QString where = QString("%1, %2 ranks, %3 elements, %4").arg(configName(algorithm)).arg(ranks).arg(size)
-                                                  .arg(op == ReduceOp::Sum ? "sum" : "mean");
+                                                  .arg(opName(op));
                         QVERIFY2(wrongElements(buffers, op) == 0, qPrintable(where));
                         for (const CollectiveTiming& timing : timings) {
                             QVERIFY2(timing.startNs <= timing.endNs && timing.waitNs >= 0, qPrintable(where));
@@ -131,7 +154,7 @@ private slots:
         for (int ranks = 1; ranks <= 8; ++ranks) {
             InProcessGroup group(ranks, CrossDeviceOps::Ring);
             for (const std::int64_t size : {std::int64_t{0}, std::int64_t{1}, std::int64_t{5}, std::int64_t{1001}}) {
-                for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean}) {
+                for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Min, ReduceOp::Max}) {
                     const int root = (ranks * 3 + 1) % ranks;
                     auto buffers = filled(ranks, size);
                     const auto original = buffers;
@@ -155,15 +178,18 @@ private slots:
                 auto inputs = filled(ranks, block * ranks);
                 std::vector<std::vector<float>> gathered(ranks, std::vector<float>(static_cast<std::size_t>(block * ranks), -99.0f));
                 std::vector<std::vector<float>> scattered(ranks, std::vector<float>(static_cast<std::size_t>(block), -99.0f));
+                auto greatest = scattered;
                 onEveryRank(ranks, [&](int r) {
                     const std::span<const float> mine(inputs[r].data() + r * block, static_cast<std::size_t>(block));
                     group.communicator(r).allGather(mine, gathered[r]);
                     group.communicator(r).reduceScatter(inputs[r], scattered[r], ReduceOp::Mean);
+                    group.communicator(r).reduceScatter(inputs[r], greatest[r], ReduceOp::Max);
                 });
                 for (int r = 0; r < ranks; ++r) {
                     for (int p = 0; p < ranks; ++p)
                         for (std::int64_t i = 0; i < block; ++i) QCOMPARE(gathered[r][p * block + i], inputs[p][p * block + i]);
                     for (std::int64_t i = 0; i < block; ++i) QCOMPARE(scattered[r][i], expectedAt(ranks, r * block + i, ReduceOp::Mean));
+                    for (std::int64_t i = 0; i < block; ++i) QCOMPARE(greatest[r][i], expectedAt(ranks, r * block + i, ReduceOp::Max));
                 }
             }
         }

@@ -159,11 +159,11 @@ private slots:
         BatchTargets targets;
         targets.labels = net.labels;
         Tensor grad;
-        model.setBatchSize(net.batch);
+        ModelContext context = model.makeContext();
         const LossStats stats = LossFunction(LossKind::SoftmaxCrossEntropy)
-                                    .evaluate(model.forward(input), targets, 1.0f / net.batch, grad);
+                                    .evaluate(model.forward(input, context), targets, 1.0f / net.batch, grad);
         model.zeroGradients();
-        model.backward(input, grad);
+        model.backward(input, grad, context);
         std::vector<double> dw1, db1, dw2, db2, dx;
         const double expectedLoss = net.forward(&dw1, &db1, &dw2, &db2, &dx);
         QVERIFY(std::abs(stats.sum / net.batch - expectedLoss) < 1e-5);

@@ -3,6 +3,8 @@
 // finite-difference check.
 #include <QtTest>
 
+#include <numeric>
+
 #include "distlab/model/model.hpp"
 #include "trainer_fixtures.hpp"
 
@@ -36,11 +38,12 @@ Gradients gradientsOf(const ModelConfig& config, const DataSplit& data, std::spa
     Tensor input, grad;
     BatchTargets targets;
     gatherBatch(data.train, indices, input, targets);
-    model.setBatchSize(16);
-    const LossStats loss = LossFunction(LossKind::SoftmaxCrossEntropy).evaluate(model.forward(input), targets, 1.0f / 16, grad);
+    ModelContext context = model.makeContext();
+    const LossStats loss =
+        LossFunction(LossKind::SoftmaxCrossEntropy).evaluate(model.forward(input, context), targets, 1.0f / 16, grad);
     model.zeroGradients();
-    model.backward(input, grad);
-    return {{model.store().grads().begin(), model.store().grads().end()}, model.aggregationStats(), loss.sum / 16};
+    model.backward(input, grad, context);
+    return {{model.store().grads().begin(), model.store().grads().end()}, Model::aggregationStats(context), loss.sum / 16};
 }
 }  // namespace
 
@@ -54,6 +57,48 @@ private slots:
         QVERIFY(std::find(names.begin(), names.end(), "residual_1/branch_1/dense_0/kernel") != names.end());
         Model single(residualModel(AggregationMethod::AddN, 1), 5);
         QCOMPARE(single.store().infos()[2].name, std::string("residual_1/dense_0/kernel"));
+    }
+
+    void microBatchesInFlight() {
+        // Two micro-batches between forward and backward at once (as a pipeline schedule holds
+        // them), each in its own context, give the gradients of running them one after the other.
+        const DataSplit data = makeClassificationData(32, 5, 3, 1);
+        Model model(residualModel(AggregationMethod::AddN, 2), 5);
+        model.initialize(InitKind::GlorotUniform, 3);
+        const LossFunction loss(LossKind::SoftmaxCrossEntropy);
+        Tensor inputs[2], grads[2];
+        BatchTargets targets[2];
+        for (int m = 0; m < 2; ++m) {
+            std::vector<std::int64_t> indices(8);
+            std::iota(indices.begin(), indices.end(), 8 * m);
+            gatherBatch(data.train, indices, inputs[m], targets[m]);
+        }
+        // One after the other, through one context.
+        ModelContext sequential = model.makeContext();
+        model.zeroGradients();
+        for (int m = 0; m < 2; ++m) {
+            loss.evaluate(model.forward(inputs[m], sequential), targets[m], 1.0f / 16, grads[m]);
+            model.backward(inputs[m], grads[m], sequential);
+        }
+        const std::vector<float> expected(model.store().grads().begin(), model.store().grads().end());
+        // Both forwards first, then the backwards in reverse order (1F1B's cool-down).
+        ModelContext contexts[2] = {model.makeContext(), model.makeContext()};
+        model.zeroGradients();
+        for (int m = 0; m < 2; ++m) loss.evaluate(model.forward(inputs[m], contexts[m]), targets[m], 1.0f / 16, grads[m]);
+        for (int m = 1; m >= 0; --m) model.backward(inputs[m], grads[m], contexts[m]);
+        const auto actual = model.store().grads();
+        double largest = 0.0;
+        for (std::size_t i = 0; i < expected.size(); ++i) largest = std::max(largest, double(std::abs(actual[i] - expected[i])));
+        QVERIFY2(largest <= 1e-6, qPrintable(QString("largest difference %1").arg(largest)));  // float summation order only
+        QVERIFY(std::any_of(expected.begin(), expected.end(), [](float g) { return g != 0.0f; }));
+    }
+
+    void outputShapes() {
+        Model model(residualModel(AggregationMethod::Tree, 2), 5);
+        QCOMPARE(model.layerWidths(), (std::vector<std::int64_t>{8, 8, 3}));
+        QCOMPARE(model.layers()[0]->outputShape({4, 7, 5}), (Shape{4, 7, 8}));
+        QCOMPARE(model.layers()[1]->outputShape({4, 8}), (Shape{4, 8}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, model.layers()[0]->outputShape({4, 6}));
     }
 
     void addNAndTreeAgree_data() {

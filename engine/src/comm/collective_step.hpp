@@ -61,10 +61,10 @@ public:
         if (m_snapshots) m_trace->snapshot(m_rank, m_collective, m_pack, step, own);
     }
 
-    /// own[begin, end) += from's published buffer [begin, end): one chunk received in `step`.
-    void reduceFrom(int step, int from, float* own, std::int64_t begin, std::int64_t end) {
+    /// own[begin, end) = own op from's published buffer [begin, end): one chunk received in `step`.
+    void reduceFrom(int step, int from, ReduceOp op, float* own, std::int64_t begin, std::int64_t end) {
         transfer(step, from, TransferKind::Reduce, begin, end, [&] {
-            addInto(own + begin, m_group.buffer(from) + begin, static_cast<std::size_t>(end - begin));
+            combineInto(op, own + begin, m_group.buffer(from) + begin, static_cast<std::size_t>(end - begin));
         });
     }
     /// own[begin, end) = from's published buffer [begin, end).

@@ -26,13 +26,13 @@ void start(CollectiveStep& step, std::span<float> buffer) {
     step.sync();
 }
 
-// own[0, size) += the buffers of `sources` ranks (sourceRank(0), sourceRank(1), ... in that
+// own[0, size) = own op the buffers of `sources` ranks (sourceRank(0), sourceRank(1), ... in that
 // order), fused block by block; logged as one Reduce transfer per source.
 template <typename SourceRank>
-void sumFrom(CollectiveStep& step, int stepIndex, std::span<float> own, int sources, SourceRank sourceRank) {
+void combineFrom(CollectiveStep& step, int stepIndex, ReduceOp op, std::span<float> own, int sources, SourceRank sourceRank) {
     if (sources <= 0) return;
     const std::int64_t started = step.traceClock();
-    addManyInto(begin(own), sources, [&](int s) { return step.group().buffer(sourceRank(s)); }, own.size());
+    combineManyInto(op, begin(own), sources, [&](int s) { return step.group().buffer(sourceRank(s)); }, own.size());
     for (int s = 0; s < sources; ++s) step.logTransfer(stepIndex, sourceRank(s), TransferKind::Reduce, 0, count(own), started);
 }
 
@@ -47,7 +47,7 @@ void reduceToOneDeviceAllReduce(CollectiveStep& step, std::span<float> buffer, R
     const int n = step.size(), rank = step.rank();
     start(step, buffer);
     if (rank == 0) {
-        sumFrom(step, 0, buffer, n - 1, [](int s) { return s + 1; });
+        combineFrom(step, 0, op, buffer, n - 1, [](int s) { return s + 1; });
         divideIfMean(op, n, begin(buffer), count(buffer));
     } else {
         step.sent(count(buffer));
@@ -75,14 +75,14 @@ void hierarchicalCopyAllReduce(CollectiveStep& step, std::span<float> buffer, Re
     // Step 0: each lead sums its half (rank order, the lead's own value first).
     if (rank == myLead) {
         const int first = halfBegin(rank);
-        sumFrom(step, 0, buffer, members, [&](int s) { return first + s + (first + s >= myLead ? 1 : 0); });
+        combineFrom(step, 0, op, buffer, members, [&](int s) { return first + s + (first + s >= myLead ? 1 : 0); });
     } else {
         step.sent(size);
     }
     if (!halvesOfOne) step.endStep(0, buffer);
     // Step 1: lead 0 adds lead 1's partial sum.
     if (rank == lead0) {
-        step.reduceFrom(1, lead1, begin(buffer), 0, size);
+        step.reduceFrom(1, lead1, op, begin(buffer), 0, size);
         divideIfMean(op, n, begin(buffer), size);
     } else if (rank == lead1) {
         step.sent(size);
@@ -130,7 +130,7 @@ void ringAllReduce(CollectiveStep& step, std::span<float> buffer, ReduceOp op) {
                 // Reduce-scatter: receive chunk (rank - s - 1) and add it to this rank's own; after
                 // n - 1 steps this rank holds the full sum of chunk (rank + 1).
                 const int chunk = rank - s - 1;
-                step.reduceFrom(s, predecessor, own, from(chunk), to(chunk));
+                step.reduceFrom(s, predecessor, op, own, from(chunk), to(chunk));
                 step.sent(to(rank - s) - from(rank - s));
                 if (s == n - 2) divideIfMean(op, n, own + from(chunk), to(chunk) - from(chunk));
             } else {
@@ -158,7 +158,7 @@ void treeAllReduce(CollectiveStep& step, std::span<float> buffer, ReduceOp op) {
     for (int i = 0; i < levels; ++i) {
         const int level = levels - 1 - i;
         if (depth == level) {
-            sumFrom(step, i, buffer, children, [&](int c) { return firstChild + c; });
+            combineFrom(step, i, op, buffer, children, [&](int c) { return firstChild + c; });
             if (level == 0) divideIfMean(op, n, begin(buffer), size);
         } else if (depth == level + 1) {
             step.sent(size);

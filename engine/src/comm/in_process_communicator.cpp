@@ -66,7 +66,7 @@ CollectiveTiming InProcessCommunicator::reduce(std::span<float> buffer, int root
     if (m_rank == root) {
         auto peer = [&](int s) { return s < root ? s : s + 1; };
         const std::int64_t started = step.traceClock();
-        addManyInto(buffer.data(), n - 1, [&](int s) { return m_group.buffer(peer(s)); }, buffer.size());
+        combineManyInto(op, buffer.data(), n - 1, [&](int s) { return m_group.buffer(peer(s)); }, buffer.size());
         const auto count = static_cast<std::int64_t>(buffer.size());
         for (int s = 0; s < n - 1; ++s) step.logTransfer(0, peer(s), TransferKind::Reduce, 0, count, started);
         if (op == ReduceOp::Mean) divideBy(buffer.data(), static_cast<float>(n), buffer.size());
@@ -142,7 +142,7 @@ CollectiveTiming InProcessCommunicator::reduceScatter(std::span<const float> inp
         const float* term = (peer == m_rank ? input.data() : m_group.input(peer)) + offset;
         auto work = [&] {
             if (peer == 0) copyInto(output.data(), term, output.size());
-            else addInto(output.data(), term, output.size());
+            else combineInto(op, output.data(), term, output.size());
         };
         if (peer == m_rank) work();
         else step.transfer(0, peer, peer == 0 ? TransferKind::Copy : TransferKind::Reduce, offset, offset + block, work);

@@ -6,7 +6,7 @@
 
 namespace distlab {
 
-EvalResult evaluateModel(Model& model, const LossFunction& loss, const Dataset& data, std::int64_t maxExamples,
+EvalResult evaluateModel(const Model& model, const LossFunction& loss, const Dataset& data, std::int64_t maxExamples,
                          EvaluationBuffers& buffers) {
     EvalResult result;
     if (data.empty()) return result;
@@ -20,7 +20,7 @@ EvalResult evaluateModel(Model& model, const LossFunction& loss, const Dataset& 
         for (std::int64_t i = 0; i < rows; ++i) buffers.indices[static_cast<std::size_t>(i)] = begin + i;
         gatherBatch(data, std::span<const std::int64_t>(buffers.indices.data(), static_cast<std::size_t>(rows)),
                     buffers.input, buffers.targets);
-        const LossStats stats = loss.evaluate(model.forward(buffers.input), buffers.targets, 0.0f, buffers.grad);
+        const LossStats stats = loss.evaluate(model.forward(buffers.input, buffers.context), buffers.targets, 0.0f, buffers.grad);
         lossSum += stats.sum;
         correct += stats.correct;
     }

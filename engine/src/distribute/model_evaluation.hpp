@@ -9,15 +9,16 @@ namespace distlab {
 
 /// Scratch buffers an evaluation reuses from call to call.
 struct EvaluationBuffers {
+    explicit EvaluationBuffers(const Model& model) : context(model.makeContext()) {}
+    ModelContext context;
     Tensor input;
     BatchTargets targets;
     Tensor grad;
     std::vector<std::int64_t> indices;
 };
 
-/// Mean loss and accuracy of `model` over the first maxExamples of `data` (0: all). Leaves the
-/// model's activation buffers sized for the evaluation chunk.
-EvalResult evaluateModel(Model& model, const LossFunction& loss, const Dataset& data, std::int64_t maxExamples,
+/// Mean loss and accuracy of `model` over the first maxExamples of `data` (0: all).
+EvalResult evaluateModel(const Model& model, const LossFunction& loss, const Dataset& data, std::int64_t maxExamples,
                          EvaluationBuffers& buffers);
 
 }  // namespace distlab

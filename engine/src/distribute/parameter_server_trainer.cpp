@@ -20,8 +20,9 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
       m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
       m_serverCount(static_cast<int>(std::max<std::int64_t>(1, config.strategy.parameterServers))),
       m_learningRate(static_cast<float>(config.optimizer.learningRate)), m_mode(config.strategy.mode),
-      m_clockOriginNs(nowNs()), m_evaluation(std::make_unique<EvaluationBuffers>()) {
+      m_clockOriginNs(nowNs()) {
     m_serverModel = std::make_unique<Model>(config.model, m_data.train.features);
+    m_evaluation = std::make_unique<EvaluationBuffers>(*m_serverModel);
     m_serverModel->initialize(config.model.init, config.seed);
     const std::int64_t parameters = m_serverModel->store().totalSize();
     m_optimizer = makeOptimizer(config.optimizer, parameters);
@@ -32,13 +33,11 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
     const auto workers = static_cast<int>(std::max<std::int64_t>(1, config.strategy.workers));
     m_transport = std::make_unique<InProcessParameterTransport>(workers, parameters);
     const auto replicasPerWorker = static_cast<int>(std::max<std::int64_t>(1, config.strategy.replicasPerWorker));
-    const std::int64_t shard = config.data.globalBatchSize / replicasPerWorker;
     for (int w = 0; w < workers; ++w) {
         auto worker = std::make_unique<Worker>();
         worker->index = w;
         for (int r = 0; r < replicasPerWorker; ++r) {
             auto replica = std::make_unique<Worker::Replica>(config.model, m_data.train.features);
-            replica->model.setBatchSize(shard);
             std::copy(m_serverModel->store().values().begin(), m_serverModel->store().values().end(),
                       replica->model.store().values().begin());
             worker->replicas.push_back(std::move(replica));
@@ -320,9 +319,10 @@ void ParameterServerTrainer::fillReport(std::int64_t startNs) {
     for (std::int64_t busy : m_serverBusyNs) m_report.serverBusyNs += busy;
 }
 
-const Tensor& ParameterServerTrainer::predict(const Tensor& input) {
-    m_predicted = m_serverModel->forward(input);
-    return m_predicted;
+const Tensor& ParameterServerTrainer::predict(const Tensor& input) { return m_serverModel->forward(input, m_evaluation->context); }
+
+GradientAggregationStats ParameterServerTrainer::gradientAggregation() const {
+    return Model::aggregationStats(m_workers[0]->replicas[0]->batch.context);
 }
 
 EvalResult ParameterServerTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {

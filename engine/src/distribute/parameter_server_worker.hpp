@@ -17,7 +17,7 @@ struct ParameterServerTrainer::Worker {
     enum class State { Idle, Permitted, Computing, Pushed };
 
     struct Replica {
-        Replica(const ModelConfig& config, std::int64_t features) : model(config, features) {}
+        Replica(const ModelConfig& config, std::int64_t features) : model(config, features), batch(model) {}
         Model model;
         ReplicaBatch batch;
     };

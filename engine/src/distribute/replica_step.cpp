@@ -13,9 +13,9 @@ LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const D
     for (std::int64_t micro = 0; micro < microSteps; ++micro) {
         const auto indices = BatchSampler::shard(batch, replica, replicas, micro, microSteps);
         gatherBatch(data, indices, buffers.input, buffers.targets);
-        const Tensor& output = model.forward(buffers.input);
+        const Tensor& output = model.forward(buffers.input, buffers.context);
         const LossStats part = loss.evaluate(output, buffers.targets, lossScale, buffers.lossGrad);
-        model.backward(buffers.input, buffers.lossGrad);
+        model.backward(buffers.input, buffers.lossGrad, buffers.context);
         total.sum += part.sum;
         total.correct += part.correct;
         total.count += part.count;

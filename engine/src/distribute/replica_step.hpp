@@ -12,9 +12,12 @@
 
 namespace distlab {
 
-/// One replica's step buffers: its rows of the batch, their targets, the loss gradient. Reused
-/// every step.
+/// One replica's step buffers: its rows of the batch, their targets, the loss gradient and the
+/// model's activations. Reused every step (micro-batches of an accumulation run one after
+/// another through the one context).
 struct ReplicaBatch {
+    explicit ReplicaBatch(const Model& model) : context(model.makeContext()) {}
+    ModelContext context;
     Tensor input;
     BatchTargets targets;
     Tensor lossGrad;

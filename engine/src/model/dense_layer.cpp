@@ -1,21 +1,44 @@
 #include "distlab/model/dense_layer.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "model/dense_kernels.hpp"
 
 namespace distlab {
 
+/// What backward needs of one micro-batch beyond its output.
+struct DenseLayer::Context final : LayerContext {
+    Tensor preActivation;  ///< z = x W + b (the activation's derivative needs it)
+    Tensor gradPre;        ///< dz
+};
+
 DenseLayer::DenseLayer(std::string name, std::int64_t inputs, std::int64_t units, Activation activation)
     : m_name(std::move(name)), m_inputs(inputs), m_units(units), m_activation(activation) {}
 
-void DenseLayer::declareParameters(ParameterStore& store) {
-    m_kernel = store.add(m_name + "/kernel", {m_inputs, m_units});
-    m_bias = store.add(m_name + "/bias", {m_units});
+Shape DenseLayer::outputShape(const Shape& input) const {
+    if (input.empty() || input.back() != m_inputs)
+        throw std::invalid_argument(m_name + ": expects inputs of " + std::to_string(m_inputs) + " features, got " +
+                                    shapeToString(input));
+    Shape output = input;
+    output.back() = m_units;
+    return output;
 }
 
-void DenseLayer::initialize(ParameterStore& store, InitKind init, Rng& rng) const {
-    float* kernel = store.value(m_kernel);
+void DenseLayer::declareParameters(ParameterStore& store) {
+    m_kernel.index = store.add(m_name + "/kernel", {m_inputs, m_units});
+    m_bias.index = store.add(m_name + "/bias", {m_units});
+}
+
+void DenseLayer::bindParameters(ParameterStore& store) {
+    for (ParameterSlot* slot : {&m_kernel, &m_bias}) {
+        slot->value = store.valueSpan(slot->index);
+        slot->grad = store.gradSpan(slot->index);
+    }
+}
+
+void DenseLayer::initialize(InitKind init, Rng& rng) {
+    float* kernel = m_kernel.value.data();
     const std::int64_t n = m_inputs * m_units;
     switch (init) {
     case InitKind::GlorotUniform: {
@@ -38,33 +61,32 @@ void DenseLayer::initialize(ParameterStore& store, InitKind init, Rng& rng) cons
         std::fill_n(kernel, n, 0.0f);
         break;
     }
-    std::fill_n(store.value(m_bias), m_units, 0.0f);
+    std::fill(m_bias.value.begin(), m_bias.value.end(), 0.0f);
 }
 
-void DenseLayer::setBatchSize(std::int64_t batch) {
-    m_preActivation.resize2d(batch, m_units);
-    m_output.resize2d(batch, m_units);
-    m_gradPre.resize2d(batch, m_units);
-    m_gradInput.resize2d(batch, m_inputs);
-}
+std::unique_ptr<LayerContext> DenseLayer::makeContext() const { return std::make_unique<Context>(); }
 
-const Tensor& DenseLayer::forward(const ParameterStore& store, const Tensor& input) {
-    const std::int64_t batch = input.rows();
-    if (m_output.rows() != batch) setBatchSize(batch);
-    kernels::denseForward(input.data(), store.value(m_kernel), store.value(m_bias), m_preActivation.data(), batch,
+const Tensor& DenseLayer::forward(const Tensor& input, LayerContext& base) const {
+    auto& context = static_cast<Context&>(base);
+    const std::int64_t batch = matrixRows(input, m_inputs);
+    context.preActivation.resize2d(batch, m_units);
+    context.output.resize2d(batch, m_units);
+    kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.preActivation.data(), batch,
                           m_inputs, m_units);
-    kernels::activate(m_activation, m_preActivation.data(), m_output.data(), batch * m_units);
-    return m_output;
+    kernels::activate(m_activation, context.preActivation.data(), context.output.data(), batch * m_units);
+    return context.output;
 }
 
-const Tensor& DenseLayer::backward(ParameterStore& store, const Tensor& input, const Tensor& gradOutput,
-                                   bool needInputGrad) {
-    const std::int64_t batch = input.rows();
-    kernels::activationBackward(m_activation, m_preActivation.data(), m_output.data(), gradOutput.data(),
-                                m_gradPre.data(), batch * m_units);
-    kernels::denseBackward(input.data(), store.value(m_kernel), m_gradPre.data(), store.grad(m_kernel),
-                           store.grad(m_bias), needInputGrad ? m_gradInput.data() : nullptr, batch, m_inputs, m_units);
-    return m_gradInput;
+const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base) {
+    auto& context = static_cast<Context&>(base);
+    const std::int64_t batch = matrixRows(input, m_inputs);
+    context.gradPre.resize2d(batch, m_units);
+    if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
+    kernels::activationBackward(m_activation, context.preActivation.data(), context.output.data(), gradOutput.data(),
+                                context.gradPre.data(), batch * m_units);
+    kernels::denseBackward(input.data(), m_kernel.value.data(), context.gradPre.data(), m_kernel.grad.data(),
+                           m_bias.grad.data(), needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units);
+    return context.gradInput;
 }
 
 }  // namespace distlab

@@ -17,7 +17,7 @@ std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::
         const LayerConfig& layer = config.layers[i];
         std::string name = layer.name.empty() ? layer.type + "_" + std::to_string(i) : layer.name;
         layers.push_back(makeLayer(layer, std::move(name), inputs, config.aggregationMethod));
-        inputs = layers.back()->outputFeatures();
+        inputs = layers.back()->outputFeatures(inputs);
     }
     if (layers.empty()) throw std::invalid_argument("Model: no layers");
     for (auto& layer : layers) layer->declareParameters(store);
@@ -31,42 +31,50 @@ std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::
 Model::Model(const ModelConfig& config, std::int64_t inputFeatures)
     : m_inputFeatures(inputFeatures), m_layers(buildLayers(config, inputFeatures, m_store)) {
     m_store.finalize();
+    std::int64_t width = inputFeatures;
+    for (auto& layer : m_layers) {
+        layer->bindParameters(m_store);
+        width = layer->outputFeatures(width);
+        m_layerWidths.push_back(width);
+    }
 }
 
 void Model::initialize(InitKind init, std::uint64_t seed) {
     for (std::size_t i = 0; i < m_layers.size(); ++i) {
         Rng rng(Rng::derive(seed, 0x494E4954ull + i));
-        m_layers[i]->initialize(m_store, init, rng);
+        m_layers[i]->initialize(init, rng);
     }
 }
 
-void Model::setBatchSize(std::int64_t batch) {
-    for (auto& layer : m_layers) layer->setBatchSize(batch);
+ModelContext Model::makeContext() const {
+    ModelContext context;
+    for (const auto& layer : m_layers) context.layers.push_back(layer->makeContext());
+    return context;
 }
 
-const Tensor& Model::forward(const Tensor& input) {
+const Tensor& Model::forward(const Tensor& input, ModelContext& context) const {
     const Tensor* current = &input;
-    for (auto& layer : m_layers) current = &layer->forward(m_store, *current);
+    for (std::size_t i = 0; i < m_layers.size(); ++i) current = &m_layers[i]->forward(*current, *context.layers[i]);
     return *current;
 }
 
-void Model::backward(const Tensor& input, const Tensor& gradOutput) {
+void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context) {
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
-        const Tensor& layerInput = i == 0 ? input : m_layers[i - 1]->output();
-        grad = &m_layers[i]->backward(m_store, layerInput, *grad, /*needInputGrad=*/i > 0);
+        const Tensor& layerInput = i == 0 ? input : context.layers[i - 1]->output;
+        grad = &m_layers[i]->backward(layerInput, *grad, /*needInputGrad=*/i > 0, *context.layers[i]);
     }
 }
 
 void Model::zeroGradients() { std::fill(m_store.grads().begin(), m_store.grads().end(), 0.0f); }
 
-GradientAggregationStats Model::aggregationStats() const {
+GradientAggregationStats Model::aggregationStats(const ModelContext& context) {
     GradientAggregationStats total;
-    for (const auto& layer : m_layers)
-        if (const auto* residual = dynamic_cast<const ResidualLayer*>(layer.get())) {
-            total.peakBytes = std::max(total.peakBytes, residual->aggregationStats().peakBytes);
-            total.addOps += residual->aggregationStats().addOps;
-        }
+    for (const auto& layer : context.layers) {
+        const GradientAggregationStats stats = ResidualLayer::aggregationStats(*layer);
+        total.peakBytes = std::max(total.peakBytes, stats.peakBytes);
+        total.addOps += stats.addOps;
+    }
     return total;
 }
 
@@ -74,7 +82,11 @@ Result<Model::Footprint> Model::check(const ModelConfig& config, std::int64_t in
     try {
         ParameterStore store;
         Footprint footprint;
-        for (const auto& layer : buildLayers(config, inputFeatures, store)) footprint.activationWidth += layer->outputFeatures();
+        std::int64_t width = inputFeatures;
+        for (const auto& layer : buildLayers(config, inputFeatures, store)) {
+            width = layer->outputFeatures(width);
+            footprint.activationWidth += width;
+        }
         footprint.parameters = store.totalSize();
         return footprint;
     } catch (const std::invalid_argument& error) {

@@ -280,7 +280,7 @@ void TrainingSession::maybeSnapshot(bool force) {
     snapshot->parameters = model.store().infos();
     snapshot->values.assign(model.store().values().begin(), model.store().values().end());
     snapshot->layerWidths.push_back(model.inputFeatures());
-    for (const auto& layer : model.layers()) snapshot->layerWidths.push_back(layer->outputFeatures());
+    snapshot->layerWidths.insert(snapshot->layerWidths.end(), model.layerWidths().begin(), model.layerWidths().end());
     const Dataset& train = m_trainer->data().train;
     if (train.features == 2 && m_options.boundaryResolution > 0) {
         computeBoundaryGrid(*m_trainer, m_options.boundaryResolution, *snapshot);

@@ -42,18 +42,23 @@ void resetDeviceMemoryPeak(int device) {
     c.peak.store(c.live.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
+int currentMemoryDevice() { return t_device; }
+
 DeviceMemoryScope::DeviceMemoryScope(int device) : m_previous(t_device) { t_device = slotOf(device); }
 DeviceMemoryScope::~DeviceMemoryScope() { t_device = m_previous; }
 
 namespace memory_detail {
 
-void* allocate(std::size_t bytes, std::size_t alignment) {
+void* allocate(std::size_t bytes, std::size_t alignment) { return allocate(bytes, alignment, t_device); }
+
+void* allocate(std::size_t bytes, std::size_t alignment, int device) {
     static_assert(sizeof(BlockHeader) <= 64);
+    const int slot = slotOf(device);
     auto* block = static_cast<unsigned char*>(::operator new(bytes + alignment, std::align_val_t{alignment}));
     auto* header = reinterpret_cast<BlockHeader*>(block + alignment - sizeof(BlockHeader));
     header->bytes = static_cast<std::int64_t>(bytes);
-    header->device = t_device;
-    DeviceCounters& c = counters()[static_cast<std::size_t>(t_device)];
+    header->device = slot;
+    DeviceCounters& c = counters()[static_cast<std::size_t>(slot)];
     const std::int64_t live = c.live.fetch_add(header->bytes, std::memory_order_relaxed) + header->bytes;
     for (std::int64_t peak = c.peak.load(std::memory_order_relaxed);
          live > peak && !c.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed);) {

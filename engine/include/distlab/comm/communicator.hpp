@@ -14,7 +14,9 @@ namespace distlab {
 
 class CollectiveTrace;
 
-enum class ReduceOp { Sum, Mean };
+/// How a reduction combines the ranks' values: the sum, the sum divided once by the ranks (every
+/// rank's result rounds the same exact sum), the least, the greatest.
+enum class ReduceOp { Sum, Mean, Min, Max };
 
 /// The completion record of one call on one rank: its span of time (steady-clock nanoseconds),
 /// how long it waited for peers, and the bytes it sent and received (what a real transport would

@@ -1,9 +1,10 @@
 #pragma once
-// one_device, mirrored and central_storage: N replicas (one thread each) compute on their shard
-// of the global batch and all-reduce (SUM) their gradients. Mirrored: every replica holds a full
-// copy of the variables and applies the same update, so the copies stay equal. Central storage:
-// one copy (replica 0's) is updated once and the others read it at the start of each step.
-// one_device is the one-replica case of the same machinery.
+// one_device, mirrored and central_storage on logical CPU devices: N ranks (MirroredRank, one
+// thread each, over one InProcessGroup) compute on their shard of the global batch and all-reduce
+// (SUM) their gradients. Mirrored: every replica holds a full copy of the variables and applies
+// the same update, so the copies stay equal. Central storage: one copy (rank 0's) is updated once
+// and the others receive it. one_device is the one-replica case of the same machinery. The
+// trainer only places the ranks and gathers their reports; what a step computes is the rank's.
 #include <array>
 #include <atomic>
 #include <memory>
@@ -14,8 +15,9 @@
 #include "distlab/core/error.hpp"
 #include "distlab/data/batch_sampler.hpp"
 #include "distlab/data/dataset.hpp"
-#include "distlab/distribute/trainer.hpp"
+#include "distlab/distribute/mirrored_rank.hpp"
 #include "distlab/distribute/replica_pool.hpp"
+#include "distlab/distribute/trainer.hpp"
 #include "distlab/distribute/step_report.hpp"
 #include "distlab/io/run_config.hpp"
 #include "distlab/model/loss.hpp"
@@ -38,7 +40,8 @@ public:
     /// Mean loss and accuracy of replica 0's model over up to maxExamples of `data` (0: all).
     EvalResult evaluate(const Dataset& data, std::int64_t maxExamples = 0) override;
 
-    /// Replica 0's model output for `input` [rows, features]; valid until the next call. Not while a step runs.
+    /// Replica 0's model output for `input` [rows, features]; valid until the next predict or
+    /// evaluate. Not while a step runs.
     const Tensor& predict(const Tensor& input) override;
 
     /// The learning rate of the next step; any thread.
@@ -47,16 +50,16 @@ public:
 
     const RunConfig& config() const override { return m_config; }
     const DataSplit& data() const override { return m_data; }
-    int replicaCount() const override { return static_cast<int>(m_replicas.size()); }
+    int replicaCount() const override { return static_cast<int>(m_ranks.size()); }
     /// Replica i's model (its own copy of every variable). Not while a step runs.
     Model& replicaModel(int replica) override;
     const Model& replicaModel(int replica) const override;
     Optimizer& replicaOptimizer(int replica) override;
-    int optimizerCount() const override { return m_centralStorage ? 1 : replicaCount(); }
+    int optimizerCount() const override { return m_config.strategy.type == StrategyKind::CentralStorage ? 1 : replicaCount(); }
     std::int64_t stepsDone() const override { return m_stepsDone; }
     const BatchSampler& sampler() const override { return m_sampler; }
 
-    /// Copies replica 0's parameters to every replica (after loading weights).
+    /// Copies replica 0's parameters to every replica through the communicator (after loading weights).
     void broadcastParameters() override;
     /// Restores the position after a checkpoint: steps done and the data sampler's place.
     void restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) override;
@@ -65,30 +68,26 @@ public:
     void setWatched(std::span<const std::int64_t> flatIndices) override;
     bool setCollectiveTrace(CollectiveTrace* trace) override;
     bool failDevice(int replica) override;
+    GradientAggregationStats gradientAggregation() const override;
 
 private:
-    struct Replica;
-    void runReplica(int replica);
+    /// What the ranks' threads run on the next m_pool->run().
+    enum class RankTask { Step, BroadcastParameters };
+    void runRank(int rank);
 
     RunConfig m_config;
     DataSplit m_data;
     LossFunction m_loss;
     BatchSampler m_sampler;
-    std::int64_t m_accumulationSteps;
-    bool m_centralStorage = false;  ///< one copy of the variables (replica 0's), updated once per step
-    std::int64_t m_microBatch;
-    std::vector<std::unique_ptr<Replica>> m_replicas;
+    std::int64_t m_clockOriginNs;
     std::unique_ptr<InProcessGroup> m_group;
+    std::vector<std::unique_ptr<MirroredRank>> m_ranks;
     std::unique_ptr<ReplicaPool> m_pool;
+    RankTask m_task = RankTask::Step;
     std::atomic<float> m_learningRate;
     std::span<const std::int64_t> m_currentBatch;
     std::int64_t m_stepsDone = 0;
-    std::array<std::int64_t, kMaxWatchedValues> m_watched{};
-    int m_watchedCount = 0;
-    int m_failingReplica = -1;  ///< failDevice(): this replica throws in the next step
-    std::int64_t m_clockOriginNs;
     StepReport m_report;
-    Tensor m_predicted;
     std::unique_ptr<EvaluationBuffers> m_evaluation;
 };
 

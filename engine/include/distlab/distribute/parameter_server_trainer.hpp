@@ -32,6 +32,7 @@ public:
     const StepReport& step() override;
     EvalResult evaluate(const Dataset& data, std::int64_t maxExamples = 0) override;
     const Tensor& predict(const Tensor& input) override;
+    GradientAggregationStats gradientAggregation() const override;
     void setLearningRate(float rate) override { m_learningRate.store(rate, std::memory_order_relaxed); }
     float learningRate() const override { return m_learningRate.load(std::memory_order_relaxed); }
     const RunConfig& config() const override { return m_config; }
@@ -105,7 +106,6 @@ private:
     int m_watchedCount = 0;
     std::int64_t m_clockOriginNs;
     StepReport m_report;
-    Tensor m_predicted;
     std::unique_ptr<EvaluationBuffers> m_evaluation;
 };
 

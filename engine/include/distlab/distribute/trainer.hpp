@@ -66,6 +66,9 @@ public:
     /// throws a TrainingError naming the device, and the trainer cannot step again. Returns false
     /// where the strategy has no such replica (parameter servers have killWorker). Between steps.
     virtual bool failDevice(int /*replica*/) { return false; }
+    /// What the residual blocks' gradient aggregation held and did in the primary replica's last
+    /// backward pass (zero without residual blocks). Not while a step runs.
+    virtual GradientAggregationStats gradientAggregation() const = 0;
     /// The parameter-server controls, or null for strategies without servers.
     virtual class ParameterServerControls* parameterServerControls() { return nullptr; }
     /// Stops background work (parameter-server workers) before destruction; idempotent.

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "distlab/tensor/device.hpp"
+
 namespace distlab {
 
 enum class Activation { Linear, Relu, Tanh, Sigmoid, Gelu };
@@ -78,12 +80,8 @@ struct OptimizerConfig {
     bool operator==(const OptimizerConfig&) const = default;
 };
 
-struct DeviceName {
-    enum class Kind { Cpu, Gpu } kind = Kind::Cpu;
-    int index = 0;
-    std::string toString() const { return (kind == Kind::Cpu ? "cpu:" : "gpu:") + std::to_string(index); }
-    bool operator==(const DeviceName&) const = default;
-};
+/// A device of the strategy's list: the tensor layer's Device (kind, index, "cpu:0"), one type for both.
+using DeviceName = Device;
 
 /// How parameter-server variables are sharded along their first axis (docs/semantics.md §6.5).
 struct PartitionerConfig {

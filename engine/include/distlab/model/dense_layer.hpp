@@ -9,27 +9,24 @@ public:
     DenseLayer(std::string name, std::int64_t inputs, std::int64_t units, Activation activation);
 
     const std::string& name() const override { return m_name; }
-    std::int64_t outputFeatures() const override { return m_units; }
+    Shape outputShape(const Shape& input) const override;
     void declareParameters(ParameterStore& store) override;
-    void initialize(ParameterStore& store, InitKind init, Rng& rng) const override;
-    void setBatchSize(std::int64_t batch) override;
-    const Tensor& forward(const ParameterStore& store, const Tensor& input) override;
-    const Tensor& output() const override { return m_output; }
-    const Tensor& backward(ParameterStore& store, const Tensor& input, const Tensor& gradOutput,
-                           bool needInputGrad) override;
+    void bindParameters(ParameterStore& store) override;
+    void initialize(InitKind init, Rng& rng) override;
+    std::unique_ptr<LayerContext> makeContext() const override;
+    const Tensor& forward(const Tensor& input, LayerContext& context) const override;
+    const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
+                           LayerContext& context) override;
     std::int64_t weightCount() const override { return m_inputs * m_units; }
 
 private:
+    struct Context;
     std::string m_name;
     std::int64_t m_inputs;
     std::int64_t m_units;
     Activation m_activation;
-    int m_kernel = -1;
-    int m_bias = -1;
-    Tensor m_preActivation;  ///< z = x W + b (kept for the activation's derivative)
-    Tensor m_output;         ///< y = act(z); aliases nothing
-    Tensor m_gradPre;        ///< dz
-    Tensor m_gradInput;      ///< dx
+    ParameterSlot m_kernel;
+    ParameterSlot m_bias;
 };
 
 }  // namespace distlab

@@ -1,7 +1,12 @@
 #pragma once
-// A layer of a model: it declares its parameters in the model's ParameterStore, owns its
-// activation buffers (sized once per batch size), and runs forward and backward on one replica.
+// A layer of a model. It owns its parameters (its slices of the model's flat value and gradient
+// buffers, bound once the store is allocated) and nothing of a batch: the activations forward
+// keeps for backward live in a LayerContext the caller passes in, one per micro-batch in flight,
+// so several micro-batches (accumulation, pipeline schedules) can be between forward and backward
+// at once.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "distlab/core/rng.hpp"
@@ -11,28 +16,53 @@
 
 namespace distlab {
 
+/// One micro-batch's activations in one layer. Buffers grow to the largest batch seen and are
+/// reused, so a warmed-up context never allocates.
+struct LayerContext {
+    virtual ~LayerContext() = default;
+    Tensor output;     ///< forward's result
+    Tensor gradInput;  ///< backward's d(loss)/d(input), when asked for
+};
+
+/// A parameter as its layer holds it: its slices of the model's value and gradient buffers.
+struct ParameterSlot {
+    int index = -1;  ///< in the store (its name and shape)
+    std::span<float> value;
+    std::span<float> grad;
+};
+
 class Layer {
 public:
     virtual ~Layer() = default;
 
     virtual const std::string& name() const = 0;
-    virtual std::int64_t outputFeatures() const = 0;
+    /// The shape of the output for an input of `input` ([batch, ..., features]).
+    virtual Shape outputShape(const Shape& input) const = 0;
     /// Declares this layer's parameters (named "<layer name>/<param>").
     virtual void declareParameters(ParameterStore& store) = 0;
-    /// Fills the parameters from the initialiser and a generator dedicated to this layer.
-    virtual void initialize(ParameterStore& store, InitKind init, Rng& rng) const = 0;
-    /// Sizes activation buffers for `batch` rows; allocates only when the batch grows.
-    virtual void setBatchSize(std::int64_t batch) = 0;
-    /// Computes and keeps the output for `input` [batch, inputs]. Allocation-free once sized.
-    virtual const Tensor& forward(const ParameterStore& store, const Tensor& input) = 0;
-    /// The output of the last forward().
-    virtual const Tensor& output() const = 0;
-    /// Accumulates parameter gradients into the store and returns the input gradient
-    /// (only computed when needInputGrad). Uses the activations of the last forward().
-    virtual const Tensor& backward(ParameterStore& store, const Tensor& input, const Tensor& gradOutput,
-                                   bool needInputGrad) = 0;
+    /// Takes this layer's slices of `store` once it is allocated; the layer reads and writes
+    /// nothing else of it.
+    virtual void bindParameters(ParameterStore& store) = 0;
+    /// Fills this layer's parameters from the initialiser and a generator dedicated to it.
+    virtual void initialize(InitKind init, Rng& rng) = 0;
+    /// A context for one micro-batch in flight (empty buffers; they grow on first use).
+    virtual std::unique_ptr<LayerContext> makeContext() const = 0;
+    /// Computes context.output for `input` [batch, features] and keeps in `context` what
+    /// backward needs. Reads the parameters only. Allocation-free once the context has grown.
+    virtual const Tensor& forward(const Tensor& input, LayerContext& context) const = 0;
+    /// Accumulates this layer's parameter gradients for the micro-batch whose forward filled
+    /// `context` and returns d(loss)/d(input) (context.gradInput; only computed when
+    /// needInputGrad). `input` is what that forward received.
+    virtual const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
+                                   LayerContext& context) = 0;
     /// Multiply-accumulates per sample in the forward pass (for FLOP counts).
     virtual std::int64_t weightCount() const = 0;
+
+    /// The width of the output for inputs of `inputs` features.
+    std::int64_t outputFeatures(std::int64_t inputs) const { return outputShape({1, inputs}).back(); }
 };
+
+/// Rows of a [batch, ..., features] input seen as a matrix [rows, features].
+inline std::int64_t matrixRows(const Tensor& input, std::int64_t features) { return features > 0 ? input.size() / features : 0; }
 
 }  // namespace distlab

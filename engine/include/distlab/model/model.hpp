@@ -1,6 +1,8 @@
 #pragma once
 // A sequential model: its layers and one ParameterStore (values and gradients). Each replica owns
 // one Model, so a replica's copy of every variable is real memory that can be shown and compared.
+// A model holds no activations: each micro-batch in flight has its own ModelContext, which the
+// caller owns and passes to forward and backward.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -13,6 +15,14 @@
 
 namespace distlab {
 
+/// One micro-batch in flight through a model: every layer's activations. Buffers grow to the
+/// largest batch seen and are reused.
+struct ModelContext {
+    std::vector<std::unique_ptr<LayerContext>> layers;
+    /// The last forward's output.
+    const Tensor& output() const { return layers.back()->output; }
+};
+
 class Model {
 public:
     /// Builds the layers of a validated config for inputs of `inputFeatures` values.
@@ -22,22 +32,28 @@ public:
 
     /// Initialises every parameter from the seed (each layer from its own derived stream).
     void initialize(InitKind init, std::uint64_t seed);
-    /// Sizes every activation buffer for `batch` rows (allocates only when it grows).
-    void setBatchSize(std::int64_t batch);
-    /// Forward pass; returns the last layer's output [batch, outputFeatures].
-    const Tensor& forward(const Tensor& input);
-    /// Backward pass from d(loss)/d(output); accumulates into store().grads(). The input's own
-    /// gradient is never computed (nothing consumes it).
-    void backward(const Tensor& input, const Tensor& gradOutput);
+    /// A context for one micro-batch in flight.
+    ModelContext makeContext() const;
+    /// Forward pass of `input` [batch, inputFeatures]; returns the last layer's output
+    /// [batch, outputFeatures] (in `context`). Reads the parameters only. Allocation-free once
+    /// the context has grown.
+    const Tensor& forward(const Tensor& input, ModelContext& context) const;
+    /// Backward pass from d(loss)/d(output) of the micro-batch whose forward filled `context`;
+    /// accumulates into store().grads(). The input's own gradient is never computed (nothing
+    /// consumes it).
+    void backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context);
     void zeroGradients();
 
     ParameterStore& store() { return m_store; }
     const ParameterStore& store() const { return m_store; }
     const std::vector<std::unique_ptr<Layer>>& layers() const { return m_layers; }
     std::int64_t inputFeatures() const { return m_inputFeatures; }
-    std::int64_t outputFeatures() const { return m_layers.back()->outputFeatures(); }
-    /// Peak gradient-term bytes and add ops of the last backward pass's residual blocks.
-    GradientAggregationStats aggregationStats() const;
+    std::int64_t outputFeatures() const { return m_layerWidths.back(); }
+    /// Each layer's output width, in order.
+    const std::vector<std::int64_t>& layerWidths() const { return m_layerWidths; }
+    /// Peak gradient-term bytes and add ops of the residual blocks in the last backward pass
+    /// through `context`.
+    static GradientAggregationStats aggregationStats(const ModelContext& context);
     /// What one copy of a model needs, known before anything is allocated.
     struct Footprint {
         std::int64_t parameters = 0;       ///< values in the parameter store (weights and biases)
@@ -57,6 +73,7 @@ private:
     std::int64_t m_inputFeatures;
     ParameterStore m_store;  // before m_layers: the layers declare their parameters in it
     std::vector<std::unique_ptr<Layer>> m_layers;
+    std::vector<std::int64_t> m_layerWidths;
 };
 
 }  // namespace distlab

@@ -38,8 +38,12 @@ public:
     const float* value(int index) const { return m_values.data() + m_infos[static_cast<std::size_t>(index)].offset; }
     float* grad(int index) { return m_grads.data() + m_infos[static_cast<std::size_t>(index)].offset; }
     const float* grad(int index) const { return m_grads.data() + m_infos[static_cast<std::size_t>(index)].offset; }
+    /// Parameter `index`'s slice of the value and gradient buffers (after finalize()).
+    std::span<float> valueSpan(int index) { return {value(index), sizeOf(index)}; }
+    std::span<float> gradSpan(int index) { return {grad(index), sizeOf(index)}; }
 
 private:
+    std::size_t sizeOf(int index) const { return static_cast<std::size_t>(m_infos[static_cast<std::size_t>(index)].size); }
     std::vector<ParameterInfo> m_infos;
     AlignedVector<float> m_values;
     AlignedVector<float> m_grads;

@@ -10,7 +10,7 @@
 
 namespace distlab {
 
-/// What the last backward pass of the aggregating layers held and did.
+/// What a backward pass of the aggregating layers held and did.
 struct GradientAggregationStats {
     std::int64_t peakBytes = 0;  ///< gradient-term bytes alive at once while summing
     std::int64_t addOps = 0;     ///< add operations issued (add_n: one per tensor; tree: one per extra term)
@@ -23,29 +23,27 @@ public:
     ResidualLayer(std::string name, std::int64_t width, const LayerConfig& config, AggregationMethod method);
 
     const std::string& name() const override { return m_name; }
-    std::int64_t outputFeatures() const override { return m_width; }
+    Shape outputShape(const Shape& input) const override;
     void declareParameters(ParameterStore& store) override;
-    void initialize(ParameterStore& store, InitKind init, Rng& rng) const override;
-    void setBatchSize(std::int64_t batch) override;
-    const Tensor& forward(const ParameterStore& store, const Tensor& input) override;
-    const Tensor& output() const override { return m_output; }
-    const Tensor& backward(ParameterStore& store, const Tensor& input, const Tensor& gradOutput,
-                           bool needInputGrad) override;
+    void bindParameters(ParameterStore& store) override;
+    void initialize(InitKind init, Rng& rng) override;
+    std::unique_ptr<LayerContext> makeContext() const override;
+    const Tensor& forward(const Tensor& input, LayerContext& context) const override;
+    const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
+                           LayerContext& context) override;
     std::int64_t weightCount() const override;
-    const GradientAggregationStats& aggregationStats() const { return m_stats; }
+    /// What the last backward pass through `context` held and did.
+    static GradientAggregationStats aggregationStats(const LayerContext& context);
 
 private:
+    struct Context;
     using Branch = std::vector<std::unique_ptr<Layer>>;
-    const Tensor& branchBackward(ParameterStore& store, Branch& branch, const Tensor& input, const Tensor& gradOutput);
+    const Tensor& branchBackward(std::size_t branch, const Tensor& input, const Tensor& gradOutput, Context& context);
 
     std::string m_name;
     std::int64_t m_width;
     AggregationMethod m_method;
     std::vector<Branch> m_branches;
-    Tensor m_output;
-    Tensor m_gradInput;
-    std::vector<const Tensor*> m_terms;  // add_n: every term, held until the one sum
-    GradientAggregationStats m_stats;
 };
 
 }  // namespace distlab

@@ -1,0 +1,108 @@
+#include "distlab/distribute/mirrored_rank.hpp"
+
+#include <cmath>
+
+#include "distlab/comm/spin_barrier.hpp"
+#include "distlab/core/error.hpp"
+#include "distlab/tensor/device_memory.hpp"
+#include "distribute/replica_step.hpp"
+
+namespace distlab {
+namespace {
+double l2Norm(std::span<const float> values) {
+    double sum = 0.0;
+    for (float v : values) sum += static_cast<double>(v) * v;
+    return std::sqrt(sum);
+}
+}  // namespace
+
+MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator,
+                           std::int64_t clockOriginNs)
+    : m_config(config), m_communicator(communicator), m_device(communicator.rank()),
+      m_centralStorage(config.strategy.type == StrategyKind::CentralStorage), m_clockOriginNs(clockOriginNs),
+      m_loss(config.model.loss), m_model(config.model, features),
+      m_optimizer(makeOptimizer(config.optimizer, m_model.store().totalSize())),
+      m_packer(config.strategy, m_model.store().infos()) {
+    m_batch = std::make_unique<ReplicaBatch>(m_model);
+    const std::int64_t microBatch =
+        config.data.globalBatchSize / communicator.size() / config.strategy.gradientAccumulationSteps;
+    m_batch->input.resize2d(microBatch, features);
+    m_batch->targets.labels.reserve(static_cast<std::size_t>(microBatch));
+    m_batch->lossGrad.resize2d(microBatch, m_model.outputFeatures());
+}
+
+MirroredRank::~MirroredRank() = default;
+
+std::int64_t MirroredRank::clockNs() const { return nowNs() - m_clockOriginNs; }
+
+const ModelContext& MirroredRank::lastContext() const { return m_batch->context; }
+
+void MirroredRank::broadcastParameters() {
+    if (m_communicator.size() > 1) m_communicator.broadcast(m_model.store().values(), 0);
+}
+
+void MirroredRank::setWatched(std::span<const std::int64_t> flatIndices) {
+    // Positions are kept (an invalid index reports 0) so watched[i] always means the i-th request.
+    m_watchedCount = static_cast<int>(std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues));
+    for (int i = 0; i < m_watchedCount; ++i) {
+        const std::int64_t index = flatIndices[static_cast<std::size_t>(i)];
+        m_watched[static_cast<std::size_t>(i)] = index < m_model.store().totalSize() ? index : -1;
+    }
+}
+
+void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch, float learningRate) {
+    const DeviceMemoryScope memory(m_device);  // a buffer that grows here still counts on this rank's device
+    const int rank = m_communicator.rank();
+    const int ranks = m_communicator.size();
+    ReplicaStepStats& stats = m_stats;
+    stats = ReplicaStepStats{};
+    stats.startNs = clockNs();
+    const LossStats loss =
+        computeReplicaGradient(m_model, m_loss, data, batch, rank, ranks, m_config.strategy.gradientAccumulationSteps,
+                               1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch);
+    stats.lossSum = loss.sum;
+    stats.correct = loss.correct;
+    stats.examples = loss.count;
+    auto grads = m_model.store().grads();
+    stats.gradNormBefore = l2Norm(grads);
+    stats.computeEndNs = clockNs();
+    if (m_failure) throw TrainingError(*m_failure);
+    m_global = GlobalStepStats{loss.sum, loss.correct, loss.count};
+    if (ranks > 1) {
+        CollectiveTiming timing;
+        const auto packs = m_packer.packs();
+        for (std::size_t p = 0; p < packs.size(); ++p)
+            timing.accumulate(m_communicator.allReduce(
+                grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())),
+                AllReduceOptions{ReduceOp::Sum, static_cast<int>(p)}));
+        stats.bytesSent += timing.bytesSent;
+        // The step's loss and accuracy come out of a reduction too (TF's strategy.reduce of the
+        // per-replica losses), never out of a peer's memory. float32 holds the counts exactly up
+        // to 2^24 and the loss sum to about 1e-7 of its value. It goes after the last pack, with
+        // the next pack index, so a trace of the gradient's packs is left as it was.
+        m_figures = {static_cast<float>(loss.sum), static_cast<float>(loss.correct), static_cast<float>(loss.count)};
+        timing.accumulate(m_communicator.allReduce(m_figures, AllReduceOptions{ReduceOp::Sum, static_cast<int>(packs.size())}));
+        m_global = GlobalStepStats{m_figures[0], std::llround(m_figures[1]), std::llround(m_figures[2])};
+        stats.commWaitNs = timing.waitNs;
+        stats.gradNormAfter = l2Norm(grads);
+    } else {
+        stats.gradNormAfter = stats.gradNormBefore;
+    }
+    stats.commEndNs = clockNs();
+    // Mirrored: every rank applies the same update to its own copy. Central storage: the
+    // aggregated update is applied once, to the one copy (rank 0's), and the compute devices
+    // receive the updated variables, as they would read them at the start of the next step.
+    const auto values = m_model.store().values();
+    if (!m_centralStorage || rank == 0) m_optimizer->apply(values, grads, learningRate);
+    if (m_centralStorage && ranks > 1) {
+        const CollectiveTiming read = m_communicator.broadcast(values, 0);
+        stats.bytesSent += read.bytesSent;
+    }
+    for (int w = 0; w < m_watchedCount; ++w) {
+        const std::int64_t element = m_watched[static_cast<std::size_t>(w)];
+        stats.watched[w] = element >= 0 ? values[static_cast<std::size_t>(element)] : 0.0f;
+    }
+    stats.updateEndNs = clockNs();
+}
+
+}  // namespace distlab
