@@ -132,6 +132,33 @@ private slots:
         }
     }
 
+    void latencyBoundAllReduceEqualsTheReference() {
+        // The few-values path (one barrier, two alternating slots): every op, every size it takes,
+        // several calls in a row (the slots alternate) and between ordinary all-reduces.
+        for (int ranks = 1; ranks <= 8; ++ranks) {
+            InProcessGroup group(ranks, CrossDeviceOps::Ring);
+            for (int round = 0; round < 3; ++round)
+                for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Min, ReduceOp::Max})
+                    for (std::int64_t size = 1; size <= static_cast<std::int64_t>(kLatencyBoundValues); size += 5) {
+                        auto small = filled(ranks, size);
+                        auto large = filled(ranks, 4 * size + 1);
+                        std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
+                        onEveryRank(ranks, [&](int r) {
+                            Communicator& comm = group.communicator(r);
+                            timings[static_cast<std::size_t>(r)] = comm.allReduce(small[r], AllReduceOptions{op, 0, true});
+                            comm.allReduce(large[r], AllReduceOptions{op, 0, false});
+                        });
+                        const QString where = QString("%1 ranks, %2 values, %3").arg(ranks).arg(size).arg(opName(op));
+                        QVERIFY2(wrongElements(small, op) == 0, qPrintable(where));
+                        QVERIFY2(wrongElements(large, op) == 0, qPrintable(where));
+                        for (const CollectiveTiming& timing : timings) {
+                            QCOMPARE(timing.bytesSent, std::int64_t{4} * size * (ranks - 1));
+                            QCOMPARE(timing.bytesReceived, std::int64_t{4} * size * (ranks - 1));
+                        }
+                    }
+        }
+    }
+
     void ringMovesTwoNMinusOneChunks() {
         const int ranks = 4;
         const std::int64_t size = 4001;  // chunks 1001, 1000, 1000, 1000

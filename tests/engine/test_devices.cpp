@@ -80,6 +80,19 @@ private slots:
 
     void emptyOrGarbageCpuinfoGivesNoPackage() {
         QVERIFY(parseCpuInfo("").empty());
+    }
+
+    void nvidiaDriverVersions() {
+        // The proprietary module, and the open one as an H100 machine printed it.
+        QCOMPARE(parseNvidiaDriverVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 8 2025\n"
+                                          "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
+                 std::string("570.86.15"));
+        QCOMPARE(parseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  "
+                                          "(nixbld@)  \nGCC version:  gcc version 15.3.0 (GCC) \n"),
+                 std::string("580.159.04"));
+        QCOMPARE(parseNvidiaDriverVersion(""), std::string("none"));
+        QCOMPARE(parseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64\nGCC version:  gcc version 15.3.0\n"),
+                 std::string("none"));
         QVERIFY(parseCpuInfo("no colon here\n\n:::\n").empty());
     }
 

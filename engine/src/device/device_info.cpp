@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -76,16 +77,7 @@ std::vector<std::string> compiledSimd() {
     return features;
 }
 
-/// "570.86.15" from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX ... Kernel Module  570.86.15 ...").
-std::string nvidiaKernelModuleVersion() {
-    const std::string text = readTextFile("/proc/driver/nvidia/version");
-    const auto marker = text.find("Kernel Module");
-    if (marker == std::string::npos) return "none";
-    std::istringstream rest(text.substr(marker + std::string_view("Kernel Module").size()));
-    std::string version;
-    rest >> version;
-    return version.empty() ? "none" : version;
-}
+std::string nvidiaKernelModuleVersion() { return parseNvidiaDriverVersion(readTextFile("/proc/driver/nvidia/version")); }
 
 void probeCpus(DeviceReport& report) {
     report.cpus = parseCpuInfo(readTextFile("/proc/cpuinfo"));
@@ -186,6 +178,18 @@ DeviceReport queryDevices() {
                           std::to_string(EIGEN_MINOR_VERSION);
     report.distlabVersion = DISTLAB_VERSION;
     return report;
+}
+
+std::string parseNvidiaDriverVersion(std::string_view text) {
+    const auto marker = text.find("Kernel Module");
+    if (marker == std::string_view::npos) return "none";
+    // The first line only: the second names the compiler and its version.
+    std::string rest(text.substr(marker + std::string_view("Kernel Module").size()));
+    rest = rest.substr(0, rest.find('\n'));
+    std::istringstream words(rest);
+    for (std::string word; words >> word;)
+        if (std::isdigit(static_cast<unsigned char>(word.front()))) return word;
+    return "none";
 }
 
 }  // namespace distlab

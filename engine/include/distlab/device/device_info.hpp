@@ -64,6 +64,10 @@ std::string deviceReportToJson(const DeviceReport& report);
 /// Parses the text of /proc/cpuinfo into one CpuInfo per package ("physical id"); empty when the
 /// text lists no processor. Pure; any thread.
 std::vector<CpuInfo> parseCpuInfo(std::string_view procCpuinfo);
+/// The driver version in the text of /proc/driver/nvidia/version: the first word after "Kernel
+/// Module" that starts with a digit ("... Kernel Module  570.86.15 ..." and the open module's
+/// "... Open Kernel Module for x86_64  580.159.04 ..." both give the number), or "none".
+std::string parseNvidiaDriverVersion(std::string_view procDriverVersion);
 
 /// MemTotal in bytes from the text of /proc/meminfo; 0 when absent or malformed. Pure; any thread.
 std::uint64_t parseMemTotalBytes(std::string_view procMeminfo);
