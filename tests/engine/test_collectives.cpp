@@ -132,31 +132,45 @@ private slots:
         }
     }
 
-    void latencyBoundAllReduceEqualsTheReference() {
-        // The few-values path (one barrier, two alternating slots): every op, every size it takes,
-        // several calls in a row (the slots alternate) and between ordinary all-reduces.
-        for (int ranks = 1; ranks <= 8; ++ranks) {
-            InProcessGroup group(ranks, CrossDeviceOps::Ring);
-            for (int round = 0; round < 3; ++round)
-                for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Min, ReduceOp::Max})
-                    for (std::int64_t size = 1; size <= static_cast<std::int64_t>(kLatencyBoundValues); size += 5) {
-                        auto small = filled(ranks, size);
-                        auto large = filled(ranks, 4 * size + 1);
-                        std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
-                        onEveryRank(ranks, [&](int r) {
-                            Communicator& comm = group.communicator(r);
-                            timings[static_cast<std::size_t>(r)] = comm.allReduce(small[r], AllReduceOptions{op, 0, true});
-                            comm.allReduce(large[r], AllReduceOptions{op, 0, false});
-                        });
-                        const QString where = QString("%1 ranks, %2 values, %3").arg(ranks).arg(size).arg(opName(op));
-                        QVERIFY2(wrongElements(small, op) == 0, qPrintable(where));
-                        QVERIFY2(wrongElements(large, op) == 0, qPrintable(where));
-                        for (const CollectiveTiming& timing : timings) {
-                            QCOMPARE(timing.bytesSent, std::int64_t{4} * size * (ranks - 1));
-                            QCOMPARE(timing.bytesReceived, std::int64_t{4} * size * (ranks - 1));
+    void companionValuesRideAlong() {
+        // A few values reduced in the same call as a buffer (the step's loss and counts with the
+        // last gradient pack): every algorithm and op, an empty buffer (then one barrier carries
+        // them), calls in a row (the group's two slots alternate) and calls without a companion
+        // in between.
+        for (CrossDeviceOps algorithm : kAlgorithms)
+            for (int ranks = 1; ranks <= 6; ++ranks) {
+                InProcessGroup group(ranks, algorithm);
+                for (int round = 0; round < 3; ++round)
+                    for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Min, ReduceOp::Max})
+                        for (const std::int64_t size : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2 * ranks + 1}}) {
+                            const std::int64_t values = 1 + (size + round) % static_cast<std::int64_t>(kMaxCompanionValues);
+                            auto buffers = filled(ranks, size);
+                            auto companions = filled(ranks, values);
+                            auto plain = filled(ranks, 5);
+                            std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
+                            onEveryRank(ranks, [&](int r) {
+                                Communicator& comm = group.communicator(r);
+                                AllReduceOptions options{op, 0};
+                                options.companion = companions[r];
+                                timings[static_cast<std::size_t>(r)] = comm.allReduce(buffers[r], options);
+                                comm.allReduce(plain[r], AllReduceOptions{op, 0});
+                            });
+                            const QString where = QString("%1, %2 ranks, %3 elements + %4 values, %5")
+                                                      .arg(configName(algorithm)).arg(ranks).arg(size).arg(values).arg(opName(op));
+                            QVERIFY2(wrongElements(companions, op) == 0, qPrintable(where));
+                            if (size > 0) QVERIFY2(wrongElements(buffers, op) == 0, qPrintable(where));
+                            QVERIFY2(wrongElements(plain, op) == 0, qPrintable(where));
+                            std::int64_t sent = 0, received = 0;
+                            for (const CollectiveTiming& timing : timings) sent += timing.bytesSent, received += timing.bytesReceived;
+                            QVERIFY2(sent == received, qPrintable(where));
+                            if (ranks > 1) QVERIFY2(sent >= 4 * values * (ranks - 1) * ranks, qPrintable(where));
                         }
-                    }
-        }
+            }
+        InProcessGroup group(2, CrossDeviceOps::Ring);
+        std::vector<float> buffer(4), tooMany(kMaxCompanionValues + 1);
+        AllReduceOptions options;
+        options.companion = tooMany;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, group.communicator(0).allReduce(buffer, options));
     }
 
     void ringMovesTwoNMinusOneChunks() {

@@ -128,9 +128,10 @@ private slots:
                     replica.commEndNs <= replica.updateEndNs && replica.updateEndNs <= report.endNs);
             QVERIFY(replica.gradNormBefore > 0);
             QCOMPARE(replica.gradNormAfter, report.replicas[0].gradNormAfter);
-            // Ring: each rank sends 2 (N - 1) chunks of about size / N.
+            // Ring: each rank sends 2 (N - 1) chunks of about size / N, and its step figures (loss
+            // sum, correct, examples: 12 bytes) to each of its 3 peers along with the last pack.
             const std::int64_t size = trainer.replicaModel(0).store().totalSize();
-            QVERIFY(std::abs(replica.bytesSent - 2 * 3 * size * 4 / 4) <= 2 * 3 * 4);
+            QVERIFY(std::abs(replica.bytesSent - 3 * 12 - 2 * 3 * size * 4 / 4) <= 2 * 3 * 4);
         }
     }
 

@@ -52,13 +52,16 @@ public:
     CollectiveTiming allReduce(std::span<float> buffer, const AllReduceOptions& options) override {
         CollectiveTiming timing;
         timing.startNs = nowNs();
-        m_peer.resize(buffer.size());
-        exchange(buffer, m_peer);
-        for (std::size_t i = 0; i < buffer.size(); ++i) {
-            buffer[i] += m_peer[i];
-            if (options.op == ReduceOp::Mean) buffer[i] /= 2.0f;
+        for (const std::span<float> values : {buffer, options.companion}) {
+            m_peer.resize(values.size());
+            exchange(values, m_peer);
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                values[i] += m_peer[i];
+                if (options.op == ReduceOp::Mean) values[i] /= 2.0f;
+            }
+            timing.bytesSent += static_cast<std::int64_t>(values.size_bytes());
         }
-        timing.bytesSent = timing.bytesReceived = static_cast<std::int64_t>(buffer.size_bytes());
+        timing.bytesReceived = timing.bytesSent;
         timing.endNs = nowNs();
         return timing;
     }

@@ -38,9 +38,18 @@ struct Stamp {
 CollectiveTiming InProcessCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions& options) {
     Stamp stamp;
     const std::int64_t sequence = m_sequence++;
-    if (options.latencyBound && size() > 1 && !buffer.empty() && buffer.size() <= kLatencyBoundValues) {
-        latencyBoundAllReduce(buffer, options, stamp.timing, sequence);
-    } else if (size() > 1 && !buffer.empty()) {
+    const std::span<float> companion = options.companion;
+    if (companion.size() > kMaxCompanionValues)
+        throw std::invalid_argument("allReduce: a companion of " + std::to_string(companion.size()) + " values (at most " +
+                                    std::to_string(kMaxCompanionValues) + ")");
+    const int n = size();
+    const bool withCompanion = !companion.empty() && n > 1;
+    const int parity = withCompanion ? static_cast<int>(m_companionCalls++ & 1u) : 0;
+    if (withCompanion) copyInto(m_group.companionValues(m_rank, parity), companion.data(), companion.size());
+    if (withCompanion && buffer.empty()) {
+        // Nothing to carry the companion: one barrier is the synchronisation.
+        CollectiveStep(m_group, m_rank, sequence, options.packIndex, stamp.timing, nullptr).sync();
+    } else if (n > 1 && !buffer.empty()) {
         CollectiveStep step(m_group, m_rank, sequence, options.packIndex, stamp.timing, m_trace);
         switch (m_group.algorithm()) {
         case CrossDeviceOps::ReductionToOneDevice: reduceToOneDeviceAllReduce(step, buffer, options.op); break;
@@ -52,26 +61,17 @@ CollectiveTiming InProcessCommunicator::allReduce(std::span<float> buffer, const
             break;
         }
     }
+    if (withCompanion) {
+        // Every rank has entered this call (no all-reduce finishes before), so every slot is
+        // written. Rank order, rank 0's values first: the same result on every rank.
+        copyInto(companion.data(), m_group.companionValues(0, parity), companion.size());
+        for (int r = 1; r < n; ++r) combineInto(options.op, companion.data(), m_group.companionValues(r, parity), companion.size());
+        if (options.op == ReduceOp::Mean) divideBy(companion.data(), static_cast<float>(n), companion.size());
+        const auto bytes = static_cast<std::int64_t>(companion.size_bytes()) * (n - 1);
+        stamp.timing.bytesSent += bytes;
+        stamp.timing.bytesReceived += bytes;
+    }
     return stamp.finish();
-}
-
-void InProcessCommunicator::latencyBoundAllReduce(std::span<float> buffer, const AllReduceOptions& options,
-                                                  CollectiveTiming& timing, std::int64_t sequence) {
-    const int n = size(), parity = static_cast<int>(m_latencyBoundCalls++ & 1u);
-    const std::size_t count = buffer.size();
-    CollectiveStep step(m_group, m_rank, sequence, options.packIndex, timing, m_trace);
-    copyInto(m_group.smallValues(m_rank, parity), buffer.data(), count);
-    step.snapshotInput(buffer);
-    step.sync();
-    // Rank order, rank 0's values first: every rank computes the same result bit for bit.
-    const std::int64_t started = step.traceClock();
-    copyInto(buffer.data(), m_group.smallValues(0, parity), count);
-    for (int r = 1; r < n; ++r) combineInto(options.op, buffer.data(), m_group.smallValues(r, parity), count);
-    if (options.op == ReduceOp::Mean) divideBy(buffer.data(), static_cast<float>(n), count);
-    for (int r = 0; r < n; ++r)
-        if (r != m_rank) step.logTransfer(0, r, TransferKind::Reduce, 0, static_cast<std::int64_t>(count), started);
-    step.sent(static_cast<std::int64_t>(count) * (n - 1));
-    step.snapshot(0, buffer);
 }
 
 CollectiveTiming InProcessCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {

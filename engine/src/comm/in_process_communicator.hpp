@@ -27,12 +27,8 @@ private:
     InProcessGroup& m_group;
     int m_rank;
     CollectiveTrace* m_trace = nullptr;
-    /// One barrier: every rank copies its values into its group slot, then sums every slot in rank order.
-    void latencyBoundAllReduce(std::span<float> buffer, const AllReduceOptions& options, CollectiveTiming& timing,
-                               std::int64_t sequence);
-
     std::int64_t m_sequence = 0;  ///< collectives called so far (equal on every rank: calls are collective)
-    std::uint32_t m_latencyBoundCalls = 0;  ///< picks the slot parity of the next latency-bound all-reduce
+    std::uint32_t m_companionCalls = 0;  ///< picks the slot parity of the next companion
 };
 
 }  // namespace distlab::comm_detail

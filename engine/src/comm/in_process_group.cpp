@@ -11,7 +11,7 @@ InProcessGroup::InProcessGroup(int size, CrossDeviceOps algorithm)
       m_slots(std::make_unique<Slot[]>(static_cast<std::size_t>(m_size))),
       m_mailboxes(std::make_unique<Mailbox[]>(static_cast<std::size_t>(m_size) * static_cast<std::size_t>(m_size))),
       m_progress(std::make_unique<Progress[]>(static_cast<std::size_t>(m_size))),
-      m_small(std::make_unique<SmallValues[]>(static_cast<std::size_t>(m_size))) {
+      m_companions(std::make_unique<CompanionValues[]>(static_cast<std::size_t>(m_size))) {
     for (int rank = 0; rank < m_size; ++rank)
         m_communicators.push_back(std::make_unique<comm_detail::InProcessCommunicator>(*this, rank));
 }

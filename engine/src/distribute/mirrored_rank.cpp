@@ -69,21 +69,20 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     if (m_failure) throw TrainingError(*m_failure);
     m_global = GlobalStepStats{loss.sum, loss.correct, loss.count};
     if (ranks > 1) {
+        // The step's loss and accuracy come out of the reduction too (TF's strategy.reduce of the
+        // per-replica losses), never out of a peer's memory: they ride on the last pack as its
+        // companion, so they cost no extra synchronisation. float32 holds the counts exactly up
+        // to 2^24 and the loss sum to about 1e-7 of its value.
+        m_figures = {static_cast<float>(loss.sum), static_cast<float>(loss.correct), static_cast<float>(loss.count)};
         CollectiveTiming timing;
         const auto packs = m_packer.packs();
-        for (std::size_t p = 0; p < packs.size(); ++p)
+        for (std::size_t p = 0; p < packs.size(); ++p) {
+            AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
+            if (p + 1 == packs.size()) options.companion = m_figures;
             timing.accumulate(m_communicator.allReduce(
-                grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())),
-                AllReduceOptions{ReduceOp::Sum, static_cast<int>(p)}));
+                grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options));
+        }
         stats.bytesSent += timing.bytesSent;
-        // The step's loss and accuracy come out of a reduction too (TF's strategy.reduce of the
-        // per-replica losses), never out of a peer's memory. float32 holds the counts exactly up
-        // to 2^24 and the loss sum to about 1e-7 of its value. It goes after the last pack, with
-        // the next pack index, so a trace of the gradient's packs is left as it was; three values
-        // cost only the synchronisation, so it takes the latency-bound path (one barrier).
-        m_figures = {static_cast<float>(loss.sum), static_cast<float>(loss.correct), static_cast<float>(loss.count)};
-        timing.accumulate(m_communicator.allReduce(
-            m_figures, AllReduceOptions{ReduceOp::Sum, static_cast<int>(packs.size()), /*latencyBound=*/true}));
         m_global = GlobalStepStats{m_figures[0], std::llround(m_figures[1]), std::llround(m_figures[2])};
         stats.commWaitNs = timing.waitNs;
         stats.gradNormAfter = l2Norm(grads);

@@ -40,18 +40,18 @@ struct CollectiveTiming {
     }
 };
 
-/// The most values a latency-bound all-reduce takes its own path for.
-inline constexpr std::size_t kLatencyBoundValues = 16;
+/// The most values an all-reduce's companion may hold.
+inline constexpr std::size_t kMaxCompanionValues = 16;
 
 /// Options of one all-reduce.
 struct AllReduceOptions {
     ReduceOp op = ReduceOp::Sum;
     int packIndex = 0;  ///< which pack of a packed reduction (hierarchical_copy rotates its lead by it; traces carry it)
-    /// A few values (at most kLatencyBoundValues) whose cost is the synchronisation, not the
-    /// bytes, such as a step's loss and counts: the backend may take its lowest-latency path
-    /// instead of the group's algorithm (NCCL's small-message protocols do the same). The result
-    /// is the reduction in rank order, the same on every rank.
-    bool latencyBound = false;
+    /// A few values (at most kMaxCompanionValues; more throw std::invalid_argument) reduced by
+    /// the same op in the same call, as c10d's coalesced all-reduce does: a step's loss and counts
+    /// ride on the gradient's last pack. They cost bytes but no extra synchronisation, and the
+    /// result is the reduction in rank order, the same on every rank. Traces see the buffer only.
+    std::span<float> companion;
 };
 
 class Communicator {

@@ -38,10 +38,11 @@ public:
     float* buffer(int rank) const { return m_slots[static_cast<std::size_t>(rank)].buffer; }
     const float* input(int rank) const { return m_slots[static_cast<std::size_t>(rank)].input; }
     SpinBarrier& barrier() { return m_barrier; }
-    /// Rank's copy of a latency-bound all-reduce's values, in two alternating slots: a rank
-    /// rewrites slot p two such calls later, after the barrier of the call in between, which no
-    /// rank passes before every rank has read slot p.
-    float* smallValues(int rank, int parity) { return m_small[static_cast<std::size_t>(rank)].values[parity]; }
+    /// Rank's copy of an all-reduce's companion values, in two alternating slots. A rank rewrites
+    /// slot p two companion calls later, so only after it has finished the call in between; no
+    /// all-reduce finishes before every rank has entered it, and a rank enters a call only after
+    /// it has read the slots of the one before.
+    float* companionValues(int rank, int parity) { return m_companions[static_cast<std::size_t>(rank)].values[parity]; }
     /// Ends the group after a rank failed: every rank waiting in (or later entering) a collective
     /// throws CollectiveAborted instead of waiting for the failed one. Any thread; idempotent.
     /// The group cannot be used again.
@@ -69,8 +70,8 @@ private:
     struct alignas(64) Progress {
         std::atomic<std::uint32_t> value{0};
     };
-    struct alignas(64) SmallValues {
-        float values[2][kLatencyBoundValues];
+    struct alignas(64) CompanionValues {
+        float values[2][kMaxCompanionValues];
     };
     int m_size;
     std::atomic<CrossDeviceOps> m_algorithm;
@@ -79,7 +80,7 @@ private:
     std::unique_ptr<Slot[]> m_slots;
     std::unique_ptr<Mailbox[]> m_mailboxes;
     std::unique_ptr<Progress[]> m_progress;
-    std::unique_ptr<SmallValues[]> m_small;
+    std::unique_ptr<CompanionValues[]> m_companions;
     std::vector<std::unique_ptr<Communicator>> m_communicators;
 };
 
