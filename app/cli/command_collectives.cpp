@@ -75,15 +75,15 @@ Row measure(InProcessGroup& group, std::vector<AlignedVector<float>>& buffers, l
         const std::span<float> buffer(buffers[static_cast<std::size_t>(rank)].data(), static_cast<std::size_t>(elements));
         auto checked = [&] {
             for (long long i = 0; i < elements; ++i) buffer[static_cast<std::size_t>(i)] = fillValue(rank, i);
-            comm.allReduce(buffer, options.op);
+            comm.allReduce(buffer, options.op).wait();
             for (long long i = 0; i < elements; ++i)
                 if (buffer[static_cast<std::size_t>(i)] != expected[i % 17]) ++wrong[static_cast<std::size_t>(rank)];
         };
         checked();
-        for (long long w = 0; w < options.warmup; ++w) comm.allReduce(buffer, options.op);
-        comm.barrier();
+        for (long long w = 0; w < options.warmup; ++w) comm.allReduce(buffer, options.op).wait();
+        comm.barrier().wait();
         const std::int64_t start = nowNs();
-        for (long long k = 0; k < options.iters; ++k) comm.allReduce(buffer, options.op);
+        for (long long k = 0; k < options.iters; ++k) comm.allReduce(buffer, options.op).wait();
         elapsedNs[static_cast<std::size_t>(rank)] = nowNs() - start;
         checked();
     };

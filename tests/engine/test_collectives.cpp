@@ -112,7 +112,7 @@ private slots:
                         std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
                         onEveryRank(ranks, [&](int r) {
                             timings[static_cast<std::size_t>(r)] =
-                                group.communicator(r).allReduce(buffers[static_cast<std::size_t>(r)], AllReduceOptions{op, static_cast<int>(size % 5)});
+                                group.communicator(r).allReduce(buffers[static_cast<std::size_t>(r)], AllReduceOptions{op, static_cast<int>(size % 5)}).wait();
                         });
                         const QString where = QString("%1, %2 ranks, %3 elements, %4").arg(configName(algorithm)).arg(ranks).arg(size)
                                                   .arg(opName(op));
@@ -130,6 +130,40 @@ private slots:
                 }
             }
         }
+    }
+
+    void workHandles() {
+        // A done call: test() and wait() at once, with its record.
+        InProcessGroup group(1, CrossDeviceOps::Ring);
+        std::vector<float> buffer{1.0f, 2.0f};
+        Work done = group.communicator(0).allReduce(buffer, ReduceOp::Sum);
+        QVERIFY(done.test());
+        QVERIFY(done.wait().endNs >= done.wait().startNs);
+        // A call in flight: test() asks the backend's state, wait() blocks on it once.
+        struct Pending final : WorkState {
+            std::atomic<bool>* ready;
+            int* waits;
+            bool done() override { return ready->load(); }
+            CollectiveTiming wait() override {
+                ++*waits;
+                CollectiveTiming timing;
+                timing.bytesSent = 42;
+                return timing;
+            }
+        };
+        std::atomic<bool> ready{false};
+        int waits = 0;
+        auto state = std::make_unique<Pending>();
+        state->ready = &ready;
+        state->waits = &waits;
+        Work inFlight(std::move(state));
+        QVERIFY(!inFlight.test());
+        QCOMPARE(waits, 0);
+        ready = true;
+        QVERIFY(inFlight.test());
+        QCOMPARE(inFlight.wait().bytesSent, std::int64_t{42});
+        QCOMPARE(inFlight.wait().bytesSent, std::int64_t{42});
+        QCOMPARE(waits, 1);
     }
 
     void companionValuesRideAlong() {
@@ -152,7 +186,7 @@ private slots:
                                 Communicator& comm = group.communicator(r);
                                 AllReduceOptions options{op, 0};
                                 options.companion = companions[r];
-                                timings[static_cast<std::size_t>(r)] = comm.allReduce(buffers[r], options);
+                                timings[static_cast<std::size_t>(r)] = comm.allReduce(buffers[r], options).wait();
                                 comm.allReduce(plain[r], AllReduceOptions{op, 0});
                             });
                             const QString where = QString("%1, %2 ranks, %3 elements + %4 values, %5")
@@ -179,7 +213,7 @@ private slots:
         InProcessGroup group(ranks, CrossDeviceOps::Ring);
         auto buffers = filled(ranks, size);
         std::vector<CollectiveTiming> timings(ranks);
-        onEveryRank(ranks, [&](int r) { timings[r] = group.communicator(r).allReduce(buffers[r], ReduceOp::Sum); });
+        onEveryRank(ranks, [&](int r) { timings[r] = group.communicator(r).allReduce(buffers[r], ReduceOp::Sum).wait(); });
         // Rank r sends chunks r, r-1, r-2 (reduce-scatter) then r+1, r, r-1 (all-gather).
         const std::int64_t chunk[] = {1001, 1000, 1000, 1000};
         for (int r = 0; r < ranks; ++r) {
@@ -256,14 +290,14 @@ private slots:
                             const std::vector<float> message{float(peer), float(round), 7.0f, 8.0f};
                             comm.send(message, peer);
                             std::vector<float> answer(4, -5.0f);
-                            timings[0] = comm.recv(answer, peer);
+                            timings[0] = comm.recv(answer, peer).wait();
                             // One element came: the rest of the buffer is untouched.
                             if (answer != std::vector<float>{float(peer * 10 + round), -5.0f, -5.0f, -5.0f}) ++wrongAnswers;
                         }
                     } else {
                         comm.recv(received[r], 0);
                         const std::vector<float> answer{received[r][0] * 10 + received[r][1]};
-                        timings[r] = comm.send(answer, 0);
+                        timings[r] = comm.send(answer, 0).wait();
                     }
                 }
             });

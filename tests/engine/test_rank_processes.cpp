@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <stdexcept>
 
 #include "distlab/comm/spin_barrier.hpp"
@@ -42,30 +44,39 @@ void readAll(int fd, void* data, std::size_t bytes) {
 }
 
 /// A two-rank communicator over a connected socket: what a rank in another process would use.
-/// Only the calls a mirrored rank makes are implemented; the others say so.
+/// Its all-reduce is asynchronous, as a network or GPU backend's is: the call starts a thread
+/// that moves and sums the values and returns a Work in flight, so the rank must wait() before it
+/// reads the buffer. Only the calls a mirrored rank makes are implemented; the others say so.
 class SocketCommunicator final : public Communicator {
 public:
     SocketCommunicator(int rank, int fd) : m_rank(rank), m_fd(fd) {}
     int rank() const override { return m_rank; }
     int size() const override { return 2; }
 
-    CollectiveTiming allReduce(std::span<float> buffer, const AllReduceOptions& options) override {
-        CollectiveTiming timing;
-        timing.startNs = nowNs();
-        for (const std::span<float> values : {buffer, options.companion}) {
-            m_peer.resize(values.size());
-            exchange(values, m_peer);
-            for (std::size_t i = 0; i < values.size(); ++i) {
-                values[i] += m_peer[i];
-                if (options.op == ReduceOp::Mean) values[i] /= 2.0f;
+    Work allReduce(std::span<float> buffer, const AllReduceOptions& options) override {
+        auto state = std::make_unique<ThreadWork>();
+        ThreadWork& work = *state;
+        work.thread = std::thread([this, buffer, options, &work] {
+            CollectiveTiming timing;
+            timing.startNs = nowNs();
+            for (const std::span<float> values : {buffer, options.companion}) {
+                std::vector<float> peer(values.size());
+                exchange(values, peer);
+                for (std::size_t i = 0; i < values.size(); ++i) {
+                    values[i] += peer[i];
+                    if (options.op == ReduceOp::Mean) values[i] /= 2.0f;
+                }
+                timing.bytesSent += static_cast<std::int64_t>(values.size_bytes());
             }
-            timing.bytesSent += static_cast<std::int64_t>(values.size_bytes());
-        }
-        timing.bytesReceived = timing.bytesSent;
-        timing.endNs = nowNs();
-        return timing;
+            timing.bytesReceived = timing.bytesSent;
+            timing.endNs = nowNs();
+            work.timing = timing;
+            work.finished.store(true, std::memory_order_release);
+        });
+        ++m_asynchronousCalls;
+        return Work(std::move(state));
     }
-    CollectiveTiming broadcast(std::span<float> buffer, int root) override {
+    Work broadcast(std::span<float> buffer, int root) override {
         CollectiveTiming timing;
         timing.startNs = nowNs();
         if (m_rank == root) {
@@ -78,17 +89,33 @@ public:
         timing.endNs = nowNs();
         return timing;
     }
-    CollectiveTiming reduce(std::span<float>, int, ReduceOp) override { throw std::logic_error("reduce: not used"); }
-    CollectiveTiming allGather(std::span<const float>, std::span<float>) override { throw std::logic_error("allGather: not used"); }
-    CollectiveTiming reduceScatter(std::span<const float>, std::span<float>, ReduceOp) override {
+    Work reduce(std::span<float>, int, ReduceOp) override { throw std::logic_error("reduce: not used"); }
+    Work allGather(std::span<const float>, std::span<float>) override { throw std::logic_error("allGather: not used"); }
+    Work reduceScatter(std::span<const float>, std::span<float>, ReduceOp) override {
         throw std::logic_error("reduceScatter: not used");
     }
-    CollectiveTiming send(std::span<const float>, int) override { throw std::logic_error("send: not used"); }
-    CollectiveTiming recv(std::span<float>, int) override { throw std::logic_error("recv: not used"); }
-    CollectiveTiming barrier() override { throw std::logic_error("barrier: not used"); }
+    Work send(std::span<const float>, int) override { throw std::logic_error("send: not used"); }
+    Work recv(std::span<float>, int) override { throw std::logic_error("recv: not used"); }
+    Work barrier() override { throw std::logic_error("barrier: not used"); }
     void setTrace(CollectiveTrace*) override {}
+    /// All-reduces that returned a Work in flight.
+    int asynchronousCalls() const { return m_asynchronousCalls; }
 
 private:
+    struct ThreadWork final : WorkState {
+        std::thread thread;
+        std::atomic<bool> finished{false};
+        CollectiveTiming timing;
+        ~ThreadWork() override {
+            if (thread.joinable()) thread.join();
+        }
+        bool done() override { return finished.load(std::memory_order_acquire); }
+        CollectiveTiming wait() override {
+            if (thread.joinable()) thread.join();
+            return timing;
+        }
+    };
+
     /// Rank 0 sends first, rank 1 receives first: no deadlock on a full socket buffer.
     void exchange(std::span<const float> mine, std::span<float> theirs) {
         if (m_rank == 0) {
@@ -101,7 +128,7 @@ private:
     }
     int m_rank;
     int m_fd;
-    std::vector<float> m_peer;
+    int m_asynchronousCalls = 0;
 };
 
 constexpr int kSteps = 30;
@@ -128,6 +155,7 @@ std::vector<double> trainRank(int rank, int fd, const RunConfig& config, const D
     }
     const auto values = self.model().store().values();
     weights.assign(values.begin(), values.end());
+    if (communicator.asynchronousCalls() < kSteps) throw std::logic_error("the all-reduces did not go through the socket");
     return losses;
 }
 

@@ -5,7 +5,7 @@
 
 namespace distlab {
 
-CollectiveTiming Communicator::allReduce(BufferView buffer, const AllReduceOptions& options) {
+Work Communicator::allReduce(BufferView buffer, const AllReduceOptions& options) {
     switch (buffer.dtype) {
     case DType::Float32: return allReduce(buffer.asFloat32(), options);
     case DType::Float16:
@@ -14,7 +14,7 @@ CollectiveTiming Communicator::allReduce(BufferView buffer, const AllReduceOptio
         if (m_wide.size() < count) m_wide.resize(count);
         const std::span<float> wide(m_wide.data(), count);
         widen16(buffer.dtype, buffer.as16().data(), wide.data(), count);
-        const CollectiveTiming timing = allReduce(wide, options);
+        const CollectiveTiming timing = allReduce(wide, options).wait();
         narrow16(buffer.dtype, wide.data(), buffer.as16().data(), count);
         return timing;
     }

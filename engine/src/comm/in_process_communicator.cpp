@@ -35,7 +35,7 @@ struct Stamp {
 
 }  // namespace
 
-CollectiveTiming InProcessCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions& options) {
+Work InProcessCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions& options) {
     Stamp stamp;
     const std::int64_t sequence = m_sequence++;
     const std::span<float> companion = options.companion;
@@ -74,7 +74,7 @@ CollectiveTiming InProcessCommunicator::allReduce(std::span<float> buffer, const
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
+Work InProcessCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
     requireRank(root, size(), "reduce: root");
     Stamp stamp;
     const std::int64_t sequence = m_sequence++;
@@ -98,7 +98,7 @@ CollectiveTiming InProcessCommunicator::reduce(std::span<float> buffer, int root
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::broadcast(std::span<float> buffer, int root) {
+Work InProcessCommunicator::broadcast(std::span<float> buffer, int root) {
     requireRank(root, size(), "broadcast: root");
     Stamp stamp;
     const std::int64_t sequence = m_sequence++;
@@ -115,7 +115,7 @@ CollectiveTiming InProcessCommunicator::broadcast(std::span<float> buffer, int r
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::allGather(std::span<const float> input, std::span<float> output) {
+Work InProcessCommunicator::allGather(std::span<const float> input, std::span<float> output) {
     const int n = size();
     requireBlocks(output.size(), input.size(), n, "allGather: output");
     Stamp stamp;
@@ -144,7 +144,7 @@ CollectiveTiming InProcessCommunicator::allGather(std::span<const float> input, 
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) {
+Work InProcessCommunicator::reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) {
     const int n = size();
     requireBlocks(input.size(), output.size(), n, "reduceScatter: input");
     Stamp stamp;
@@ -174,7 +174,7 @@ CollectiveTiming InProcessCommunicator::reduceScatter(std::span<const float> inp
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::send(std::span<const float> buffer, int peer) {
+Work InProcessCommunicator::send(std::span<const float> buffer, int peer) {
     requireRank(peer, size(), "send: peer");
     if (peer == m_rank) throw std::invalid_argument("send: a rank cannot send to itself");
     Stamp stamp;
@@ -191,7 +191,7 @@ CollectiveTiming InProcessCommunicator::send(std::span<const float> buffer, int 
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::recv(std::span<float> buffer, int peer) {
+Work InProcessCommunicator::recv(std::span<float> buffer, int peer) {
     requireRank(peer, size(), "recv: peer");
     if (peer == m_rank) throw std::invalid_argument("recv: a rank cannot receive from itself");
     Stamp stamp;
@@ -208,7 +208,7 @@ CollectiveTiming InProcessCommunicator::recv(std::span<float> buffer, int peer) 
     return stamp.finish();
 }
 
-CollectiveTiming InProcessCommunicator::barrier() {
+Work InProcessCommunicator::barrier() {
     Stamp stamp;
     ++m_sequence;
     stamp.timing.waitNs = m_group.barrier().arriveAndWait();

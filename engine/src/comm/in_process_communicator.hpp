@@ -13,14 +13,14 @@ public:
 
     int rank() const override { return m_rank; }
     int size() const override { return m_group.size(); }
-    CollectiveTiming allReduce(std::span<float> buffer, const AllReduceOptions& options) override;
-    CollectiveTiming reduce(std::span<float> buffer, int root, ReduceOp op) override;
-    CollectiveTiming broadcast(std::span<float> buffer, int root) override;
-    CollectiveTiming allGather(std::span<const float> input, std::span<float> output) override;
-    CollectiveTiming reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) override;
-    CollectiveTiming send(std::span<const float> buffer, int peer) override;
-    CollectiveTiming recv(std::span<float> buffer, int peer) override;
-    CollectiveTiming barrier() override;
+    Work allReduce(std::span<float> buffer, const AllReduceOptions& options) override;
+    Work reduce(std::span<float> buffer, int root, ReduceOp op) override;
+    Work broadcast(std::span<float> buffer, int root) override;
+    Work allGather(std::span<const float> input, std::span<float> output) override;
+    Work reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) override;
+    Work send(std::span<const float> buffer, int peer) override;
+    Work recv(std::span<float> buffer, int peer) override;
+    Work barrier() override;
     void setTrace(CollectiveTrace* trace) override { m_trace = trace; }
 
 private:

@@ -38,7 +38,7 @@ std::int64_t MirroredRank::clockNs() const { return nowNs() - m_clockOriginNs; }
 const ModelContext& MirroredRank::lastContext() const { return m_batch->context; }
 
 void MirroredRank::broadcastParameters() {
-    if (m_communicator.size() > 1) m_communicator.broadcast(m_model.store().values(), 0);
+    if (m_communicator.size() > 1) m_communicator.broadcast(m_model.store().values(), 0).wait();
 }
 
 void MirroredRank::setWatched(std::span<const std::int64_t> flatIndices) {
@@ -80,7 +80,7 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
             AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
             if (p + 1 == packs.size()) options.companion = m_figures;
             timing.accumulate(m_communicator.allReduce(
-                grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options));
+                grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options).wait());
         }
         stats.bytesSent += timing.bytesSent;
         m_global = GlobalStepStats{m_figures[0], std::llround(m_figures[1]), std::llround(m_figures[2])};
@@ -96,7 +96,7 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     const auto values = m_model.store().values();
     if (!m_centralStorage || rank == 0) m_optimizer->apply(values, grads, learningRate);
     if (m_centralStorage && ranks > 1) {
-        const CollectiveTiming read = m_communicator.broadcast(values, 0);
+        const CollectiveTiming read = m_communicator.broadcast(values, 0).wait();
         stats.bytesSent += read.bytesSent;
     }
     for (int w = 0; w < m_watchedCount; ++w) {

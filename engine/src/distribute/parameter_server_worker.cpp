@@ -18,7 +18,7 @@ void ParameterServerTrainer::workerLoop(Worker& worker) {
             const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, worker.batch, r,
                                                           static_cast<std::int64_t>(worker.replicas.size()), 1,
                                                           1.0f / static_cast<float>(worker.batch.size()), replica.batch);
-            worker.group->communicator(r).allReduce(replica.model.store().grads(), ReduceOp::Sum);
+            worker.group->communicator(r).allReduce(replica.model.store().grads(), ReduceOp::Sum).wait();
             // Every replica adds its shard's loss into the worker's total (zeroed before the pool ran).
             std::atomic_ref<double>(worker.stats.lossSum).fetch_add(loss.sum);
             std::atomic_ref<std::int64_t>(worker.stats.correct).fetch_add(loss.correct);

@@ -2,9 +2,11 @@
 // The communicator one replica uses to talk to the others (the shape of PyTorch's c10d backends,
 // trimmed to what is used). Calls are collective: every rank of the group calls the same
 // collectives in the same order with the same element counts (send/recv: just the two peers).
-// Every call blocks until this rank's part is done and returns its completion record.
+// Every call returns a Work handle, as c10d's do: wait() for its completion record before reading
+// or reusing the buffer.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -43,6 +45,48 @@ struct CollectiveTiming {
 /// The most values an all-reduce's companion may hold.
 inline constexpr std::size_t kMaxCompanionValues = 16;
 
+/// What an asynchronous backend keeps of one call in flight (a CUDA event on the rank's stream, a
+/// transport's pending request).
+class WorkState {
+public:
+    virtual ~WorkState() = default;
+    /// Whether this rank's part is done; never blocks.
+    virtual bool done() = 0;
+    /// Blocks until this rank's part is done; its completion record.
+    virtual CollectiveTiming wait() = 0;
+};
+
+/// The handle of one call on one rank (c10d's Work). The in-process backend does a rank's part on
+/// the calling thread, so its handles are done when returned; a backend that queues the work (on a
+/// GPU stream, a network) returns at once with a WorkState, and the buffer is the backend's until
+/// wait() returns.
+class Work {
+public:
+    /// A call that is already done.
+    Work(CollectiveTiming timing = {}) : m_timing(timing) {}  // NOLINT: a completion record is a done Work
+    /// A call in flight.
+    explicit Work(std::unique_ptr<WorkState> state) : m_state(std::move(state)) {}
+
+    /// Whether this rank's part is done (then wait() returns at once). Never blocks.
+    bool test() {
+        if (m_state && m_state->done()) finish();
+        return !m_state;
+    }
+    /// Blocks until this rank's part is done; its completion record (times, wait, bytes).
+    CollectiveTiming wait() {
+        if (m_state) finish();
+        return m_timing;
+    }
+
+private:
+    void finish() {
+        m_timing = m_state->wait();
+        m_state.reset();
+    }
+    CollectiveTiming m_timing;
+    std::unique_ptr<WorkState> m_state;
+};
+
 /// Options of one all-reduce.
 struct AllReduceOptions {
     ReduceOp op = ReduceOp::Sum;
@@ -62,36 +106,36 @@ public:
     /// Ranks in the group. Any thread.
     virtual int size() const = 0;
 
-    /// Reduces `buffer` across all ranks in place; every rank ends with the same result. Blocks
-    /// until this rank's part is done; call from this rank's thread only.
-    virtual CollectiveTiming allReduce(std::span<float> buffer, const AllReduceOptions& options) = 0;
-    /// allReduce with default options (pack 0). Blocks; this rank's thread.
-    CollectiveTiming allReduce(std::span<float> buffer, ReduceOp op) { return allReduce(buffer, AllReduceOptions{op, 0}); }
+    /// Reduces `buffer` across all ranks in place; every rank ends with the same result. This
+    /// rank's thread only.
+    virtual Work allReduce(std::span<float> buffer, const AllReduceOptions& options) = 0;
+    /// allReduce with default options (pack 0).
+    Work allReduce(std::span<float> buffer, ReduceOp op) { return allReduce(buffer, AllReduceOptions{op, 0}); }
     /// allReduce of a typed buffer. float32 as above. float16 and bfloat16 reduce with float32
     /// accumulation: this rank widens its values into a float32 workspace, the algorithm reduces
     /// there (so the partial sums that travel, and the bytes counted, are float32), and the result
-    /// is rounded to the buffer's type once. int32 throws std::invalid_argument. Blocks; this
-    /// rank's thread; allocation-free once the workspace has grown to the largest buffer.
-    CollectiveTiming allReduce(BufferView buffer, const AllReduceOptions& options);
+    /// is rounded to the buffer's type once, so the returned Work is done. int32 throws
+    /// std::invalid_argument. Allocation-free once the workspace has grown to the largest buffer.
+    Work allReduce(BufferView buffer, const AllReduceOptions& options);
     /// Reduces every rank's `buffer` into root's `buffer`; the others' buffers are left as they
-    /// were. Blocks; this rank's thread. Throws std::invalid_argument for a root out of range.
-    virtual CollectiveTiming reduce(std::span<float> buffer, int root, ReduceOp op) = 0;
-    /// Copies root's `buffer` into every rank's `buffer`. Blocks; this rank's thread.
-    virtual CollectiveTiming broadcast(std::span<float> buffer, int root) = 0;
+    /// were. Throws std::invalid_argument for a root out of range.
+    virtual Work reduce(std::span<float> buffer, int root, ReduceOp op) = 0;
+    /// Copies root's `buffer` into every rank's `buffer`.
+    virtual Work broadcast(std::span<float> buffer, int root) = 0;
     /// output = every rank's input, in rank order (output.size() == size() * input.size()).
-    /// Blocks; this rank's thread. Throws std::invalid_argument when the sizes do not match.
-    virtual CollectiveTiming allGather(std::span<const float> input, std::span<float> output) = 0;
+    /// Throws std::invalid_argument when the sizes do not match.
+    virtual Work allGather(std::span<const float> input, std::span<float> output) = 0;
     /// output = block rank() of the reduction of every rank's input (input.size() ==
-    /// size() * output.size()). Blocks; this rank's thread. Throws std::invalid_argument on sizes.
-    virtual CollectiveTiming reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) = 0;
-    /// Sends `buffer` to `peer`; blocks until the peer's matching recv has taken it. This rank's
-    /// thread. Throws std::invalid_argument for a peer out of range or equal to rank().
-    virtual CollectiveTiming send(std::span<const float> buffer, int peer) = 0;
+    /// size() * output.size()). Throws std::invalid_argument on sizes.
+    virtual Work reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) = 0;
+    /// Sends `buffer` to `peer`; done when the peer's matching recv has taken it. Throws
+    /// std::invalid_argument for a peer out of range or equal to rank().
+    virtual Work send(std::span<const float> buffer, int peer) = 0;
     /// Receives from `peer` into `buffer` (min(sent, buffer.size()) elements; the record's
-    /// bytesReceived says how many). Blocks until the peer sends. This rank's thread.
-    virtual CollectiveTiming recv(std::span<float> buffer, int peer) = 0;
-    /// Blocks until every rank has arrived. This rank's thread.
-    virtual CollectiveTiming barrier() = 0;
+    /// bytesReceived says how many).
+    virtual Work recv(std::span<float> buffer, int peer) = 0;
+    /// Done when every rank has arrived.
+    virtual Work barrier() = 0;
 
     /// The observation hook: records this rank's transfers (and, when the trace captures them,
     /// its buffer after each algorithm step) into lane rank() of `trace`; nullptr (the default)
