@@ -75,10 +75,25 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             const ReplicaStepStats& s = report.replicas[i];
             if (!s.active) continue;
             const int device = static_cast<int>(i);
-            for (const PhaseSpan& span : phaseSpans(stepTimes(s, report.endNs)))
-                if (span.endNs > span.beginNs)
-                    m_trace->add({device, phaseName(span.phase), {}, report.step, double(span.beginNs) * 1e-3,
-                                  double(span.endNs - span.beginNs) * 1e-3});
+            if (s.spans.empty()) {
+                // A producer without spans (parameter-server workers): its four phases.
+                for (const PhaseSpan& span : phaseSpans(stepTimes(s, report.endNs)))
+                    if (span.endNs > span.beginNs)
+                        m_trace->add({device, phaseName(span.phase), {}, report.step, double(span.beginNs) * 1e-3,
+                                      double(span.endNs - span.beginNs) * 1e-3});
+                continue;
+            }
+            // Piece by piece: each micro-batch's forward and backward, each pack's all-reduce with
+            // its bytes, the update; then the wait for the slowest replica.
+            for (const Span& span : s.spans) {
+                const bool collective = span.kind == SpanKind::AllReduce || span.kind == SpanKind::Broadcast;
+                m_trace->add({device, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step,
+                              double(span.beginNs) * 1e-3, double(span.endNs - span.beginNs) * 1e-3, span.microBatch,
+                              span.pack, collective ? span.bytes : -1});
+            }
+            if (report.endNs > s.updateEndNs)
+                m_trace->add({device, phaseName(Phase::Idle), {}, report.step, double(s.updateEndNs) * 1e-3,
+                              double(report.endNs - s.updateEndNs) * 1e-3});
         }
     }
 }

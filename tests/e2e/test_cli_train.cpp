@@ -63,16 +63,33 @@ private slots:
         QVERIFY(first["bytes_communicated"].toDouble() > 0);
         const QJsonObject trace = QJsonDocument::fromJson(readAll(path("t.json"))).object();
         const QJsonArray events = trace["traceEvents"].toArray();
-        int compute = 0;
+        // Each replica's spans: a forward and a backward per micro-batch, an all-reduce per pack
+        // with the bytes it sent, the optimizer.
+        int forward = 0, backward = 0, allReduce = 0, optimizer = 0;
         QSet<int> tracks;
         for (const auto& event : events) {
             const QJsonObject e = event.toObject();
-            if (e["ph"].toString() == "X" && e["name"].toString() == "compute") {
-                ++compute;
+            if (e["ph"].toString() != "X") continue;
+            const QString name = e["name"].toString();
+            const QJsonObject args = e["args"].toObject();
+            if (name == "forward" || name == "backward") {
+                QCOMPARE(e["cat"].toString(), QString("compute"));
+                QCOMPARE(args["micro_batch"].toInt(-1), 0);
+                (name == "forward" ? forward : backward) += 1;
                 tracks.insert(e["tid"].toInt());
+            } else if (name == "all_reduce") {
+                QCOMPARE(e["cat"].toString(), QString("communication"));
+                QCOMPARE(args["pack"].toInt(-1), 0);
+                QVERIFY(args["bytes"].toDouble() > 0);
+                ++allReduce;
+            } else if (name == "optimizer") {
+                ++optimizer;
             }
         }
-        QCOMPARE(compute, 120);
+        QCOMPARE(forward, 120);
+        QCOMPARE(backward, 120);
+        QCOMPARE(allReduce, 120);
+        QCOMPARE(optimizer, 120);
         QCOMPARE(tracks.size(), 2);
         QVERIFY(QFile::exists(path("w.safetensors")));
     }

@@ -3,6 +3,7 @@
 // of docs/semantics.md §4; determinism.
 #include <QtTest>
 
+#include "distlab/telemetry/phase_split.hpp"
 #include "distlab/tensor/device_memory.hpp"
 #include "trainer_fixtures.hpp"
 
@@ -132,6 +133,46 @@ private slots:
             // sum, correct, examples: 12 bytes) to each of its 3 peers along with the last pack.
             const std::int64_t size = trainer.replicaModel(0).store().totalSize();
             QVERIFY(std::abs(replica.bytesSent - 3 * 12 - 2 * 3 * size * 4 / 4) <= 2 * 3 * 4);
+        }
+    }
+
+    void aReplicaRecordsItsStepAsSpans() {
+        // Accumulation over 3 micro-batches and 2 packs: 3 forwards and backwards, 2 all-reduces
+        // whose bytes are what the replica sent, one update; the step's timestamps are the spans'.
+        const DataSplit data = makeClassificationData(240, 5, 3, 3);
+        RunConfig config = smallConfig(2, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.0, 3);
+        config.strategy.numPacks = 2;
+        MirroredTrainer trainer(config, data);
+        for (int step = 0; step < 3; ++step) {
+            const StepReport& report = trainer.step();
+            for (const ReplicaStepStats& replica : report.replicas) {
+                int forwards = 0, backwards = 0, packs = 0, updates = 0;
+                std::int64_t bytes = 0, previousEnd = replica.startNs;
+                for (const Span& span : replica.spans) {
+                    QVERIFY(span.beginNs >= previousEnd && span.endNs >= span.beginNs);  // in order, no overlap
+                    previousEnd = span.endNs;
+                    switch (span.kind) {
+                    case SpanKind::Forward: QCOMPARE(int(span.microBatch), forwards++); break;
+                    case SpanKind::Backward: QCOMPARE(int(span.microBatch), backwards++); break;
+                    case SpanKind::AllReduce:
+                        QCOMPARE(int(span.pack), packs++);
+                        bytes += span.bytes;
+                        break;
+                    case SpanKind::Optimizer: ++updates; break;
+                    case SpanKind::Broadcast: QFAIL("no broadcast under mirrored"); break;
+                    }
+                }
+                QCOMPARE(forwards, 3);
+                QCOMPARE(backwards, 3);
+                QCOMPARE(packs, 2);
+                QCOMPARE(updates, 1);
+                QCOMPARE(bytes, replica.bytesSent);
+                const StepTimes times = stepTimes(replica.startNs, replica.spans, report.endNs);
+                QCOMPARE(times.computeEndNs, replica.computeEndNs);
+                QCOMPARE(times.commEndNs, replica.commEndNs);
+                QCOMPARE(times.updateEndNs, replica.updateEndNs);
+                QCOMPARE(times.commWaitNs, replica.commWaitNs);
+            }
         }
     }
 

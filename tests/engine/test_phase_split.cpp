@@ -59,6 +59,36 @@ private slots:
         QCOMPARE(split[Phase::Idle], 0.0);
     }
 
+    void timestampsComeFromSpans() {
+        // Two micro-batches, two packs (waiting 3 and 4 ns inside them), the update.
+        const Span spans[] = {
+            {10, 20, 0, 0, 0, -1, SpanKind::Forward},   {20, 35, 0, 0, 0, -1, SpanKind::Backward},
+            {35, 45, 0, 0, 1, -1, SpanKind::Forward},   {45, 60, 0, 0, 1, -1, SpanKind::Backward},
+            {60, 70, 100, 3, -1, 0, SpanKind::AllReduce}, {70, 82, 50, 4, -1, 1, SpanKind::AllReduce},
+            {82, 90, 0, 0, -1, -1, SpanKind::Optimizer},
+        };
+        const StepTimes t = stepTimes(8, spans, 100);
+        QCOMPARE(t.startNs, std::int64_t{8});
+        QCOMPARE(t.computeEndNs, std::int64_t{60});
+        QCOMPARE(t.commEndNs, std::int64_t{82});
+        QCOMPARE(t.commWaitNs, std::int64_t{7});
+        QCOMPARE(t.updateEndNs, std::int64_t{90});
+        const PhaseSplit split = splitPhases(t);
+        QCOMPARE(split[Phase::Compute], 52.0);
+        QCOMPARE(split[Phase::Communication], 15.0);
+        QCOMPARE(split[Phase::Waiting], 7.0);
+        QCOMPARE(split[Phase::Optimizer], 8.0);
+        QCOMPARE(split[Phase::Idle], 10.0);
+        // One replica, no collectives: the reduction takes no time.
+        const Span alone[] = {{0, 5, 0, 0, 0, -1, SpanKind::Forward}, {5, 9, 0, 0, 0, -1, SpanKind::Backward},
+                              {9, 11, 0, 0, -1, -1, SpanKind::Optimizer}};
+        const StepTimes a = stepTimes(0, alone, 11);
+        QCOMPARE(a.commEndNs, std::int64_t{9});
+        QCOMPARE(splitPhases(a)[Phase::Communication], 0.0);
+        QCOMPARE(phaseOf(SpanKind::AllReduce), Phase::Communication);
+        QCOMPARE(QString(spanKindName(SpanKind::AllReduce)), QString("all_reduce"));
+    }
+
     void spansFollowTheTimestamps() {
         const auto spans = phaseSpans(stepTimes(stats(0, 20, 50, 60, 10), 75));
         QCOMPARE(spans[0].phase, Phase::Compute);

@@ -1,5 +1,6 @@
 #include "distribute/replica_step.hpp"
 
+#include "distlab/comm/spin_barrier.hpp"
 #include "distlab/data/batch_sampler.hpp"
 #include "distlab/distribute/trainer.hpp"
 
@@ -7,15 +8,24 @@ namespace distlab {
 
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
                                  std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
-                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers) {
+                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers, SpanRecorder* spans,
+                                 std::int64_t clockOriginNs) {
+    auto clock = [&] { return spans != nullptr ? nowNs() - clockOriginNs : 0; };
     model.zeroGradients();
     LossStats total;
     for (std::int64_t micro = 0; micro < microSteps; ++micro) {
+        const auto microBatch = static_cast<std::int16_t>(micro);
+        const std::int64_t forwardBegin = clock();
         const auto indices = BatchSampler::shard(batch, replica, replicas, micro, microSteps);
         gatherBatch(data, indices, buffers.input, buffers.targets);
         const Tensor& output = model.forward(buffers.input, buffers.context);
         const LossStats part = loss.evaluate(output, buffers.targets, lossScale, buffers.lossGrad);
+        const std::int64_t backwardBegin = clock();
         model.backward(buffers.input, buffers.lossGrad, buffers.context);
+        if (spans != nullptr) {
+            spans->add(Span{forwardBegin, backwardBegin, 0, 0, microBatch, -1, SpanKind::Forward});
+            spans->add(Span{backwardBegin, clock(), 0, 0, microBatch, -1, SpanKind::Backward});
+        }
         total.sum += part.sum;
         total.correct += part.correct;
         total.count += part.count;

@@ -8,6 +8,7 @@
 #include "distlab/data/dataset.hpp"
 #include "distlab/model/loss.hpp"
 #include "distlab/model/model.hpp"
+#include "distlab/telemetry/span.hpp"
 #include "distlab/tensor/tensor.hpp"
 
 namespace distlab {
@@ -27,10 +28,12 @@ struct ReplicaBatch {
 /// `microSteps` micro-batches whose gradients accumulate in the model's gradient buffer (zeroed
 /// first). Each example's loss is multiplied by `lossScale`: 1 / the global batch, TensorFlow's
 /// compute_average_loss, so the sum of the replicas' gradients is one device's gradient of the
-/// batch's mean loss. Returns the (unscaled) loss sum, correct predictions and examples.
-/// Allocation-free once the buffers have grown.
+/// batch's mean loss. Returns the (unscaled) loss sum, correct predictions and examples. With
+/// `spans`, records each micro-batch's forward (gather, forward, loss) and backward, on the clock
+/// that starts at `clockOriginNs`. Allocation-free once the buffers have grown.
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
                                  std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
-                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers);
+                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers,
+                                 SpanRecorder* spans = nullptr, std::int64_t clockOriginNs = 0);
 
 }  // namespace distlab

@@ -75,6 +75,18 @@ void ChromeTraceWriter::add(const TraceSpan& span) {
     json_append::integer(event, span.device);
     event += ",\"args\":{\"step\":";
     json_append::integer(event, span.step);
+    if (span.microBatch >= 0) {
+        event += ",\"micro_batch\":";
+        json_append::integer(event, span.microBatch);
+    }
+    if (span.pack >= 0) {
+        event += ",\"pack\":";
+        json_append::integer(event, span.pack);
+    }
+    if (span.bytes >= 0) {
+        event += ",\"bytes\":";
+        json_append::integer(event, span.bytes);
+    }
     event += "}}";
     m_file.append(event);
     ++m_spans;

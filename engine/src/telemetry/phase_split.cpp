@@ -26,6 +26,47 @@ StepTimes stepTimes(const ReplicaStepStats& stats, std::int64_t stepEndNs) {
     return {stats.startNs, stats.computeEndNs, stats.commEndNs, stats.updateEndNs, stepEndNs, stats.commWaitNs};
 }
 
+StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int64_t stepEndNs) {
+    StepTimes times{startNs, startNs, startNs, startNs, stepEndNs, 0};
+    for (const Span& span : spans) {
+        switch (span.kind) {
+        case SpanKind::Forward:
+        case SpanKind::Backward: times.computeEndNs = std::max(times.computeEndNs, span.endNs); break;
+        case SpanKind::AllReduce:
+            times.commEndNs = std::max(times.commEndNs, span.endNs);
+            times.commWaitNs += span.waitNs;
+            break;
+        case SpanKind::Optimizer:
+        case SpanKind::Broadcast: times.updateEndNs = std::max(times.updateEndNs, span.endNs); break;
+        }
+    }
+    times.commEndNs = std::max(times.commEndNs, times.computeEndNs);
+    times.updateEndNs = std::max(times.updateEndNs, times.commEndNs);
+    return times;
+}
+
+Phase phaseOf(SpanKind kind) {
+    switch (kind) {
+    case SpanKind::Forward:
+    case SpanKind::Backward: return Phase::Compute;
+    case SpanKind::AllReduce: return Phase::Communication;
+    case SpanKind::Optimizer:
+    case SpanKind::Broadcast: return Phase::Optimizer;
+    }
+    return Phase::Compute;
+}
+
+const char* spanKindName(SpanKind kind) {
+    switch (kind) {
+    case SpanKind::Forward: return "forward";
+    case SpanKind::Backward: return "backward";
+    case SpanKind::AllReduce: return "all_reduce";
+    case SpanKind::Optimizer: return "optimizer";
+    case SpanKind::Broadcast: return "broadcast";
+    }
+    return "?";
+}
+
 double PhaseSplit::total() const {
     double sum = 0.0;
     for (double value : ns) sum += value;

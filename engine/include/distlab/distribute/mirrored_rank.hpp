@@ -84,6 +84,7 @@ private:
     std::unique_ptr<Optimizer> m_optimizer;
     GradientPacker m_packer;  ///< the gradient's packs (num_packs / bytes_per_pack), each reduced on its own
     std::unique_ptr<ReplicaBatch> m_batch;
+    SpanRecorder m_spans;  ///< this rank's spans of the current step
     std::array<float, 3> m_figures{};  ///< loss sum, correct, examples: reduced like the gradient
     ReplicaStepStats m_stats;
     GlobalStepStats m_global;

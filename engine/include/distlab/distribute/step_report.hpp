@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "distlab/telemetry/records.hpp"
+#include "distlab/telemetry/span.hpp"
 
 namespace distlab {
 
@@ -24,6 +25,9 @@ struct ReplicaStepStats {
     bool active = true;             ///< contributed to this update (parameter servers: one worker per async update)
     std::int64_t staleness = 0;     ///< updates applied between this gradient's read and its apply
     float watched[kMaxWatchedValues] = {};  ///< this replica's copy of each watched value after the step
+    /// What this replica did in the step, piece by piece (its SpanRecorder's spans; valid until
+    /// its next step). The timestamps above are stepTimes() of these where a producer records them.
+    std::span<const Span> spans;
 
     double localLoss() const { return examples > 0 ? lossSum / static_cast<double>(examples) : 0.0; }
 };

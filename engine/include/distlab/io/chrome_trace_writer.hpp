@@ -22,6 +22,9 @@ struct TraceSpan {
     std::int64_t step = 0;         ///< training step, written as args.step
     double startUs = 0.0;          ///< microseconds since the run started
     double durationUs = 0.0;       ///< microseconds
+    int microBatch = -1;           ///< written as args.micro_batch when >= 0
+    int pack = -1;                 ///< written as args.pack when >= 0
+    std::int64_t bytes = -1;       ///< written as args.bytes when >= 0
 };
 
 /// Streams TraceSpans into a Chrome trace file. Not thread-safe: one thread at a time.

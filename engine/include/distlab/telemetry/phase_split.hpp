@@ -8,6 +8,9 @@
 // is done (updateEnd -> stepEnd). A step's split is the mean over the replicas that took part.
 #include <array>
 #include <cstdint>
+#include <span>
+
+#include "distlab/telemetry/span.hpp"
 
 namespace distlab {
 
@@ -33,6 +36,10 @@ struct StepTimes {
 };
 StepTimes stepTimes(const ReplicaRecord& record);
 StepTimes stepTimes(const ReplicaStepStats& stats, std::int64_t stepEndNs);
+/// A producer's timestamps from its spans, starting at `startNs`: compute ends with the last
+/// forward or backward, the reduction with the last all-reduce (waiting: the all-reduces' waits),
+/// the update with the last optimizer or broadcast span. A phase without a span takes no time.
+StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int64_t stepEndNs);
 
 /// Nanoseconds per phase; none negative.
 struct PhaseSplit {
@@ -57,5 +64,8 @@ struct PhaseSpan {
     std::int64_t endNs = 0;
 };
 std::array<PhaseSpan, 4> phaseSpans(const StepTimes& times);
+/// The phase a span's time counts in: compute (forward, backward), communication (collectives;
+/// their waits are `waiting`), optimizer.
+Phase phaseOf(SpanKind kind);
 
 }  // namespace distlab

@@ -1,0 +1,54 @@
+#pragma once
+// Spans: what a producer (a mirrored rank, a parameter-server worker) did in one step, piece by
+// piece: each micro-batch's forward and backward, each pack's all-reduce with its bytes and its
+// wait for peers, the optimizer, the central variables' broadcast. A producer records its spans in
+// its own SpanRecorder; the step's phase split (phase_split.hpp) and the trace export read them.
+// Times are nanoseconds on the run's clock.
+#include <array>
+#include <cstdint>
+#include <span>
+
+namespace distlab {
+
+enum class SpanKind : std::uint8_t { Forward, Backward, AllReduce, Optimizer, Broadcast };
+/// "forward", "backward", "all_reduce", "optimizer", "broadcast": trace event names.
+const char* spanKindName(SpanKind kind);
+
+struct Span {
+    std::int64_t beginNs = 0;
+    std::int64_t endNs = 0;
+    std::int64_t bytes = 0;        ///< sent by this producer (collectives)
+    std::int64_t waitNs = 0;       ///< collectives: the part spent waiting for peers
+    std::int16_t microBatch = -1;  ///< forward and backward: which micro-batch of the step
+    std::int16_t pack = -1;        ///< all-reduce: which pack of the gradient
+    SpanKind kind = SpanKind::Forward;
+};
+
+/// One producer's spans of the current step: a fixed buffer only that producer writes, read by
+/// the stepping thread once the step is over (the join of the step orders the two). Recording
+/// never allocates; spans past the capacity are counted and dropped.
+class SpanRecorder {
+public:
+    static constexpr std::size_t kCapacity = 256;
+
+    /// Starts a step: forgets the last step's spans.
+    void clear() { m_count = 0; }
+    void add(const Span& span) noexcept {
+        if (m_count < kCapacity) m_spans[m_count++] = span;
+        else ++m_dropped;
+    }
+    /// Moves the end of the last span to `endNs` (work that belongs with it, measured after it).
+    void extendLast(std::int64_t endNs) noexcept {
+        if (m_count > 0) m_spans[m_count - 1].endNs = endNs;
+    }
+    std::span<const Span> spans() const { return {m_spans.data(), m_count}; }
+    /// Spans dropped because a step recorded more than kCapacity.
+    std::int64_t dropped() const { return m_dropped; }
+
+private:
+    std::array<Span, kCapacity> m_spans{};
+    std::size_t m_count = 0;
+    std::int64_t m_dropped = 0;
+};
+
+}  // namespace distlab
