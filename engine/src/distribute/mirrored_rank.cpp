@@ -61,13 +61,17 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     stats.startNs = clockNs();
     const LossStats loss =
         computeReplicaGradient(m_model, m_loss, data, batch, rank, ranks, m_config.strategy.gradientAccumulationSteps,
-                               1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch, &m_spans, m_clockOriginNs);
+                               1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch, &m_spans, m_clockOriginNs,
+                               stats.startNs);
     stats.lossSum = loss.sum;
     stats.correct = loss.correct;
     stats.examples = loss.count;
     auto grads = m_model.store().grads();
     stats.gradNormBefore = l2Norm(grads);
-    m_spans.extendLast(clockNs());  // the norm is read off the finished gradient: part of its backward
+    // The norm is read off the finished gradient: part of its backward. Spans follow back to
+    // back, each ending where the next begins, so a step reads the clock few times.
+    std::int64_t now = clockNs();
+    m_spans.extendLast(now);
     if (m_failure) throw TrainingError(*m_failure);
     m_global = GlobalStepStats{loss.sum, loss.correct, loss.count};
     if (ranks > 1) {
@@ -79,18 +83,19 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
         CollectiveTiming timing;
         const auto packs = m_packer.packs();
         for (std::size_t p = 0; p < packs.size(); ++p) {
+            const bool last = p + 1 == packs.size();
             AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
-            if (p + 1 == packs.size()) options.companion = m_figures;
-            const std::int64_t begin = clockNs();
+            if (last) options.companion = m_figures;
             const CollectiveTiming pack = m_communicator.allReduce(
                 grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options).wait();
-            m_spans.add(Span{begin, clockNs(), pack.bytesSent, pack.waitNs, -1, static_cast<std::int16_t>(p), SpanKind::AllReduce});
+            if (last) stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
+            const std::int64_t end = clockNs();
+            m_spans.add(Span{now, end, pack.bytesSent, pack.waitNs, -1, static_cast<std::int16_t>(p), SpanKind::AllReduce});
+            now = end;
             timing.accumulate(pack);
         }
         stats.bytesSent += timing.bytesSent;
         m_global = GlobalStepStats{m_figures[0], std::llround(m_figures[1]), std::llround(m_figures[2])};
-        stats.gradNormAfter = l2Norm(grads);
-        m_spans.extendLast(clockNs());  // the norm after the reduction: with the last pack
     } else {
         stats.gradNormAfter = stats.gradNormBefore;
     }
@@ -98,22 +103,26 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     // aggregated update is applied once, to the one copy (rank 0's), and the compute devices
     // receive the updated variables, as they would read them at the start of the next step.
     const auto values = m_model.store().values();
+    auto readWatched = [&] {
+        for (int w = 0; w < m_watchedCount; ++w) {
+            const std::int64_t element = m_watched[static_cast<std::size_t>(w)];
+            stats.watched[w] = element >= 0 ? values[static_cast<std::size_t>(element)] : 0.0f;
+        }
+    };
     if (!m_centralStorage || rank == 0) {
-        const std::int64_t begin = clockNs();
         m_optimizer->apply(values, grads, learningRate);
-        m_spans.add(Span{begin, clockNs(), 0, 0, -1, -1, SpanKind::Optimizer});
+        if (!m_centralStorage || ranks == 1) readWatched();  // reading the watched values closes the update
+        const std::int64_t end = clockNs();
+        m_spans.add(Span{now, end, 0, 0, -1, -1, SpanKind::Optimizer});
+        now = end;
     }
     if (m_centralStorage && ranks > 1) {
-        const std::int64_t begin = clockNs();
         const CollectiveTiming read = m_communicator.broadcast(values, 0).wait();
-        m_spans.add(Span{begin, clockNs(), read.bytesSent, read.waitNs, -1, -1, SpanKind::Broadcast});
+        readWatched();
+        const std::int64_t end = clockNs();
+        m_spans.add(Span{now, end, read.bytesSent, read.waitNs, -1, -1, SpanKind::Broadcast});
         stats.bytesSent += read.bytesSent;
     }
-    for (int w = 0; w < m_watchedCount; ++w) {
-        const std::int64_t element = m_watched[static_cast<std::size_t>(w)];
-        stats.watched[w] = element >= 0 ? values[static_cast<std::size_t>(element)] : 0.0f;
-    }
-    m_spans.extendLast(clockNs());  // reading the watched values closes the update
     // The step's timestamps, as the phase split reads them, are the spans' (one definition).
     const StepTimes times = stepTimes(stats.startNs, m_spans.spans(), 0);
     stats.computeEndNs = times.computeEndNs;

@@ -9,13 +9,13 @@ namespace distlab {
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
                                  std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
                                  std::int64_t microSteps, float lossScale, ReplicaBatch& buffers, SpanRecorder* spans,
-                                 std::int64_t clockOriginNs) {
+                                 std::int64_t clockOriginNs, std::int64_t beginNs) {
     auto clock = [&] { return spans != nullptr ? nowNs() - clockOriginNs : 0; };
     model.zeroGradients();
     LossStats total;
+    std::int64_t forwardBegin = beginNs;
     for (std::int64_t micro = 0; micro < microSteps; ++micro) {
         const auto microBatch = static_cast<std::int16_t>(micro);
-        const std::int64_t forwardBegin = clock();
         const auto indices = BatchSampler::shard(batch, replica, replicas, micro, microSteps);
         gatherBatch(data, indices, buffers.input, buffers.targets);
         const Tensor& output = model.forward(buffers.input, buffers.context);
@@ -23,8 +23,10 @@ LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const D
         const std::int64_t backwardBegin = clock();
         model.backward(buffers.input, buffers.lossGrad, buffers.context);
         if (spans != nullptr) {
+            const std::int64_t backwardEnd = clock();
             spans->add(Span{forwardBegin, backwardBegin, 0, 0, microBatch, -1, SpanKind::Forward});
-            spans->add(Span{backwardBegin, clock(), 0, 0, microBatch, -1, SpanKind::Backward});
+            spans->add(Span{backwardBegin, backwardEnd, 0, 0, microBatch, -1, SpanKind::Backward});
+            forwardBegin = backwardEnd;
         }
         total.sum += part.sum;
         total.correct += part.correct;
