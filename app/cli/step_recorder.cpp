@@ -76,7 +76,7 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             if (!s.active) continue;
             const int device = static_cast<int>(i);
             if (s.spans.empty()) {
-                // A producer without spans (parameter-server workers): its four phases.
+                // A lane without spans: its four phases.
                 for (const PhaseSpan& span : phaseSpans(stepTimes(s, report.endNs)))
                     if (span.endNs > span.beginNs)
                         m_trace->add({device, phaseName(span.phase), {}, report.step, double(span.beginNs) * 1e-3,
@@ -84,13 +84,21 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
                 continue;
             }
             // Piece by piece: each micro-batch's forward and backward, each pack's all-reduce with
-            // its bytes, the update; then the wait for the slowest replica.
+            // its bytes, the update (a worker: its pull, compute, push and straggler delay); then
+            // the wait for the slowest replica.
             for (const Span& span : s.spans) {
-                const bool collective = span.kind == SpanKind::AllReduce || span.kind == SpanKind::Broadcast;
+                const bool moves = span.kind == SpanKind::AllReduce || span.kind == SpanKind::Broadcast ||
+                                   span.kind == SpanKind::Pull || span.kind == SpanKind::Push;
                 m_trace->add({device, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step,
                               double(span.beginNs) * 1e-3, double(span.endNs - span.beginNs) * 1e-3, span.microBatch,
-                              span.pack, collective ? span.bytes : -1});
+                              span.pack, moves ? span.bytes : -1});
             }
+            // A parameter-server worker's gradient then waits at the servers until it is applied
+            // (its lane's optimizer phase, from the protocol's timestamps).
+            const std::int64_t spansEnd = s.spans.back().endNs;
+            if (s.updateEndNs > spansEnd)
+                m_trace->add({device, "applied", phaseName(Phase::Optimizer), report.step, double(spansEnd) * 1e-3,
+                              double(s.updateEndNs - spansEnd) * 1e-3});
             if (report.endNs > s.updateEndNs)
                 m_trace->add({device, phaseName(Phase::Idle), {}, report.step, double(s.updateEndNs) * 1e-3,
                               double(report.endNs - s.updateEndNs) * 1e-3});

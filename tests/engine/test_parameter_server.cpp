@@ -113,6 +113,32 @@ private slots:
         QVERIFY(relativeError(valuesOf(ps), reference.replicaModel(0).store().values()) < 1e-5);
     }
 
+    void aWorkerRecordsItsGradientAsSpans() {
+        // Pull, each replica-0 forward and backward, the worker group's all-reduce (2 replicas),
+        // the push, then a straggler's delay; in time order, the bytes those moved.
+        const DataSplit data = makeClassificationData(240, 5, 3, 3);
+        RunConfig config = psConfig(1, ParameterServerMode::Async);
+        config.strategy.replicasPerWorker = 2;
+        config.strategy.workerSpeed = {0.5};
+        ParameterServerTrainer ps(config, data);
+        const std::int64_t parameterBytes = ps.primaryModel().store().totalSize() * 4;
+        for (int step = 0; step < 3; ++step) {
+            const StepReport& report = ps.step();
+            const ReplicaStepStats& lane = report.replicas[0];
+            std::vector<SpanKind> kinds;
+            std::int64_t previousEnd = 0;
+            for (const Span& span : lane.spans) {
+                QVERIFY(span.beginNs >= previousEnd && span.endNs >= span.beginNs);
+                previousEnd = span.endNs;
+                kinds.push_back(span.kind);
+                if (span.kind == SpanKind::Pull || span.kind == SpanKind::Push) QCOMPARE(span.bytes, parameterBytes);
+            }
+            QCOMPARE(kinds, (std::vector<SpanKind>{SpanKind::Pull, SpanKind::Forward, SpanKind::Backward, SpanKind::AllReduce,
+                                                   SpanKind::Push, SpanKind::Delay}));
+            QVERIFY(lane.spans.back().endNs <= lane.updateEndNs);
+        }
+    }
+
     void syncWithEveryGradientEqualsMirrored() {
         const DataSplit data = makeClassificationData(240, 5, 3, 3);  // 240 = 10 x (3 workers x 8)
         RunConfig config = psConfig(3, ParameterServerMode::Sync);

@@ -50,6 +50,7 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
         m_workers.push_back(std::move(worker));
     }
     m_report.replicas.resize(static_cast<std::size_t>(workers));
+    m_reportSpans.assign(static_cast<std::size_t>(workers), std::vector<Span>(SpanRecorder::kCapacity));
     m_servers = std::make_unique<ReplicaPool>(m_serverCount, 1, [this](int server) { serverTask(server); }, nullptr, "parameter server");
     for (auto& worker : m_workers) worker->thread = std::thread([this, w = worker.get()] { workerLoop(*w); });
 }
@@ -223,7 +224,7 @@ const StepReport& ParameterServerTrainer::stepAsync() {
     worker.stats.updateEndNs = clockNs();
     worker.stats.staleness = staleness;
     worker.stats.gradNormAfter = worker.stats.gradNormBefore;
-    m_report.replicas[static_cast<std::size_t>(worker.index)] = worker.stats;
+    reportWorker(worker);
     m_report.worker = worker.index;
     m_report.staleness = staleness;
     m_report.loss = worker.stats.localLoss();
@@ -296,7 +297,7 @@ const StepReport& ParameterServerTrainer::stepSync() {
         worker->stats.updateEndNs = end;
         worker->stats.staleness = 0;
         worker->stats.gradNormAfter = std::sqrt(normAfter);
-        m_report.replicas[static_cast<std::size_t>(worker->index)] = worker->stats;
+        reportWorker(*worker);
     }
     m_report.worker = -1;
     m_report.staleness = 0;
@@ -317,6 +318,17 @@ void ParameterServerTrainer::fillReport(std::int64_t startNs) {
     m_report.endNs = clockNs();
     m_report.serverBusyNs = 0;
     for (std::int64_t busy : m_serverBusyNs) m_report.serverBusyNs += busy;
+}
+
+void ParameterServerTrainer::reportWorker(const Worker& worker) {
+    // The report keeps its own copy of the spans: the worker records its next gradient's while
+    // the report is read.
+    const auto index = static_cast<std::size_t>(worker.index);
+    ReplicaStepStats& lane = m_report.replicas[index];
+    lane = worker.stats;
+    const auto spans = worker.spans.spans();
+    std::copy(spans.begin(), spans.end(), m_reportSpans[index].begin());
+    lane.spans = {m_reportSpans[index].data(), spans.size()};
 }
 
 const Tensor& ParameterServerTrainer::predict(const Tensor& input) { return m_serverModel->forward(input, m_evaluation->context); }

@@ -15,10 +15,16 @@ void ParameterServerTrainer::workerLoop(Worker& worker) {
     if (replicas > 1)
         worker.pool = std::make_unique<ReplicaPool>(replicas, 1, [this, &worker](int r) {
             auto& replica = *worker.replicas[static_cast<std::size_t>(r)];
+            // Replica 0 runs on the worker's thread and speaks for the worker's lane.
+            SpanRecorder* spans = r == 0 ? &worker.spans : nullptr;
+            const std::int64_t begin = clockNs();
             const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, worker.batch, r,
                                                           static_cast<std::int64_t>(worker.replicas.size()), 1,
-                                                          1.0f / static_cast<float>(worker.batch.size()), replica.batch);
-            worker.group->communicator(r).allReduce(replica.model.store().grads(), ReduceOp::Sum).wait();
+                                                          1.0f / static_cast<float>(worker.batch.size()), replica.batch,
+                                                          spans, m_clockOriginNs, begin);
+            const std::int64_t reduceBegin = r == 0 ? clockNs() : 0;
+            const CollectiveTiming reduced = worker.group->communicator(r).allReduce(replica.model.store().grads(), ReduceOp::Sum).wait();
+            if (spans != nullptr) spans->add(Span{reduceBegin, clockNs(), reduced.bytesSent, reduced.waitNs, -1, 0, SpanKind::AllReduce});
             // Every replica adds its shard's loss into the worker's total (zeroed before the pool ran).
             std::atomic_ref<double>(worker.stats.lossSum).fetch_add(loss.sum);
             std::atomic_ref<std::int64_t>(worker.stats.correct).fetch_add(loss.correct);
@@ -69,14 +75,19 @@ void ParameterServerTrainer::workerLoop(Worker& worker) {
 
 void ParameterServerTrainer::computeGradient(Worker& worker) {
     ReplicaStepStats& stats = worker.stats;  // reset by grantPermit, which also sent the parameters
+    worker.spans.clear();
+    const std::int64_t pullBegin = clockNs();
     for (auto& replica : worker.replicas) m_transport->receiveParameters(worker.index, replica->model.store().values());
     const std::int64_t computeStart = clockNs();
+    worker.spans.add(Span{pullBegin, computeStart, static_cast<std::int64_t>(worker.replicas[0]->model.store().values().size_bytes()), 0,
+                          -1, -1, SpanKind::Pull});
     if (worker.pool) {
         worker.pool->run();
     } else {
         auto& replica = *worker.replicas[0];
         const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, worker.batch, 0, 1, 1,
-                                                      1.0f / static_cast<float>(worker.batch.size()), replica.batch);
+                                                      1.0f / static_cast<float>(worker.batch.size()), replica.batch,
+                                                      &worker.spans, m_clockOriginNs, computeStart);
         stats.lossSum = loss.sum;
         stats.correct = loss.correct;
     }
@@ -85,7 +96,9 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
     double norm = 0.0;
     for (float g : gradient) norm += double(g) * g;
     stats.gradNormBefore = std::sqrt(norm);
+    const std::int64_t pushBegin = clockNs();
     m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop
+    const std::int64_t pushEnd = clockNs();
     // A straggler: a worker at speed s takes 1/s times as long (sleeping in short slices so a
     // kill or a shutdown is noticed at once).
     const double speed = worker.speed.load();
@@ -96,6 +109,11 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
             std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(until - clockNs(), 5'000'000)));
     }
     stats.computeEndNs = clockNs();
+    // A straggler's delay comes after the copy into the transport: the coordinator sees the push
+    // only when the delay is over.
+    worker.spans.add(Span{pushBegin, pushEnd, static_cast<std::int64_t>(gradient.size_bytes()), 0, -1, -1, SpanKind::Push});
+    if (stats.computeEndNs > pushEnd)
+        worker.spans.add(Span{pushEnd, stats.computeEndNs, 0, 0, -1, -1, SpanKind::Delay});
 }
 
 }  // namespace distlab

@@ -28,6 +28,7 @@ struct ParameterServerTrainer::Worker {
     std::unique_ptr<ReplicaPool> pool;                // created on the worker's own thread
     std::vector<std::int64_t> batch;                  // this step's sample indices (global_batch_size)
     ReplicaStepStats stats;
+    SpanRecorder spans;  ///< this worker's spans of its current gradient (its thread writes them)
     std::int64_t readVersion = 0;
     // Guarded by the trainer's mutex:
     State state = State::Idle;

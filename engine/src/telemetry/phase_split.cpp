@@ -30,9 +30,12 @@ StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int6
     StepTimes times{startNs, startNs, startNs, startNs, stepEndNs, 0};
     for (const Span& span : spans) {
         switch (span.kind) {
+        case SpanKind::Pull:
         case SpanKind::Forward:
-        case SpanKind::Backward: times.computeEndNs = std::max(times.computeEndNs, span.endNs); break;
+        case SpanKind::Backward:
+        case SpanKind::Delay: times.computeEndNs = std::max(times.computeEndNs, span.endNs); break;
         case SpanKind::AllReduce:
+        case SpanKind::Push:
             times.commEndNs = std::max(times.commEndNs, span.endNs);
             times.commWaitNs += span.waitNs;
             break;
@@ -47,9 +50,12 @@ StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int6
 
 Phase phaseOf(SpanKind kind) {
     switch (kind) {
+    case SpanKind::Pull:  // a worker's read comes before its compute, which the phase split counts from it
     case SpanKind::Forward:
-    case SpanKind::Backward: return Phase::Compute;
-    case SpanKind::AllReduce: return Phase::Communication;
+    case SpanKind::Backward:
+    case SpanKind::Delay: return Phase::Compute;
+    case SpanKind::AllReduce:
+    case SpanKind::Push: return Phase::Communication;
     case SpanKind::Optimizer:
     case SpanKind::Broadcast: return Phase::Optimizer;
     }
@@ -63,6 +69,9 @@ const char* spanKindName(SpanKind kind) {
     case SpanKind::AllReduce: return "all_reduce";
     case SpanKind::Optimizer: return "optimizer";
     case SpanKind::Broadcast: return "broadcast";
+    case SpanKind::Pull: return "pull";
+    case SpanKind::Delay: return "delay";
+    case SpanKind::Push: return "push";
     }
     return "?";
 }

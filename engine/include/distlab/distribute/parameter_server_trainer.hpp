@@ -75,6 +75,8 @@ private:
     const StepReport& stepAsync();
     const StepReport& stepSync();
     void fillReport(std::int64_t startNs);
+    /// Puts `worker`'s stats and a copy of its spans in its lane of the report.
+    void reportWorker(const Worker& worker);
 
     RunConfig m_config;
     DataSplit m_data;
@@ -107,6 +109,7 @@ private:
     std::int64_t m_clockOriginNs;
     StepReport m_report;
     std::unique_ptr<EvaluationBuffers> m_evaluation;
+    std::vector<std::vector<Span>> m_reportSpans;  ///< per worker: the spans its lane in m_report shows
 };
 
 }  // namespace distlab

@@ -36,9 +36,10 @@ struct StepTimes {
 };
 StepTimes stepTimes(const ReplicaRecord& record);
 StepTimes stepTimes(const ReplicaStepStats& stats, std::int64_t stepEndNs);
-/// A producer's timestamps from its spans, starting at `startNs`: compute ends with the last
-/// forward or backward, the reduction with the last all-reduce (waiting: the all-reduces' waits),
-/// the update with the last optimizer or broadcast span. A phase without a span takes no time.
+/// A producer's timestamps from its spans, starting at `startNs`: compute ends with the last pull,
+/// forward, backward or delay, the reduction with the last all-reduce or push (waiting: their
+/// waits), the update with the last optimizer or broadcast span. A phase without a span takes no
+/// time.
 StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int64_t stepEndNs);
 
 /// Nanoseconds per phase; none negative.
@@ -64,8 +65,9 @@ struct PhaseSpan {
     std::int64_t endNs = 0;
 };
 std::array<PhaseSpan, 4> phaseSpans(const StepTimes& times);
-/// The phase a span's time counts in: compute (forward, backward), communication (collectives;
-/// their waits are `waiting`), optimizer.
+/// The phase a span's time counts in: compute (forward, backward, a worker's pull and straggler
+/// delay), communication (all-reduce, push; their waits are `waiting`), optimizer (the update,
+/// central storage's broadcast of it).
 Phase phaseOf(SpanKind kind);
 
 }  // namespace distlab

@@ -1,7 +1,8 @@
 #pragma once
 // Spans: what a producer (a mirrored rank, a parameter-server worker) did in one step, piece by
 // piece: each micro-batch's forward and backward, each pack's all-reduce with its bytes and its
-// wait for peers, the optimizer, the central variables' broadcast. A producer records its spans in
+// wait for peers, the optimizer, the central variables' broadcast; a worker's pull of the
+// parameters, its straggler's delay and its push of the gradient. A producer records its spans in
 // its own SpanRecorder; the step's phase split (phase_split.hpp) and the trace export read them.
 // Times are nanoseconds on the run's clock.
 #include <array>
@@ -10,14 +11,15 @@
 
 namespace distlab {
 
-enum class SpanKind : std::uint8_t { Forward, Backward, AllReduce, Optimizer, Broadcast };
-/// "forward", "backward", "all_reduce", "optimizer", "broadcast": trace event names.
+enum class SpanKind : std::uint8_t { Forward, Backward, AllReduce, Optimizer, Broadcast, Pull, Delay, Push };
+/// "forward", "backward", "all_reduce", "optimizer", "broadcast", "pull", "delay", "push": trace
+/// event names.
 const char* spanKindName(SpanKind kind);
 
 struct Span {
     std::int64_t beginNs = 0;
     std::int64_t endNs = 0;
-    std::int64_t bytes = 0;        ///< sent by this producer (collectives)
+    std::int64_t bytes = 0;        ///< sent by this producer (collectives, push) or received (pull)
     std::int64_t waitNs = 0;       ///< collectives: the part spent waiting for peers
     std::int16_t microBatch = -1;  ///< forward and backward: which micro-batch of the step
     std::int16_t pack = -1;        ///< all-reduce: which pack of the gradient
