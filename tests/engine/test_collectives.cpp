@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -129,6 +130,29 @@ private slots:
                     }
                 }
             }
+        }
+    }
+
+    void typedBroadcastKeepsEveryBit() {
+        // int32 (with values whose bits are float NaNs and denormals), float16 and bfloat16.
+        const int ranks = 3;
+        InProcessGroup group(ranks, CrossDeviceOps::Ring);
+        std::vector<std::vector<std::int32_t>> ints(ranks, std::vector<std::int32_t>(5, 0));
+        ints[1] = {-1, 0x7fc00001, 1, 0x00000003, std::numeric_limits<std::int32_t>::min()};
+        std::vector<std::vector<std::uint16_t>> halves(ranks, std::vector<std::uint16_t>(4, 0));
+        halves[1] = {0x3c00, 0x7bff, 0x0001, 0xfc00};  // 1, the largest half, the smallest denormal, -inf
+        std::vector<std::vector<std::uint16_t>> brains(ranks, std::vector<std::uint16_t>(3, 0));
+        brains[1] = {0x3f80, 0x0001, 0xff80};
+        onEveryRank(ranks, [&](int r) {
+            Communicator& comm = group.communicator(r);
+            QVERIFY(comm.broadcast(BufferView(std::span<std::int32_t>(ints[r])), 1).test());
+            comm.broadcast(BufferView(std::span<std::uint16_t>(halves[r]), DType::Float16), 1).wait();
+            comm.broadcast(BufferView(std::span<std::uint16_t>(brains[r]), DType::BFloat16), 1).wait();
+        });
+        for (int r = 0; r < ranks; ++r) {
+            QCOMPARE(ints[r], ints[1]);
+            QCOMPARE(halves[r], halves[1]);
+            QCOMPARE(brains[r], brains[1]);
         }
     }
 

@@ -122,6 +122,10 @@ public:
     virtual Work reduce(std::span<float> buffer, int root, ReduceOp op) = 0;
     /// Copies root's `buffer` into every rank's `buffer`.
     virtual Work broadcast(std::span<float> buffer, int root) = 0;
+    /// broadcast of a typed buffer, every element bit for bit: int32 travels as its bits, float16
+    /// and bfloat16 through the float32 workspace (widening and rounding back are exact), so the
+    /// returned Work is done.
+    Work broadcast(BufferView buffer, int root);
     /// output = every rank's input, in rank order (output.size() == size() * input.size()).
     /// Throws std::invalid_argument when the sizes do not match.
     virtual Work allGather(std::span<const float> input, std::span<float> output) = 0;
