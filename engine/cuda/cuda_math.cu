@@ -1,0 +1,265 @@
+// One logical GPU for the tensor core: its stream, its cuBLAS handle, a caching allocator with a
+// memory limit, and the dense layer's math (cuBLAS products, elementwise kernels that follow the
+// CPU kernels of engine/src/model/dense_kernels.hpp formula for formula).
+#include "cuda_math.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+struct DistlabCudaDevice {
+    int logical = 0;
+    int physical = 0;
+    cudaStream_t stream = nullptr;
+    cublasHandle_t blas = nullptr;
+    unsigned long long limit = 0;
+    unsigned long long live = 0;
+    unsigned long long peak = 0;
+    unsigned long long cached = 0;
+    std::multimap<unsigned long long, void*> cache;            // free blocks by size
+    std::unordered_map<void*, unsigned long long> blockSizes;  // every block this device holds
+};
+
+namespace {
+
+constexpr unsigned long long kGranule = 512;  // sizes round up to this, so blocks are reusable
+constexpr int kThreads = 256;
+
+int fail(char* message, const DistlabCudaDevice* device, int code, const char* what, const char* cause) {
+    if (message != nullptr)
+        std::snprintf(message, DISTLAB_CUDA_MESSAGE_SIZE, "gpu:%d: %s: %s", device != nullptr ? device->logical : -1, what,
+                      cause);
+    return code;
+}
+
+int check(cudaError_t error, char* message, const DistlabCudaDevice* device, const char* what) {
+    if (error == cudaSuccess) return 0;
+    return fail(message, device, static_cast<int>(error), what, cudaGetErrorString(error));
+}
+
+int checkBlas(cublasStatus_t status, char* message, const DistlabCudaDevice* device, const char* what) {
+    if (status == CUBLAS_STATUS_SUCCESS) return 0;
+    return fail(message, device, DISTLAB_CUDA_CUBLAS_FAILED, what, cublasGetStatusString(status));
+}
+
+int blocksFor(long long count) { return static_cast<int>((count + kThreads - 1) / kThreads); }
+
+double mebibytes(unsigned long long bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+void dropCache(DistlabCudaDevice* device) {
+    if (device->cache.empty()) return;
+    cudaStreamSynchronize(device->stream);
+    for (const auto& entry : device->cache) {
+        cudaFree(entry.second);
+        device->blockSizes.erase(entry.second);
+    }
+    device->cache.clear();
+    device->cached = 0;
+}
+
+__device__ float activate(int activation, float z) {
+    switch (activation) {
+    case 1: return z > 0.0f ? z : 0.0f;
+    case 2: return tanhf(z);
+    case 3: return 1.0f / (1.0f + expf(-z));
+    case 4: return 0.5f * z * (1.0f + erff(z * 0.70710678118654752f));
+    default: return z;
+    }
+}
+
+__device__ float activationGradient(int activation, float z, float y, float dy) {
+    switch (activation) {
+    case 1: return z > 0.0f ? dy : 0.0f;
+    case 2: return dy * (1.0f - y * y);
+    case 3: return dy * y * (1.0f - y);
+    case 4: {
+        const float cdf = 0.5f * (1.0f + erff(z * 0.70710678118654752f));
+        const float pdf = 0.39894228040143268f * expf(-0.5f * z * z);
+        return dy * (cdf + z * pdf);
+    }
+    default: return dy;
+    }
+}
+
+__global__ void biasActivate(float* z, float* y, const float* b, long long rows, long long units, int activation) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= rows * units) return;
+    const float value = z[i] + b[i % units];
+    z[i] = value;
+    y[i] = activate(activation, value);
+}
+
+__global__ void activationBackward(const float* z, const float* y, const float* dy, float* dz, long long count, int activation) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) dz[i] = activationGradient(activation, z[i], y[i], dy[i]);
+}
+
+// db[j] += sum over rows of dz[r, j], rows in order (deterministic, as the CPU's column sums).
+__global__ void addColumnSums(const float* dz, float* db, long long rows, long long units) {
+    const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j >= units) return;
+    float sum = 0.0f;
+    for (long long r = 0; r < rows; ++r) sum += dz[r * units + j];
+    db[j] += sum;
+}
+
+__global__ void sgd(float* values, const float* grads, long long count, float rate) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) values[i] -= rate * grads[i];
+}
+
+}  // namespace
+
+extern "C" {
+
+int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device,
+                    char* message) {
+    *device = nullptr;
+    auto* opened = new DistlabCudaDevice;
+    opened->logical = logicalIndex;
+    opened->physical = physicalIndex;
+    opened->limit = limitBytes;
+    int code = check(cudaSetDevice(physicalIndex), message, opened, "cannot use the GPU");
+    if (code == 0) code = check(cudaStreamCreateWithFlags(&opened->stream, cudaStreamNonBlocking), message, opened, "cannot create a stream");
+    if (code == 0) code = checkBlas(cublasCreate(&opened->blas), message, opened, "cannot start cuBLAS");
+    if (code == 0) code = checkBlas(cublasSetStream(opened->blas, opened->stream), message, opened, "cuBLAS stream");
+    // float32 products stay float32: no TF32 unless a later option asks for it.
+    if (code == 0) code = checkBlas(cublasSetMathMode(opened->blas, CUBLAS_PEDANTIC_MATH), message, opened, "cuBLAS math mode");
+    if (code != 0) {
+        distlabCudaClose(opened);
+        return code;
+    }
+    *device = opened;
+    return 0;
+}
+
+void distlabCudaClose(DistlabCudaDevice* device) {
+    if (device == nullptr) return;
+    cudaSetDevice(device->physical);
+    if (device->stream != nullptr) cudaStreamSynchronize(device->stream);
+    for (const auto& block : device->blockSizes) cudaFree(block.first);
+    if (device->blas != nullptr) cublasDestroy(device->blas);
+    if (device->stream != nullptr) cudaStreamDestroy(device->stream);
+    delete device;
+}
+
+int distlabCudaAllocate(DistlabCudaDevice* device, unsigned long long bytes, void** pointer, char* message) {
+    *pointer = nullptr;
+    const unsigned long long size = (bytes + kGranule - 1) / kGranule * kGranule;
+    if (size == 0) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "allocate", "zero bytes asked for");
+    // A cached block of the same size first: no cudaMalloc, no synchronisation.
+    if (const auto found = device->cache.find(size); found != device->cache.end()) {
+        *pointer = found->second;
+        device->cache.erase(found);
+        device->cached -= size;
+    } else {
+        if (device->limit != 0 && device->live + device->cached + size > device->limit) dropCache(device);
+        if (device->limit != 0 && device->live + size > device->limit) {
+            char cause[DISTLAB_CUDA_MESSAGE_SIZE];
+            std::snprintf(cause, sizeof cause, "asked for %.2f MiB with %.2f MiB in use of the logical device's %.2f MiB limit",
+                          mebibytes(size), mebibytes(device->live), mebibytes(device->limit));
+            return fail(message, device, DISTLAB_CUDA_OUT_OF_MEMORY, "out of memory", cause);
+        }
+        cudaSetDevice(device->physical);
+        cudaError_t error = cudaMalloc(pointer, size);
+        if (error == cudaErrorMemoryAllocation) {
+            cudaGetLastError();  // clear it, give the cache back and try once more
+            dropCache(device);
+            error = cudaMalloc(pointer, size);
+        }
+        if (error != cudaSuccess) {
+            cudaGetLastError();
+            size_t freeBytes = 0, totalBytes = 0;
+            cudaMemGetInfo(&freeBytes, &totalBytes);
+            char cause[DISTLAB_CUDA_MESSAGE_SIZE];
+            std::snprintf(cause, sizeof cause, "asked for %.2f MiB, %.2f MiB free of %.2f MiB (%s)", mebibytes(size),
+                          mebibytes(freeBytes), mebibytes(totalBytes), cudaGetErrorString(error));
+            *pointer = nullptr;
+            return fail(message, device, DISTLAB_CUDA_OUT_OF_MEMORY, "out of memory", cause);
+        }
+        device->blockSizes[*pointer] = size;
+    }
+    device->live += size;
+    if (device->live > device->peak) device->peak = device->live;
+    return 0;
+}
+
+void distlabCudaRelease(DistlabCudaDevice* device, void* pointer) {
+    if (pointer == nullptr) return;
+    const auto found = device->blockSizes.find(pointer);
+    if (found == device->blockSizes.end()) return;
+    device->live -= found->second;
+    device->cached += found->second;
+    device->cache.emplace(found->second, pointer);
+}
+
+void distlabCudaMemory(const DistlabCudaDevice* device, DistlabCudaMemoryStats* stats) {
+    stats->liveBytes = device->live;
+    stats->peakBytes = device->peak;
+    stats->cachedBytes = device->cached;
+    stats->limitBytes = device->limit;
+}
+
+int distlabCudaUpload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes, char* message) {
+    return check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyHostToDevice, device->stream), message, device, "upload");
+}
+
+int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
+                        char* message) {
+    return check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, device->stream), message, device, "download");
+}
+
+int distlabCudaSynchronize(DistlabCudaDevice* device, char* message) {
+    return check(cudaStreamSynchronize(device->stream), message, device, "synchronize");
+}
+
+// Row-major [r, c] is column-major [c, r]: every product below is the row-major formula
+// transposed, so cuBLAS (column-major) computes it without copies.
+int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y,
+                            long long rows, long long inputs, long long units, int activation, char* message) {
+    if (rows <= 0 || units <= 0) return 0;
+    const float one = 1.0f, zero = 0.0f;
+    // z^T [units, rows] = w^T [units, inputs] x^T [inputs, rows]
+    int code = checkBlas(cublasSgemm(device->blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(units), static_cast<int>(rows),
+                                     static_cast<int>(inputs), &one, w, static_cast<int>(units), x, static_cast<int>(inputs), &zero,
+                                     z, static_cast<int>(units)),
+                         message, device, "dense forward product");
+    if (code != 0) return code;
+    biasActivate<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, b, rows, units, activation);
+    return check(cudaGetLastError(), message, device, "dense forward bias and activation");
+}
+
+int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
+                             const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
+                             long long units, int activation, char* message) {
+    if (rows <= 0 || units <= 0) return 0;
+    activationBackward<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, dy, dz, rows * units, activation);
+    int code = check(cudaGetLastError(), message, device, "activation backward");
+    if (code != 0) return code;
+    const float one = 1.0f, zero = 0.0f;
+    // dw^T [units, inputs] += dz^T [units, rows] x [rows, inputs]
+    code = checkBlas(cublasSgemm(device->blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(units), static_cast<int>(inputs),
+                                 static_cast<int>(rows), &one, dz, static_cast<int>(units), x, static_cast<int>(inputs), &one, dw,
+                                 static_cast<int>(units)),
+                     message, device, "kernel gradient product");
+    if (code != 0) return code;
+    addColumnSums<<<blocksFor(units), kThreads, 0, device->stream>>>(dz, db, rows, units);
+    code = check(cudaGetLastError(), message, device, "bias gradient");
+    if (code != 0 || dx == nullptr) return code;
+    // dx^T [inputs, rows] = w [inputs, units] dz^T [units, rows]; w as stored is w^T column-major
+    return checkBlas(cublasSgemm(device->blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(inputs), static_cast<int>(rows),
+                                 static_cast<int>(units), &one, w, static_cast<int>(units), dz, static_cast<int>(units), &zero, dx,
+                                 static_cast<int>(inputs)),
+                     message, device, "input gradient product");
+}
+
+int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, long long count, float rate, char* message) {
+    if (count <= 0) return 0;
+    sgd<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, count, rate);
+    return check(cudaGetLastError(), message, device, "sgd");
+}
+
+}  // extern "C"

@@ -1,0 +1,71 @@
+#ifndef DISTLAB_CUDA_MATH_H
+#define DISTLAB_CUDA_MATH_H
+/* The GPU side of the tensor core, behind a plain C bridge like device_query.h: one logical GPU's
+ * stream, cuBLAS handle and caching allocator, and the dense layer's math on it. The engine's C++20
+ * sources and the tests include this header; only the CUDA sources include CUDA's.
+ *
+ * Every function returns 0 on success, else a nonzero code with a message in `message` (at most
+ * DISTLAB_CUDA_MESSAGE_SIZE bytes, always terminated) that names the device and the cause. Work is
+ * queued on the device's stream and runs in order; distlabCudaSynchronize waits for it. */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DISTLAB_CUDA_MESSAGE_SIZE 512
+
+/* Codes besides the CUDA runtime's own (cudaError_t values are passed through). */
+#define DISTLAB_CUDA_OUT_OF_MEMORY 100001 /* the logical device's limit or the GPU's memory is exhausted */
+#define DISTLAB_CUDA_CUBLAS_FAILED 100002
+#define DISTLAB_CUDA_BAD_ARGUMENT 100003
+
+typedef struct DistlabCudaDevice DistlabCudaDevice;
+
+typedef struct DistlabCudaMemoryStats {
+    unsigned long long liveBytes;   /* handed out and not yet given back */
+    unsigned long long peakBytes;   /* the most live at once */
+    unsigned long long cachedBytes; /* given back, kept for reuse (counts against the limit) */
+    unsigned long long limitBytes;  /* the logical device's memory limit; 0: the whole GPU */
+} DistlabCudaMemoryStats;
+
+/* Opens logical GPU `logicalIndex` ("gpu:K" in messages) on physical device `physicalIndex` with a
+ * memory limit (0: none): its own stream and cuBLAS handle (TF32 off: float32 products are
+ * float32). */
+int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device,
+                    char* message);
+/* Waits for the device's work, frees its cache and closes it. Null is allowed. */
+void distlabCudaClose(DistlabCudaDevice* device);
+
+/* Device memory from the caching allocator (256-byte aligned). Out of memory names the device,
+ * the bytes asked for and what is free. */
+int distlabCudaAllocate(DistlabCudaDevice* device, unsigned long long bytes, void** pointer, char* message);
+/* Gives a block back to the cache (stream-ordered: reused only by later work on the stream). */
+void distlabCudaRelease(DistlabCudaDevice* device, void* pointer);
+void distlabCudaMemory(const DistlabCudaDevice* device, DistlabCudaMemoryStats* stats);
+
+int distlabCudaUpload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
+                      char* message);
+int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
+                        char* message);
+int distlabCudaSynchronize(DistlabCudaDevice* device, char* message);
+
+/* Activations in the engine's order (Activation in run_config.hpp): 0 linear, 1 relu, 2 tanh,
+ * 3 sigmoid, 4 gelu (exact, with erf). */
+
+/* Dense layer forward, row-major, as the CPU kernels: z = x w + b, y = act(z).
+ * x [rows, inputs], w [inputs, units], b [units], z and y [rows, units] (y may equal z for linear). */
+int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y,
+                            long long rows, long long inputs, long long units, int activation, char* message);
+/* Dense layer backward: dz = dy * act'(z), dw += x^T dz, db += column sums of dz (in row order),
+ * dx = dz w^T when dx is not null. */
+int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
+                             const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
+                             long long units, int activation, char* message);
+/* Plain SGD over every parameter at once: values -= rate * grads. */
+int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, long long count, float rate, char* message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DISTLAB_CUDA_MATH_H */

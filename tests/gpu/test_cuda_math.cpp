@@ -1,0 +1,222 @@
+// The GPU tensor core's math against the CPU engine's kernels (engine/src/model/dense_kernels.hpp)
+// on fresh random inputs: the dense layer's forward and backward for every activation, in
+// float32 without TF32, within 1e-5 of the largest reference value; SGD; the caching allocator and
+// a logical GPU's memory limit with the clear out-of-memory message. Plain C++ (no Qt), so it runs
+// on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda_math.h"
+#include "device_query.h"
+#include "model/dense_kernels.hpp"
+
+namespace {
+
+int failures = 0;
+
+void expect(bool condition, const std::string& what) {
+    if (!condition) {
+        ++failures;
+        std::printf("FAIL: %s\n", what.c_str());
+    }
+}
+
+std::vector<float> randomValues(std::size_t count, std::mt19937& random, float scale = 1.0f) {
+    std::normal_distribution<float> normal(0.0f, scale);
+    std::vector<float> values(count);
+    for (float& value : values) value = normal(random);
+    return values;
+}
+
+/// max |a - b| / max |b|
+double relativeError(const std::vector<float>& a, const std::vector<float>& b) {
+    double difference = 0.0, largest = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        difference = std::max(difference, std::abs(double(a[i]) - double(b[i])));
+        largest = std::max(largest, std::abs(double(b[i])));
+    }
+    return largest > 0.0 ? difference / largest : difference;
+}
+
+/// Device buffers that give themselves back.
+class Buffers {
+public:
+    explicit Buffers(DistlabCudaDevice* device) : m_device(device) {}
+    ~Buffers() {
+        for (void* pointer : m_pointers) distlabCudaRelease(m_device, pointer);
+    }
+    float* upload(const std::vector<float>& values) {
+        float* pointer = allocate(values.size());
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (distlabCudaUpload(m_device, pointer, values.data(), values.size() * sizeof(float), message) != 0) expect(false, message);
+        return pointer;
+    }
+    float* allocate(std::size_t count) {
+        void* pointer = nullptr;
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (distlabCudaAllocate(m_device, std::max<std::size_t>(count, 1) * sizeof(float), &pointer, message) != 0) expect(false, message);
+        m_pointers.push_back(pointer);
+        return static_cast<float*>(pointer);
+    }
+    std::vector<float> download(const float* pointer, std::size_t count) {
+        std::vector<float> values(count);
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (distlabCudaDownload(m_device, values.data(), pointer, count * sizeof(float), message) != 0 ||
+            distlabCudaSynchronize(m_device, message) != 0)
+            expect(false, message);
+        return values;
+    }
+
+private:
+    DistlabCudaDevice* m_device;
+    std::vector<void*> m_pointers;
+};
+
+const char* kActivationNames[] = {"linear", "relu", "tanh", "sigmoid", "gelu"};
+
+void denseMatchesTheCpu(DistlabCudaDevice* device, long long rows, long long inputs, long long units, int activation,
+                        std::mt19937& random) {
+    const auto n = [](long long a, long long b) { return static_cast<std::size_t>(a * b); };
+    const std::vector<float> x = randomValues(n(rows, inputs), random);
+    const std::vector<float> w = randomValues(n(inputs, units), random, 1.0f / std::sqrt(float(inputs)));
+    const std::vector<float> b = randomValues(n(1, units), random, 0.1f);
+    const std::vector<float> dy = randomValues(n(rows, units), random);
+    const std::vector<float> dw0 = randomValues(n(inputs, units), random, 0.01f);  // gradients accumulate into these
+    const std::vector<float> db0 = randomValues(n(1, units), random, 0.01f);
+
+    // The CPU engine.
+    const auto act = static_cast<distlab::Activation>(activation);
+    std::vector<float> z(n(rows, units)), y(n(rows, units)), dz(n(rows, units)), dw = dw0, db = db0, dx(n(rows, inputs));
+    distlab::kernels::denseForward(x.data(), w.data(), b.data(), z.data(), rows, inputs, units);
+    distlab::kernels::activate(act, z.data(), y.data(), rows * units);
+    distlab::kernels::activationBackward(act, z.data(), y.data(), dy.data(), dz.data(), rows * units);
+    distlab::kernels::denseBackward(x.data(), w.data(), dz.data(), dw.data(), db.data(), dx.data(), rows, inputs, units);
+
+    // The GPU.
+    Buffers buffers(device);
+    float *gx = buffers.upload(x), *gw = buffers.upload(w), *gb = buffers.upload(b), *gdy = buffers.upload(dy);
+    float *gdw = buffers.upload(dw0), *gdb = buffers.upload(db0);
+    float *gz = buffers.allocate(z.size()), *gy = buffers.allocate(y.size()), *gdz = buffers.allocate(dz.size());
+    float* gdx = buffers.allocate(dx.size());
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    if (distlabCudaDenseForward(device, gx, gw, gb, gz, gy, rows, inputs, units, activation, message) != 0 ||
+        distlabCudaDenseBackward(device, gx, gw, gz, gy, gdy, gdz, gdw, gdb, gdx, rows, inputs, units, activation, message) != 0) {
+        expect(false, message);
+        return;
+    }
+    const std::string where = std::string(kActivationNames[activation]) + " [" + std::to_string(rows) + "x" +
+                              std::to_string(inputs) + "] x [" + std::to_string(inputs) + "x" + std::to_string(units) + "]: ";
+    const struct {
+        const char* name;
+        const std::vector<float>& cpu;
+        std::vector<float> gpu;
+    } results[] = {{"z", z, buffers.download(gz, z.size())},     {"y", y, buffers.download(gy, y.size())},
+                   {"dz", dz, buffers.download(gdz, dz.size())}, {"dw", dw, buffers.download(gdw, dw.size())},
+                   {"db", db, buffers.download(gdb, db.size())}, {"dx", dx, buffers.download(gdx, dx.size())}};
+    for (const auto& result : results) {
+        const double error = relativeError(result.gpu, result.cpu);
+        std::printf("  %s%-2s relative error %.2e\n", where.c_str(), result.name, error);
+        expect(error <= 1e-5, where + result.name + " differs from the CPU by " + std::to_string(error));
+    }
+}
+
+void sgdMatchesTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
+    const std::vector<float> values = randomValues(100003, random), grads = randomValues(100003, random);
+    std::vector<float> expected = values;
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] -= 0.05f * grads[i];
+    Buffers buffers(device);
+    float *gv = buffers.upload(values), *gg = buffers.upload(grads);
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    if (distlabCudaSgd(device, gv, gg, static_cast<long long>(values.size()), 0.05f, message) != 0) expect(false, message);
+    const double error = relativeError(buffers.download(gv, values.size()), expected);
+    std::printf("  sgd relative error %.2e\n", error);
+    expect(error <= 1e-6, "sgd differs from the CPU by " + std::to_string(error));
+}
+
+void allocatorCachesAndCounts(DistlabCudaDevice* device) {
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    DistlabCudaMemoryStats before{}, after{};
+    distlabCudaMemory(device, &before);
+    void *first = nullptr, *second = nullptr;
+    expect(distlabCudaAllocate(device, 1000, &first, message) == 0, message);
+    distlabCudaMemory(device, &after);
+    expect(after.liveBytes == before.liveBytes + 1024, "a 1000-byte block counts 1024 live bytes (512-byte granules)");
+    distlabCudaRelease(device, first);
+    DistlabCudaMemoryStats released{}, reused{};
+    distlabCudaMemory(device, &released);
+    expect(released.cachedBytes >= 1024, "a released block is kept for reuse");
+    expect(distlabCudaAllocate(device, 1024, &second, message) == 0, message);
+    distlabCudaMemory(device, &reused);
+    expect(reused.cachedBytes == released.cachedBytes - 1024, "a request of a cached size takes a cached block (no cudaMalloc)");
+    distlabCudaRelease(device, second);
+    distlabCudaMemory(device, &after);
+    expect(after.liveBytes == before.liveBytes && after.peakBytes >= before.liveBytes + 1024, "live and peak bytes");
+}
+
+void aLogicalLimitGivesAClearError(int physical) {
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    DistlabCudaDevice* small = nullptr;
+    if (distlabCudaOpen(7, physical, 1 << 20, &small, message) != 0) {
+        expect(false, message);
+        return;
+    }
+    void *a = nullptr, *b = nullptr;
+    expect(distlabCudaAllocate(small, 600 * 1024, &a, message) == 0, message);
+    const int code = distlabCudaAllocate(small, 600 * 1024, &b, message);
+    std::printf("  limit: %s\n", message);
+    expect(code == DISTLAB_CUDA_OUT_OF_MEMORY && b == nullptr, "over the logical device's limit: out of memory");
+    expect(std::strstr(message, "gpu:7") != nullptr && std::strstr(message, "limit") != nullptr,
+           "the message names the device and its limit");
+    distlabCudaRelease(small, a);
+    expect(distlabCudaAllocate(small, 600 * 1024, &b, message) == 0, "after a release the same request fits");
+    distlabCudaClose(small);
+
+    // Past the physical GPU's memory: the message says what was asked for and what is free.
+    DistlabCudaDevice* whole = nullptr;
+    if (distlabCudaOpen(0, physical, 0, &whole, message) != 0) {
+        expect(false, message);
+        return;
+    }
+    void* huge = nullptr;
+    const int hugeCode = distlabCudaAllocate(whole, 1ull << 50, &huge, message);
+    std::printf("  physical: %s\n", message);
+    expect(hugeCode == DISTLAB_CUDA_OUT_OF_MEMORY && std::strstr(message, "free of") != nullptr, "a 1 PiB request: out of memory");
+    void* fine = nullptr;
+    expect(distlabCudaAllocate(whole, 4096, &fine, message) == 0, "the device still works after an out-of-memory error");
+    distlabCudaRelease(whole, fine);
+    distlabCudaClose(whole);
+}
+
+}  // namespace
+
+int main() {
+    DistlabCudaStatus status{};
+    distlabCudaQueryStatus(&status);
+    if (status.deviceCount <= 0) {
+        std::printf("SKIP: no usable GPU (%s)\n", status.errorCode != 0 ? status.errorString : "no device");
+        return 77;
+    }
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    DistlabCudaDevice* device = nullptr;
+    if (distlabCudaOpen(0, 0, 0, &device, message) != 0) {
+        std::printf("FAIL: %s\n", message);
+        return 1;
+    }
+    std::mt19937 random(20261124);
+    for (int activation = 0; activation < 5; ++activation) {
+        denseMatchesTheCpu(device, 37, 29, 23, activation, random);
+        denseMatchesTheCpu(device, 256, 784, 256, activation, random);
+    }
+    denseMatchesTheCpu(device, 1, 5, 1, 2, random);
+    sgdMatchesTheCpu(device, random);
+    allocatorCachesAndCounts(device);
+    distlabCudaClose(device);
+    aLogicalLimitGivesAClearError(0);
+    std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
+    return failures == 0 ? 0 : 1;
+}
