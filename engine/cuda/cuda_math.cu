@@ -106,9 +106,69 @@ __global__ void addColumnSums(const float* dz, float* db, long long rows, long l
     db[j] += sum;
 }
 
-__global__ void sgd(float* values, const float* grads, long long count, float rate) {
+// The optimizers write each product and sum as the CPU loops do; __fmul_rn / __fadd_rn keep the
+// compiler from fusing them into FMAs, which would round differently.
+__global__ void sgd(float* values, const float* grads, float* velocity, long long count, float rate, float momentum,
+                    int nesterov) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < count) values[i] -= rate * grads[i];
+    if (i >= count) return;
+    const float g = grads[i];
+    if (velocity == nullptr) {
+        values[i] = __fsub_rn(values[i], __fmul_rn(rate, g));
+        return;
+    }
+    const float b = __fadd_rn(__fmul_rn(momentum, velocity[i]), g);
+    velocity[i] = b;
+    const float step = nesterov ? __fadd_rn(g, __fmul_rn(momentum, b)) : b;
+    values[i] = __fsub_rn(values[i], __fmul_rn(rate, step));
+}
+
+__global__ void adam(float* values, const float* grads, float* m, float* v, long long count, float stepSize,
+                     float invSecondCorrection, float beta1, float beta2, float epsilon) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const float g = grads[i];
+    const float first = __fadd_rn(__fmul_rn(beta1, m[i]), __fmul_rn(1.0f - beta1, g));
+    const float second = __fadd_rn(__fmul_rn(beta2, v[i]), __fmul_rn(__fmul_rn(1.0f - beta2, g), g));
+    m[i] = first;
+    v[i] = second;
+    const float denominator = __fadd_rn(__fmul_rn(__fsqrt_rn(second), invSecondCorrection), epsilon);
+    values[i] = __fsub_rn(values[i], __fdiv_rn(__fmul_rn(stepSize, first), denominator));
+}
+
+// One thread per example (rows are short: the classes of a classifier).
+__global__ void softmaxCrossEntropy(const float* logits, const int* labels, float* dlogits, float* rowLoss, int* rowCorrect,
+                                    long long rows, long long classes, float scale) {
+    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float* row = logits + r * classes;
+    float* grad = dlogits + r * classes;
+    long long best = 0;
+    float maxValue = row[0];
+    for (long long c = 1; c < classes; ++c)
+        if (row[c] > maxValue) maxValue = row[c], best = c;
+    float sum = 0.0f;
+    for (long long c = 0; c < classes; ++c) sum += (grad[c] = expf(row[c] - maxValue));
+    const int label = labels[r];
+    rowLoss[r] = logf(sum) - (row[label] - maxValue);
+    const float inverse = scale / sum;
+    for (long long c = 0; c < classes; ++c) grad[c] *= inverse;
+    grad[label] -= scale;
+    rowCorrect[r] = best == label ? 1 : 0;
+}
+
+__global__ void meanSquaredError(const float* predictions, const float* targets, float* dpredictions, float* rowLoss,
+                                 long long rows, long long outputs, float scale) {
+    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float inverseOutputs = 1.0f / static_cast<float>(outputs);
+    float total = 0.0f;
+    for (long long o = r * outputs; o < (r + 1) * outputs; ++o) {
+        const float difference = predictions[o] - targets[o];
+        total += difference * difference * inverseOutputs;
+        dpredictions[o] = 2.0f * difference * inverseOutputs * scale;
+    }
+    rowLoss[r] = total;
 }
 
 }  // namespace
@@ -256,10 +316,37 @@ int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const fl
                      message, device, "input gradient product");
 }
 
-int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, long long count, float rate, char* message) {
+int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count, float rate,
+                   float momentum, int nesterov, char* message) {
     if (count <= 0) return 0;
-    sgd<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, count, rate);
+    sgd<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, velocity, count, rate, momentum, nesterov);
     return check(cudaGetLastError(), message, device, "sgd");
+}
+
+int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
+                    float stepSize, float invSecondCorrection, float beta1, float beta2, float epsilon, char* message) {
+    if (count <= 0) return 0;
+    adam<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, m, v, count, stepSize, invSecondCorrection, beta1,
+                                                            beta2, epsilon);
+    return check(cudaGetLastError(), message, device, "adam");
+}
+
+int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits,
+                                   float* rowLoss, int* rowCorrect, long long rows, long long classes, float scale, char* message) {
+    if (rows <= 0) return 0;
+    if (classes <= 0) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "softmax cross-entropy", "no classes");
+    softmaxCrossEntropy<<<blocksFor(rows), kThreads, 0, device->stream>>>(logits, labels, dlogits, rowLoss, rowCorrect, rows,
+                                                                         classes, scale);
+    return check(cudaGetLastError(), message, device, "softmax cross-entropy");
+}
+
+int distlabCudaMeanSquaredError(DistlabCudaDevice* device, const float* predictions, const float* targets, float* dpredictions,
+                                float* rowLoss, long long rows, long long outputs, float scale, char* message) {
+    if (rows <= 0) return 0;
+    if (outputs <= 0) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "mean squared error", "no outputs");
+    meanSquaredError<<<blocksFor(rows), kThreads, 0, device->stream>>>(predictions, targets, dpredictions, rowLoss, rows, outputs,
+                                                                      scale);
+    return check(cudaGetLastError(), message, device, "mean squared error");
 }
 
 }  // extern "C"

@@ -61,8 +61,23 @@ int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const flo
 int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
                              const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
                              long long units, int activation, char* message);
-/* Plain SGD over every parameter at once: values -= rate * grads. */
-int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, long long count, float rate, char* message);
+/* The optimizers, each one kernel over every parameter at once, as engine/src/optim computes them.
+ * SGD: values -= rate * grads; with momentum mu (velocity not null): b = mu b + g, then
+ * values -= rate * b (nesterov: rate * (g + mu b)). */
+int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count, float rate,
+                   float momentum, int nesterov, char* message);
+/* Adam: m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; values -= stepSize m / (sqrt(v) invSecondCorrection + eps),
+ * with stepSize = rate / (1 - b1^t) and invSecondCorrection = 1 / sqrt(1 - b2^t) computed by the caller. */
+int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
+                    float stepSize, float invSecondCorrection, float beta1, float beta2, float epsilon, char* message);
+
+/* The losses, per example (rowLoss[r], the caller sums them) with the gradient scaled by `scale`:
+ * softmax cross-entropy with int32 labels (rowCorrect[r] = 1 when the arg-max is the label), and
+ * mean squared error with the mean over the outputs per example (Keras' convention). */
+int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits,
+                                   float* rowLoss, int* rowCorrect, long long rows, long long classes, float scale, char* message);
+int distlabCudaMeanSquaredError(DistlabCudaDevice* device, const float* predictions, const float* targets, float* dpredictions,
+                                float* rowLoss, long long rows, long long outputs, float scale, char* message);
 
 #ifdef __cplusplus
 }

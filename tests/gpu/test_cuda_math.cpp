@@ -1,6 +1,7 @@
 // The GPU tensor core's math against the CPU engine's kernels (engine/src/model/dense_kernels.hpp)
 // on fresh random inputs: the dense layer's forward and backward for every activation, in
-// float32 without TF32, within 1e-5 of the largest reference value; SGD; the caching allocator and
+// float32 without TF32, within 1e-5 of the largest reference value; both losses; every optimizer
+// (engine/src/optim) over three steps; the caching allocator and
 // a logical GPU's memory limit with the clear out-of-memory message. Plain C++ (no Qt), so it runs
 // on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "cuda_math.h"
 #include "device_query.h"
+#include "distlab/optim/optimizer.hpp"
 #include "model/dense_kernels.hpp"
 
 namespace {
@@ -125,17 +127,110 @@ void denseMatchesTheCpu(DistlabCudaDevice* device, long long rows, long long inp
     }
 }
 
-void sgdMatchesTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
-    const std::vector<float> values = randomValues(100003, random), grads = randomValues(100003, random);
-    std::vector<float> expected = values;
-    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] -= 0.05f * grads[i];
+/// SGD (plain, momentum, nesterov) and Adam over three steps against the engine's optimizers.
+void optimizersMatchTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
+    constexpr long long count = 100003;
+    const std::vector<float> start = randomValues(count, random);
+    const std::vector<std::vector<float>> grads = {randomValues(count, random), randomValues(count, random),
+                                                   randomValues(count, random)};
+    struct Case {
+        const char* name;
+        distlab::OptimizerConfig config;
+    };
+    std::vector<Case> cases(4);
+    cases[0] = {"sgd", {}};
+    cases[1] = {"momentum", {}};
+    cases[1].config.momentum = 0.9;
+    cases[2] = {"nesterov", {}};
+    cases[2].config.momentum = 0.9;
+    cases[2].config.nesterov = true;
+    cases[3] = {"adam", {}};
+    cases[3].config.type = distlab::OptimizerKind::Adam;
+    const float rate = 0.05f;
+    for (const Case& c : cases) {
+        std::vector<float> expected = start;
+        const auto cpu = distlab::makeOptimizer(c.config, count);
+        for (const auto& g : grads) cpu->apply(expected, g, rate);
+
+        Buffers buffers(device);
+        float* values = buffers.upload(start);
+        float* slot0 = buffers.upload(std::vector<float>(count, 0.0f));
+        float* slot1 = buffers.upload(std::vector<float>(count, 0.0f));
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        for (std::size_t t = 1; t <= grads.size(); ++t) {
+            float* g = buffers.upload(grads[t - 1]);
+            int code = 0;
+            if (c.config.type == distlab::OptimizerKind::Adam) {
+                const auto b1 = static_cast<float>(c.config.beta1), b2 = static_cast<float>(c.config.beta2);
+                const float stepSize = static_cast<float>(rate / (1.0 - std::pow(double(b1), double(t))));
+                const float invSecond = static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(double(b2), double(t))));
+                code = distlabCudaAdam(device, values, g, slot0, slot1, count, stepSize, invSecond, b1, b2,
+                                       static_cast<float>(c.config.epsilon), message);
+            } else {
+                code = distlabCudaSgd(device, values, g, c.config.momentum != 0.0 ? slot0 : nullptr, count, rate,
+                                      static_cast<float>(c.config.momentum), c.config.nesterov ? 1 : 0, message);
+            }
+            if (code != 0) expect(false, message);
+        }
+        const double error = relativeError(buffers.download(values, count), expected);
+        std::printf("  %s, 3 steps: relative error %.2e\n", c.name, error);
+        expect(error <= 1e-6, std::string(c.name) + " differs from the CPU by " + std::to_string(error));
+    }
+}
+
+/// Softmax cross-entropy and mean squared error: per-example losses, gradients, correct counts.
+void lossesMatchTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
+    const long long rows = 300, classes = 10;
+    const std::vector<float> logits = randomValues(rows * classes, random, 3.0f);
+    std::vector<std::int32_t> labels(rows);
+    for (long long r = 0; r < rows; ++r) labels[r] = static_cast<std::int32_t>(random() % classes);
+    const float scale = 1.0f / 512.0f;
+    std::vector<float> grad(logits.size());
+    std::int64_t correct = 0;
+    const float total = distlab::kernels::softmaxCrossEntropy(logits.data(), labels.data(), grad.data(), rows, classes, scale, &correct);
+
     Buffers buffers(device);
-    float *gv = buffers.upload(values), *gg = buffers.upload(grads);
+    float* gl = buffers.upload(logits);
+    void* labelMemory = nullptr;
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
-    if (distlabCudaSgd(device, gv, gg, static_cast<long long>(values.size()), 0.05f, message) != 0) expect(false, message);
-    const double error = relativeError(buffers.download(gv, values.size()), expected);
-    std::printf("  sgd relative error %.2e\n", error);
-    expect(error <= 1e-6, "sgd differs from the CPU by " + std::to_string(error));
+    expect(distlabCudaAllocate(device, labels.size() * sizeof(int), &labelMemory, message) == 0, message);
+    expect(distlabCudaUpload(device, labelMemory, labels.data(), labels.size() * sizeof(int), message) == 0, message);
+    float *gg = buffers.allocate(grad.size()), *loss = buffers.allocate(rows);
+    void* correctMemory = nullptr;
+    expect(distlabCudaAllocate(device, rows * sizeof(int), &correctMemory, message) == 0, message);
+    if (distlabCudaSoftmaxCrossEntropy(device, gl, static_cast<const int*>(labelMemory), gg, loss, static_cast<int*>(correctMemory),
+                                       rows, classes, scale, message) != 0)
+        expect(false, message);
+    const std::vector<float> rowLoss = buffers.download(loss, rows);
+    std::vector<int> rowCorrect(rows);
+    distlabCudaDownload(device, rowCorrect.data(), correctMemory, rows * sizeof(int), message);
+    distlabCudaSynchronize(device, message);
+    double gpuTotal = 0.0;
+    for (float value : rowLoss) gpuTotal += value;
+    long long gpuCorrect = 0;
+    for (int value : rowCorrect) gpuCorrect += value;
+    const double gradError = relativeError(buffers.download(gg, grad.size()), grad);
+    const double lossError = std::abs(gpuTotal - total) / std::abs(double(total));
+    std::printf("  softmax cross-entropy: gradient %.2e, loss sum %.2e, correct %lld / %lld\n", gradError, lossError, gpuCorrect,
+                static_cast<long long>(correct));
+    expect(gradError <= 1e-5 && lossError <= 1e-5, "softmax cross-entropy differs from the CPU");
+    expect(gpuCorrect == correct, "softmax cross-entropy counts the same correct predictions");
+    distlabCudaRelease(device, labelMemory);
+    distlabCudaRelease(device, correctMemory);
+
+    const long long outputs = 3;
+    const std::vector<float> predictions = randomValues(rows * outputs, random), targets = randomValues(rows * outputs, random);
+    std::vector<float> dpred(predictions.size());
+    const float mse = distlab::kernels::meanSquaredError(predictions.data(), targets.data(), dpred.data(), rows, outputs, scale);
+    float *gp = buffers.upload(predictions), *gt = buffers.upload(targets), *gd = buffers.allocate(dpred.size());
+    float* mseRows = buffers.allocate(rows);
+    if (distlabCudaMeanSquaredError(device, gp, gt, gd, mseRows, rows, outputs, scale, message) != 0) expect(false, message);
+    double mseTotal = 0.0;
+    for (float value : buffers.download(mseRows, rows)) mseTotal += value;
+    const double mseGradError = relativeError(buffers.download(gd, dpred.size()), dpred);
+    const double mseError = std::abs(mseTotal - mse) / std::abs(double(mse));
+    std::printf("  mean squared error: gradient %.2e, loss sum %.2e\n", mseGradError, mseError);
+    expect(mseGradError <= 1e-5 && mseError <= 1e-5, "mean squared error differs from the CPU");
 }
 
 void allocatorCachesAndCounts(DistlabCudaDevice* device) {
@@ -213,7 +308,8 @@ int main() {
         denseMatchesTheCpu(device, 256, 784, 256, activation, random);
     }
     denseMatchesTheCpu(device, 1, 5, 1, 2, random);
-    sgdMatchesTheCpu(device, random);
+    optimizersMatchTheCpu(device, random);
+    lossesMatchTheCpu(device, random);
     allocatorCachesAndCounts(device);
     distlabCudaClose(device);
     aLogicalLimitGivesAClearError(0);
