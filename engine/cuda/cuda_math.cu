@@ -10,11 +10,17 @@
 #include <map>
 #include <unordered_map>
 
+struct DistlabCudaGraph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+};
+
 struct DistlabCudaDevice {
     int logical = 0;
     int physical = 0;
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
+    void* blasWorkspace = nullptr;  // given to cuBLAS up front, so a captured product allocates nothing
     unsigned long long limit = 0;
     unsigned long long live = 0;
     unsigned long long peak = 0;
@@ -188,6 +194,9 @@ int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limi
     if (code == 0) code = checkBlas(cublasSetStream(opened->blas, opened->stream), message, opened, "cuBLAS stream");
     // float32 products stay float32: no TF32 unless a later option asks for it.
     if (code == 0) code = checkBlas(cublasSetMathMode(opened->blas, CUBLAS_PEDANTIC_MATH), message, opened, "cuBLAS math mode");
+    constexpr size_t kBlasWorkspace = 32u << 20;
+    if (code == 0) code = check(cudaMalloc(&opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
+    if (code == 0) code = checkBlas(cublasSetWorkspace(opened->blas, opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
     if (code != 0) {
         distlabCudaClose(opened);
         return code;
@@ -202,6 +211,7 @@ void distlabCudaClose(DistlabCudaDevice* device) {
     if (device->stream != nullptr) cudaStreamSynchronize(device->stream);
     for (const auto& block : device->blockSizes) cudaFree(block.first);
     if (device->blas != nullptr) cublasDestroy(device->blas);
+    if (device->blasWorkspace != nullptr) cudaFree(device->blasWorkspace);
     if (device->stream != nullptr) cudaStreamDestroy(device->stream);
     delete device;
 }
@@ -274,6 +284,38 @@ int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void
 
 int distlabCudaSynchronize(DistlabCudaDevice* device, char* message) {
     return check(cudaStreamSynchronize(device->stream), message, device, "synchronize");
+}
+
+int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long long bytes, char* message) {
+    return check(cudaMemsetAsync(destination, 0, bytes, device->stream), message, device, "zero");
+}
+
+int distlabCudaBeginCapture(DistlabCudaDevice* device, char* message) {
+    return check(cudaStreamBeginCapture(device->stream, cudaStreamCaptureModeThreadLocal), message, device, "begin graph capture");
+}
+
+int distlabCudaEndCapture(DistlabCudaDevice* device, DistlabCudaGraph** graph, char* message) {
+    *graph = nullptr;
+    auto* captured = new DistlabCudaGraph;
+    int code = check(cudaStreamEndCapture(device->stream, &captured->graph), message, device, "end graph capture");
+    if (code == 0) code = check(cudaGraphInstantiate(&captured->exec, captured->graph, 0), message, device, "instantiate graph");
+    if (code != 0) {
+        distlabCudaDestroyGraph(captured);
+        return code;
+    }
+    *graph = captured;
+    return 0;
+}
+
+int distlabCudaLaunch(DistlabCudaDevice* device, const DistlabCudaGraph* graph, char* message) {
+    return check(cudaGraphLaunch(graph->exec, device->stream), message, device, "launch graph");
+}
+
+void distlabCudaDestroyGraph(DistlabCudaGraph* graph) {
+    if (graph == nullptr) return;
+    if (graph->exec != nullptr) cudaGraphExecDestroy(graph->exec);
+    if (graph->graph != nullptr) cudaGraphDestroy(graph->graph);
+    delete graph;
 }
 
 // Row-major [r, c] is column-major [c, r]: every product below is the row-major formula

@@ -48,6 +48,18 @@ int distlabCudaUpload(DistlabCudaDevice* device, void* destination, const void* 
 int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
                         char* message);
 int distlabCudaSynchronize(DistlabCudaDevice* device, char* message);
+/* Sets `bytes` bytes of device memory to zero (queued on the stream). */
+int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long long bytes, char* message);
+
+/* CUDA graphs: the work queued between BeginCapture and EndCapture is recorded, not run, and a
+ * launch replays all of it at once, so a small model's step is not bound by launch overhead.
+ * Nothing may be allocated while capturing (allocate first); the graph reads and writes the same
+ * device addresses on every launch (upload new inputs into them before launching). */
+typedef struct DistlabCudaGraph DistlabCudaGraph;
+int distlabCudaBeginCapture(DistlabCudaDevice* device, char* message);
+int distlabCudaEndCapture(DistlabCudaDevice* device, DistlabCudaGraph** graph, char* message);
+int distlabCudaLaunch(DistlabCudaDevice* device, const DistlabCudaGraph* graph, char* message);
+void distlabCudaDestroyGraph(DistlabCudaGraph* graph);
 
 /* Activations in the engine's order (Activation in run_config.hpp): 0 linear, 1 relu, 2 tanh,
  * 3 sigmoid, 4 gelu (exact, with erf). */

@@ -1,10 +1,12 @@
 // The GPU tensor core's math against the CPU engine's kernels (engine/src/model/dense_kernels.hpp)
 // on fresh random inputs: the dense layer's forward and backward for every activation, in
 // float32 without TF32, within 1e-5 of the largest reference value; both losses; every optimizer
-// (engine/src/optim) over three steps; the caching allocator and
+// (engine/src/optim) over three steps; a whole training step against the one_device trainer, and
+// the same step replayed from a CUDA graph bit for bit; the caching allocator and
 // a logical GPU's memory limit with the clear out-of-memory message. Plain C++ (no Qt), so it runs
 // on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +16,10 @@
 
 #include "cuda_math.h"
 #include "device_query.h"
+#include "distlab/data/batch_sampler.hpp"
+#include "distlab/distribute/mirrored_trainer.hpp"
 #include "distlab/optim/optimizer.hpp"
+#include "trainer_fixtures.hpp"
 #include "model/dense_kernels.hpp"
 
 namespace {
@@ -233,6 +238,129 @@ void lossesMatchTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
     expect(mseGradError <= 1e-5 && mseError <= 1e-5, "mean squared error differs from the CPU");
 }
 
+/// A whole training step of a small classifier on the GPU (forward, loss, backward, momentum SGD
+/// over every parameter at once), eagerly and replayed from a CUDA graph, against the CPU
+/// engine's one_device trainer on the same batches from the same initial weights.
+class GpuClassifier {
+public:
+    GpuClassifier(DistlabCudaDevice* device, const distlab::Model& model, long long batch)
+        : m_device(device), m_buffers(device), m_batch(batch) {
+        const auto& infos = model.store().infos();
+        m_inputs = infos[0].shape[0];
+        m_hidden = infos[0].shape[1];
+        m_classes = infos[2].shape[1];
+        m_count = model.store().totalSize();
+        const auto values = model.store().values();
+        m_params = m_buffers.upload(std::vector<float>(values.begin(), values.end()));
+        m_grads = m_buffers.allocate(m_count);
+        m_velocity = m_buffers.upload(std::vector<float>(m_count, 0.0f));
+        for (int i = 0; i < 4; ++i) m_offsets[i] = infos[static_cast<std::size_t>(i)].offset;
+        m_x = m_buffers.allocate(batch * m_inputs);
+        m_z1 = m_buffers.allocate(batch * m_hidden);
+        m_y1 = m_buffers.allocate(batch * m_hidden);
+        m_z2 = m_buffers.allocate(batch * m_classes);
+        m_dlogits = m_buffers.allocate(batch * m_classes);
+        m_dz2 = m_buffers.allocate(batch * m_classes);
+        m_dy1 = m_buffers.allocate(batch * m_hidden);
+        m_dz1 = m_buffers.allocate(batch * m_hidden);
+        m_rowLoss = m_buffers.allocate(batch);
+        m_labels = reinterpret_cast<int*>(m_buffers.allocate(batch));
+        m_rowCorrect = reinterpret_cast<int*>(m_buffers.allocate(batch));
+    }
+    ~GpuClassifier() { distlabCudaDestroyGraph(m_graph); }
+
+    void upload(const distlab::Tensor& x, const std::vector<std::int32_t>& labels) {
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (distlabCudaUpload(m_device, m_x, x.data(), static_cast<unsigned long long>(x.size()) * sizeof(float), message) != 0 ||
+            distlabCudaUpload(m_device, m_labels, labels.data(), labels.size() * sizeof(int), message) != 0)
+            expect(false, message);
+    }
+    /// Queues one step on the stream.
+    bool queueStep(float rate, float momentum) {
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        float *w1 = m_params + m_offsets[0], *b1 = m_params + m_offsets[1], *w2 = m_params + m_offsets[2], *b2 = m_params + m_offsets[3];
+        float *dw1 = m_grads + m_offsets[0], *db1 = m_grads + m_offsets[1], *dw2 = m_grads + m_offsets[2], *db2 = m_grads + m_offsets[3];
+        const bool ok =
+            distlabCudaZero(m_device, m_grads, static_cast<unsigned long long>(m_count) * sizeof(float), message) == 0 &&
+            distlabCudaDenseForward(m_device, m_x, w1, b1, m_z1, m_y1, m_batch, m_inputs, m_hidden, 2, message) == 0 &&
+            distlabCudaDenseForward(m_device, m_y1, w2, b2, m_z2, m_z2, m_batch, m_hidden, m_classes, 0, message) == 0 &&
+            distlabCudaSoftmaxCrossEntropy(m_device, m_z2, m_labels, m_dlogits, m_rowLoss, m_rowCorrect, m_batch, m_classes,
+                                           1.0f / static_cast<float>(m_batch), message) == 0 &&
+            distlabCudaDenseBackward(m_device, m_y1, w2, m_z2, m_z2, m_dlogits, m_dz2, dw2, db2, m_dy1, m_batch, m_hidden, m_classes, 0,
+                                     message) == 0 &&
+            distlabCudaDenseBackward(m_device, m_x, w1, m_z1, m_y1, m_dy1, m_dz1, dw1, db1, nullptr, m_batch, m_inputs, m_hidden, 2,
+                                     message) == 0 &&
+            distlabCudaSgd(m_device, m_params, m_grads, m_velocity, m_count, rate, momentum, 0, message) == 0;
+        if (!ok) expect(false, message);
+        return ok;
+    }
+    /// Records one step into a graph (once), then launches it.
+    void graphStep(float rate, float momentum) {
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (m_graph == nullptr) {
+            if (distlabCudaBeginCapture(m_device, message) != 0) return expect(false, message);
+            queueStep(rate, momentum);
+            if (distlabCudaEndCapture(m_device, &m_graph, message) != 0) return expect(false, message);
+        }
+        if (distlabCudaLaunch(m_device, m_graph, message) != 0) expect(false, message);
+    }
+    std::vector<float> params() { return m_buffers.download(m_params, static_cast<std::size_t>(m_count)); }
+    void synchronize() {
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (distlabCudaSynchronize(m_device, message) != 0) expect(false, message);
+    }
+
+private:
+    DistlabCudaDevice* m_device;
+    Buffers m_buffers;
+    long long m_batch, m_inputs = 0, m_hidden = 0, m_classes = 0, m_count = 0;
+    std::int64_t m_offsets[4] = {};
+    float *m_params, *m_grads, *m_velocity, *m_x, *m_z1, *m_y1, *m_z2, *m_dlogits, *m_dz2, *m_dy1, *m_dz1, *m_rowLoss;
+    int *m_labels, *m_rowCorrect;
+    DistlabCudaGraph* m_graph = nullptr;
+};
+
+void aTrainingStepMatchesTheCpuEngine(DistlabCudaDevice* device) {
+    using namespace distlab;
+    RunConfig config = testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 1);
+    config.model.layers = {{"dense", 16, Activation::Tanh, ""}, {"dense", 3, Activation::Linear, ""}};
+    const DataSplit data = testing::makeClassificationData(240, 5, 3, 3);
+    const long long batch = config.data.globalBatchSize;
+    const auto rate = static_cast<float>(config.optimizer.learningRate);
+    MirroredTrainer cpu(config, data);
+    GpuClassifier eager(device, cpu.primaryModel(), batch), graph(device, cpu.primaryModel(), batch);
+    BatchSampler sampler(data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed);
+    Tensor x;
+    BatchTargets targets;
+    constexpr int kSteps = 40;
+    for (int step = 0; step < kSteps; ++step) {
+        cpu.step();
+        gatherBatch(data.train, sampler.next(), x, targets);
+        eager.upload(x, targets.labels);
+        eager.queueStep(rate, 0.9f);
+        graph.upload(x, targets.labels);
+        graph.graphStep(rate, 0.9f);
+    }
+    const std::vector<float> eagerParams = eager.params(), graphParams = graph.params();
+    const auto cpuValues = cpu.primaryModel().store().values();
+    const double error = relativeError(eagerParams, std::vector<float>(cpuValues.begin(), cpuValues.end()));
+    std::printf("  %d training steps on the GPU vs the CPU engine: relative error %.2e\n", kSteps, error);
+    expect(error <= 1e-5, "a GPU training step differs from the CPU engine's by " + std::to_string(error));
+    expect(eagerParams == graphParams, "a graph-captured step equals the eager one bit for bit");
+
+    // What the graph saves: steps per second of this small model, eager and replayed.
+    const auto timeSteps = [&](bool useGraph) {
+        constexpr int kTimed = 2000;
+        const auto begin = std::chrono::steady_clock::now();
+        for (int step = 0; step < kTimed; ++step) useGraph ? graph.graphStep(rate, 0.9f) : (void)eager.queueStep(rate, 0.9f);
+        (useGraph ? graph : eager).synchronize();
+        return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count() / kTimed;
+    };
+    timeSteps(false);
+    const double eagerUs = timeSteps(false), graphUs = timeSteps(true);
+    std::printf("  one step (7 kernels and 3 products): eager %.1f us, graph %.1f us (%.1fx)\n", eagerUs, graphUs, eagerUs / graphUs);
+}
+
 void allocatorCachesAndCounts(DistlabCudaDevice* device) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     DistlabCudaMemoryStats before{}, after{};
@@ -311,6 +439,7 @@ int main() {
     optimizersMatchTheCpu(device, random);
     lossesMatchTheCpu(device, random);
     allocatorCachesAndCounts(device);
+    aTrainingStepMatchesTheCpuEngine(device);
     distlabCudaClose(device);
     aLogicalLimitGivesAClearError(0);
     std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
