@@ -21,6 +21,7 @@ struct DistlabCudaDevice {
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
     void* blasWorkspace = nullptr;  // given to cuBLAS up front, so a captured product allocates nothing
+    cudaEvent_t ringEvents[2] = {nullptr, nullptr};  // a ring step's completion, by the step's parity
     unsigned long long limit = 0;
     unsigned long long live = 0;
     unsigned long long peak = 0;
@@ -114,6 +115,23 @@ __global__ void addColumnSums(const float* dz, float* db, long long rows, long l
 
 // The optimizers write each product and sum as the CPU loops do; __fmul_rn / __fadd_rn keep the
 // compiler from fusing them into FMAs, which would round differently.
+__global__ void addInto(float* destination, const float* source, long long count) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) destination[i] += source[i];
+}
+
+__global__ void divideBy(float* values, float divisor, long long count) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) values[i] /= divisor;
+}
+
+// The CPU ring's chunk boundaries (in_process_algorithms.cpp, ringChunkBegin) and segment size.
+constexpr long long kRingSegmentElements = 256 * 1024;
+long long ringChunkBegin(long long total, int ranks, int chunk) {
+    const long long base = total / ranks, extra = total % ranks;
+    return chunk * base + (chunk < extra ? chunk : extra);
+}
+
 __global__ void sgd(float* values, const float* grads, float* velocity, long long count, float rate, float momentum,
                     int nesterov) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -197,6 +215,8 @@ int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limi
     constexpr size_t kBlasWorkspace = 32u << 20;
     if (code == 0) code = check(cudaMalloc(&opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
     if (code == 0) code = checkBlas(cublasSetWorkspace(opened->blas, opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
+    for (cudaEvent_t& event : opened->ringEvents)
+        if (code == 0) code = check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), message, opened, "cannot create an event");
     if (code != 0) {
         distlabCudaClose(opened);
         return code;
@@ -212,6 +232,8 @@ void distlabCudaClose(DistlabCudaDevice* device) {
     for (const auto& block : device->blockSizes) cudaFree(block.first);
     if (device->blas != nullptr) cublasDestroy(device->blas);
     if (device->blasWorkspace != nullptr) cudaFree(device->blasWorkspace);
+    for (cudaEvent_t event : device->ringEvents)
+        if (event != nullptr) cudaEventDestroy(event);
     if (device->stream != nullptr) cudaStreamDestroy(device->stream);
     delete device;
 }
@@ -288,6 +310,64 @@ int distlabCudaSynchronize(DistlabCudaDevice* device, char* message) {
 
 int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long long bytes, char* message) {
     return check(cudaMemsetAsync(destination, 0, bytes, device->stream), message, device, "zero");
+}
+
+int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* buffers, int ranks, long long count, int mean,
+                             char* message) {
+    if (ranks <= 1 || count <= 0) return 0;
+    for (int r = 1; r < ranks; ++r)
+        if (devices[r]->physical != devices[0]->physical)
+            return fail(message, devices[r], DISTLAB_CUDA_BAD_ARGUMENT, "ring all-reduce",
+                        "the ranks are on different physical GPUs (that is NCCL's case)");
+    const int n = ranks, steps = 2 * (n - 1);
+    auto wrap = [n](int chunk) { return ((chunk % n) + n) % n; };
+    // Step "-1" (parity 1): every rank's buffer is ready when the work queued before is done.
+    for (int r = 0; r < n; ++r) {
+        const int code = check(cudaEventRecord(devices[r]->ringEvents[1], devices[r]->stream), message, devices[r], "ring start");
+        if (code != 0) return code;
+    }
+    for (long long first = 0; first < count; first += kRingSegmentElements) {
+        const long long length = count - first < kRingSegmentElements ? count - first : kRingSegmentElements;
+        auto from = [&](int chunk) { return first + ringChunkBegin(length, n, wrap(chunk)); };
+        auto to = [&](int chunk) { return first + ringChunkBegin(length, n, wrap(chunk) + 1); };
+        for (int s = 0; s < steps; ++s) {
+            // Every rank waits for its predecessor's previous step (recorded with the other
+            // parity, which no rank re-records before the next step), then does its own.
+            for (int r = 0; r < n; ++r) {
+                DistlabCudaDevice* device = devices[r];
+                const int predecessor = wrap(r - 1);
+                int code = check(cudaStreamWaitEvent(device->stream, devices[predecessor]->ringEvents[(s + 1) % 2], 0), message,
+                                 device, "ring step");
+                if (code != 0) return code;
+                if (s < n - 1) {
+                    const int chunk = r - s - 1;  // reduce-scatter: add the predecessor's partial sum of this chunk
+                    const long long begin = from(chunk), size = to(chunk) - begin;
+                    if (size > 0) {
+                        addInto<<<blocksFor(size), kThreads, 0, device->stream>>>(buffers[r] + begin, buffers[predecessor] + begin, size);
+                        if (mean && s == n - 2) divideBy<<<blocksFor(size), kThreads, 0, device->stream>>>(buffers[r] + begin, float(n), size);
+                    }
+                } else {
+                    const int chunk = r - (s - (n - 1));  // all-gather: copy the predecessor's finished chunk
+                    const long long begin = from(chunk), size = to(chunk) - begin;
+                    if (size > 0)
+                        code = check(cudaMemcpyAsync(buffers[r] + begin, buffers[predecessor] + begin, size * sizeof(float),
+                                                     cudaMemcpyDeviceToDevice, device->stream),
+                                     message, device, "ring copy");
+                }
+                if (code == 0) code = check(cudaGetLastError(), message, device, "ring step");
+                if (code == 0) code = check(cudaEventRecord(device->ringEvents[s % 2], device->stream), message, device, "ring step");
+                if (code != 0) return code;
+            }
+        }
+        // The next segment's first step waits for the last one's events (parity (steps - 1) % 2 = 1).
+    }
+    // A rank's buffer is read by its successor until the successor's last step.
+    for (int r = 0; r < n; ++r) {
+        const int code = check(cudaStreamWaitEvent(devices[r]->stream, devices[wrap(r + 1)]->ringEvents[(steps - 1) % 2], 0), message,
+                               devices[r], "ring end");
+        if (code != 0) return code;
+    }
+    return 0;
 }
 
 int distlabCudaBeginCapture(DistlabCudaDevice* device, char* message) {

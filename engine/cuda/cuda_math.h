@@ -51,6 +51,15 @@ int distlabCudaSynchronize(DistlabCudaDevice* device, char* message);
 /* Sets `bytes` bytes of device memory to zero (queued on the stream). */
 int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long long bytes, char* message);
 
+/* Ring all-reduce (SUM, or MEAN when `mean` is nonzero) of one buffer per rank, the ranks logical
+ * GPUs of one physical GPU (NCCL refuses two ranks on one GPU): each rank's steps run on its own
+ * stream, a rank's step waiting for its predecessor's previous step by an event, as the CPU ring of
+ * engine/src/comm/in_process_algorithms.cpp does with progress counters. The chunks, segments and
+ * order of additions are the CPU ring's, so the results are the same bits. Queued on the streams;
+ * each rank's stream goes on only once its successor has read its buffer for the last time. */
+int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* buffers, int ranks, long long count, int mean,
+                             char* message);
+
 /* CUDA graphs: the work queued between BeginCapture and EndCapture is recorded, not run, and a
  * launch replays all of it at once, so a small model's step is not bound by launch overhead.
  * Nothing may be allocated while capturing (allocate first); the graph reads and writes the same

@@ -2,7 +2,8 @@
 // on fresh random inputs: the dense layer's forward and backward for every activation, in
 // float32 without TF32, within 1e-5 of the largest reference value; both losses; every optimizer
 // (engine/src/optim) over three steps; a whole training step against the one_device trainer, and
-// the same step replayed from a CUDA graph bit for bit; the caching allocator and
+// the same step replayed from a CUDA graph bit for bit; the ring all-reduce over logical GPUs of
+// one physical GPU against the CPU ring bit for bit; the caching allocator and
 // a logical GPU's memory limit with the clear out-of-memory message. Plain C++ (no Qt), so it runs
 // on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
 #include <algorithm>
@@ -12,10 +13,12 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_math.h"
 #include "device_query.h"
+#include "distlab/comm/in_process_group.hpp"
 #include "distlab/data/batch_sampler.hpp"
 #include "distlab/distribute/mirrored_trainer.hpp"
 #include "distlab/optim/optimizer.hpp"
@@ -361,6 +364,52 @@ void aTrainingStepMatchesTheCpuEngine(DistlabCudaDevice* device) {
     std::printf("  one step (7 kernels and 3 products): eager %.1f us, graph %.1f us (%.1fx)\n", eagerUs, graphUs, eagerUs / graphUs);
 }
 
+/// Logical GPUs on one physical GPU all-reduce over device memory with the CPU ring's schedule:
+/// the same bits as the engine's in-process ring on the same random values, SUM and MEAN.
+void ringOverLogicalGpusMatchesTheCpuRing() {
+    std::mt19937 random(7);
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    for (int ranks = 1; ranks <= 6; ++ranks) {
+        std::vector<DistlabCudaDevice*> devices(static_cast<std::size_t>(ranks), nullptr);
+        for (int r = 0; r < ranks; ++r)
+            if (distlabCudaOpen(r, 0, 0, &devices[static_cast<std::size_t>(r)], message) != 0) return expect(false, message);
+        for (const long long count : {1LL, 7LL, 1000LL, 300001LL})
+            for (const bool mean : {false, true}) {
+                std::vector<std::vector<float>> values;
+                for (int r = 0; r < ranks; ++r) values.push_back(randomValues(static_cast<std::size_t>(count), random));
+                // The CPU ring, one thread per rank.
+                auto expected = values;
+                distlab::InProcessGroup group(ranks, distlab::CrossDeviceOps::Ring);
+                std::vector<std::thread> threads;
+                for (int r = 0; r < ranks; ++r)
+                    threads.emplace_back([&, r] {
+                        group.communicator(r).allReduce(expected[static_cast<std::size_t>(r)],
+                                                        mean ? distlab::ReduceOp::Mean : distlab::ReduceOp::Sum).wait();
+                    });
+                for (auto& thread : threads) thread.join();
+                // The GPU ring.
+                std::vector<Buffers> buffers;
+                buffers.reserve(static_cast<std::size_t>(ranks));
+                std::vector<float*> pointers;
+                for (int r = 0; r < ranks; ++r) {
+                    buffers.emplace_back(devices[static_cast<std::size_t>(r)]);
+                    pointers.push_back(buffers.back().upload(values[static_cast<std::size_t>(r)]));
+                }
+                if (distlabCudaRingAllReduce(devices.data(), pointers.data(), ranks, count, mean ? 1 : 0, message) != 0)
+                    return expect(false, message);
+                bool same = true;
+                for (int r = 0; r < ranks; ++r)
+                    same = same && buffers[static_cast<std::size_t>(r)].download(pointers[static_cast<std::size_t>(r)],
+                                                                                  static_cast<std::size_t>(count)) ==
+                                       expected[static_cast<std::size_t>(r)];
+                expect(same, "ring over " + std::to_string(ranks) + " logical GPUs, " + std::to_string(count) + " values, " +
+                                 (mean ? "mean" : "sum") + ": not the CPU ring's bits");
+            }
+        std::printf("  ring all-reduce over %d logical GPUs of gpu 0: %s\n", ranks, failures == 0 ? "the CPU ring's bits" : "differs");
+        for (DistlabCudaDevice* device : devices) distlabCudaClose(device);
+    }
+}
+
 void allocatorCachesAndCounts(DistlabCudaDevice* device) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     DistlabCudaMemoryStats before{}, after{};
@@ -440,6 +489,7 @@ int main() {
     lossesMatchTheCpu(device, random);
     allocatorCachesAndCounts(device);
     aTrainingStepMatchesTheCpuEngine(device);
+    ringOverLogicalGpusMatchesTheCpuRing();
     distlabCudaClose(device);
     aLogicalLimitGivesAClearError(0);
     std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
