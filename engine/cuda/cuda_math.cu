@@ -370,6 +370,49 @@ int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* bu
     return 0;
 }
 
+struct DistlabCudaEvent {
+    const DistlabCudaDevice* device = nullptr;
+    cudaEvent_t event = nullptr;
+};
+
+int distlabCudaRecord(DistlabCudaDevice* device, DistlabCudaEvent** event, char* message) {
+    *event = nullptr;
+    auto* recorded = new DistlabCudaEvent{device, nullptr};
+    int code = check(cudaEventCreateWithFlags(&recorded->event, cudaEventDisableTiming), message, device, "cannot create an event");
+    if (code == 0) code = check(cudaEventRecord(recorded->event, device->stream), message, device, "cannot record an event");
+    if (code != 0) {
+        distlabCudaEventDestroy(recorded);
+        return code;
+    }
+    *event = recorded;
+    return 0;
+}
+
+int distlabCudaEventDone(DistlabCudaEvent* event, char* message) {
+    const cudaError_t state = cudaEventQuery(event->event);
+    if (state == cudaSuccess) return 1;
+    if (state == cudaErrorNotReady) return 0;
+    return -check(state, message, event->device, "event");
+}
+
+int distlabCudaEventWait(DistlabCudaEvent* event, char* message) {
+    return check(cudaEventSynchronize(event->event), message, event->device, "waiting for the GPU");
+}
+
+void distlabCudaEventDestroy(DistlabCudaEvent* event) {
+    if (event == nullptr) return;
+    if (event->event != nullptr) cudaEventDestroy(event->event);
+    delete event;
+}
+
+int distlabCudaStreamWait(DistlabCudaDevice* device, DistlabCudaEvent* event, char* message) {
+    return check(cudaStreamWaitEvent(device->stream, event->event, 0), message, device, "stream wait");
+}
+
+int distlabCudaCopy(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes, char* message) {
+    return check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, device->stream), message, device, "copy");
+}
+
 int distlabCudaBeginCapture(DistlabCudaDevice* device, char* message) {
     return check(cudaStreamBeginCapture(device->stream, cudaStreamCaptureModeThreadLocal), message, device, "begin graph capture");
 }

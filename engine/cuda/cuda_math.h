@@ -60,6 +60,19 @@ int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long 
 int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* buffers, int ranks, long long count, int mean,
                              char* message);
 
+/* A point on a device's stream: done once the work queued before it is. */
+typedef struct DistlabCudaEvent DistlabCudaEvent;
+int distlabCudaRecord(DistlabCudaDevice* device, DistlabCudaEvent** event, char* message);
+/* 1 when done, 0 when not yet, negative on an error (then `message` says which). Never blocks. */
+int distlabCudaEventDone(DistlabCudaEvent* event, char* message);
+/* Blocks until done. */
+int distlabCudaEventWait(DistlabCudaEvent* event, char* message);
+void distlabCudaEventDestroy(DistlabCudaEvent* event);
+/* Queues on `device`'s stream a wait for `event` (recorded on another logical GPU's stream). */
+int distlabCudaStreamWait(DistlabCudaDevice* device, DistlabCudaEvent* event, char* message);
+/* Queues a device-to-device copy on `device`'s stream. */
+int distlabCudaCopy(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes, char* message);
+
 /* CUDA graphs: the work queued between BeginCapture and EndCapture is recorded, not run, and a
  * launch replays all of it at once, so a small model's step is not bound by launch overhead.
  * Nothing may be allocated while capturing (allocate first); the graph reads and writes the same

@@ -3,7 +3,8 @@
 // float32 without TF32, within 1e-5 of the largest reference value; both losses; every optimizer
 // (engine/src/optim) over three steps; a whole training step against the one_device trainer, and
 // the same step replayed from a CUDA graph bit for bit; the ring all-reduce over logical GPUs of
-// one physical GPU against the CPU ring bit for bit; the caching allocator and
+// one physical GPU against the CPU ring bit for bit, directly and through the Communicator of a
+// LogicalGpuGroup (a thread per rank, Work handles in flight); the caching allocator and
 // a logical GPU's memory limit with the clear out-of-memory message. Plain C++ (no Qt), so it runs
 // on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include "distlab/distribute/mirrored_trainer.hpp"
 #include "distlab/optim/optimizer.hpp"
 #include "trainer_fixtures.hpp"
+#include "comm/logical_gpu_group.hpp"
 #include "model/dense_kernels.hpp"
 
 namespace {
@@ -410,6 +412,54 @@ void ringOverLogicalGpusMatchesTheCpuRing() {
     }
 }
 
+/// The same ring behind the Communicator interface: a thread per logical GPU, Work handles in
+/// flight until the rank's stream is through; then a broadcast from rank 2.
+void logicalGpuCommunicators() {
+    constexpr int kRanks = 4;
+    constexpr long long kCount = 100003;
+    distlab::LogicalGpuGroup group(kRanks, 0, 0);
+    std::mt19937 random(11);
+    std::vector<std::vector<float>> values, expected;
+    for (int r = 0; r < kRanks; ++r) values.push_back(randomValues(kCount, random));
+    expected = values;
+    {
+        distlab::InProcessGroup cpu(kRanks, distlab::CrossDeviceOps::Ring);
+        std::vector<std::thread> threads;
+        for (int r = 0; r < kRanks; ++r)
+            threads.emplace_back([&, r] { cpu.communicator(r).allReduce(expected[r], distlab::ReduceOp::Sum).wait(); });
+        for (auto& thread : threads) thread.join();
+    }
+    std::vector<std::vector<float>> reduced(kRanks), broadcast(kRanks);
+    std::vector<int> sawInFlight(kRanks, 0);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRanks; ++r)
+        threads.emplace_back([&, r] {
+            Buffers buffers(group.device(r));
+            float* buffer = buffers.upload(values[r]);
+            distlab::Work work = group.communicator(r).allReduce(std::span<float>(buffer, kCount), distlab::ReduceOp::Sum);
+            sawInFlight[r] = work.test() ? 0 : 1;
+            work.wait();
+            reduced[r] = buffers.download(buffer, kCount);
+            std::vector<float> mine(kCount, float(r));
+            char message[DISTLAB_CUDA_MESSAGE_SIZE];
+            distlabCudaUpload(group.device(r), buffer, mine.data(), kCount * sizeof(float), message);
+            group.communicator(r).broadcast(std::span<float>(buffer, kCount), 2).wait();
+            broadcast[r] = buffers.download(buffer, kCount);
+        });
+    for (auto& thread : threads) thread.join();
+    bool same = true, rootEverywhere = true;
+    for (int r = 0; r < kRanks; ++r) {
+        same = same && reduced[r] == expected[r];
+        rootEverywhere = rootEverywhere && broadcast[r] == std::vector<float>(kCount, 2.0f);
+    }
+    int inFlight = 0;
+    for (int seen : sawInFlight) inFlight += seen;
+    std::printf("  logical-GPU communicators: all-reduce %s, broadcast %s, %d of %d calls returned in flight\n",
+                same ? "the CPU ring's bits" : "DIFFERS", rootEverywhere ? "every rank has the root's" : "WRONG", inFlight, kRanks);
+    expect(same, "logical-GPU all-reduce: not the CPU ring's bits");
+    expect(rootEverywhere, "logical-GPU broadcast: not the root's values everywhere");
+}
+
 void allocatorCachesAndCounts(DistlabCudaDevice* device) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     DistlabCudaMemoryStats before{}, after{};
@@ -490,6 +540,7 @@ int main() {
     allocatorCachesAndCounts(device);
     aTrainingStepMatchesTheCpuEngine(device);
     ringOverLogicalGpusMatchesTheCpuRing();
+    logicalGpuCommunicators();
     distlabCudaClose(device);
     aLogicalLimitGivesAClearError(0);
     std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
