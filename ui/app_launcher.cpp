@@ -1,5 +1,6 @@
 #include "app_launcher.hpp"
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
@@ -133,6 +134,7 @@ int runApp(int argc, char** argv) {
     QApplication::setApplicationDisplayName(QStringLiteral("DistLab"));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.distlab.DistLab"));  // Wayland: window <-> desktop entry and icon
     MainWindow window;
+    if (!options->report.isEmpty()) window.noLimitAction()->setChecked(true);  // --report measures full throughput
     if (options->config.isEmpty()) {
         window.startRun(MainWindow::defaultConfig(), options->autostart);
     } else {

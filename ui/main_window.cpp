@@ -12,6 +12,7 @@
 #include <QSlider>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolBox>
@@ -46,6 +47,7 @@ namespace distlab::ui {
 namespace {
 constexpr int kApplyDelayMs = 300;    // set-up edits apply after this pause (spin boxes fire per click)
 constexpr int kStatusEveryTicks = 3;  // the status bar updates at ~10 Hz
+constexpr int kWideWindow = 1600;     // narrower: the Explain dock folds into its toolbar button
 
 QString devicesSummary(const StrategyConfig& strategy) {
     if (strategy.devices.empty()) return QStringLiteral("cpu:0");
@@ -90,7 +92,6 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_tickLabel);
     m_applyTimer.setSingleShot(true);
     m_applyTimer.setInterval(kApplyDelayMs);
-    connect(&m_applyTimer, &QTimer::timeout, this, &MainWindow::applySetupNow);
     connectController();
     restoreSettings();
     onStateChanged(SessionState::Stopped);
@@ -189,8 +190,16 @@ void MainWindow::buildViews() {
         applySetupNow();  // asks to reset when steps were trained
     });
 #ifdef DISTLAB_HAVE_VARIABLE_LAB
-    m_views->addTab(new VariableLabPanel(m_views), tr("Variable lab"));
+    auto* variableLab = new VariableLabPanel(m_views);
+    setExplainKey(variableLab, QStringLiteral("view.variable_lab"));
+    m_views->addTab(variableLab, tr("Variable lab"));
 #endif
+    // Every tab stays visible: no scroll arrows hiding the last ones (tests/ui/test_layout.cpp).
+    m_views->tabBar()->setExpanding(false);
+    m_views->setUsesScrollButtons(false);
+    m_views->setElideMode(Qt::ElideNone);
+    // Tighter tabs than the style's default, so that all nine fit beside the set-up dock at 1280 px.
+    m_views->tabBar()->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 5px 9px; }"));
     setCentralWidget(m_views);
     // Every view can be saved as a picture from its context menu.
     for (int i = 0; i < m_views->count(); ++i) {
@@ -213,17 +222,30 @@ void MainWindow::buildDocks() {
     auto* setupDock = new QDockWidget(tr("Run set-up"), this);
     setupDock->setObjectName(QStringLiteral("runSetupDock"));
     setupDock->setWidget(m_setup);
-    setupDock->setMinimumWidth(380);
+    setupDock->setMinimumWidth(340);
     addDockWidget(Qt::LeftDockWidgetArea, setupDock);
     m_explain = new ExplainPanel(this);
     auto* explainDock = new QDockWidget(tr("Explain"), this);
+    m_explainDock = explainDock;
     explainDock->setObjectName(QStringLiteral("explainDock"));
     explainDock->setWidget(m_explain);
-    explainDock->setMinimumWidth(240);
+    // Narrow enough that a window with the dock shown can still be made 1280 px wide (and then
+    // folds it away, fitExplainDock).
+    explainDock->setMinimumWidth(160);
     addDockWidget(Qt::RightDockWidgetArea, explainDock);
     resizeDocks({setupDock, explainDock}, {400, 280}, Qt::Horizontal);
-    connect(m_setup, &RunSetupPanel::edited, this, &MainWindow::onSetupEdited);
+    // Explain follows the current tab (and, through its event filter, the control under the mouse).
+    connect(m_views, &QTabWidget::currentChanged, this, [this](int index) {
+        if (QWidget* view = m_views->widget(index); view != nullptr) m_explain->showTopic(explainKeyOf(view));
+    });
+    // The dock collapses to a toolbar button in a narrow window (fitExplainDock); a person who
+    // opens or closes it decides from then on.
+    QAction* toggle = explainDock->toggleViewAction();
+    toggle->setToolTip(tr("Show or hide the Explain panel"));
+    connect(toggle, &QAction::triggered, this, [this] { m_explainChosen = true; });
+        connect(m_setup, &RunSetupPanel::edited, this, &MainWindow::onSetupEdited);
     connect(m_setup, &RunSetupPanel::learningRateEdited, this, &MainWindow::onLearningRate);
+    connectSetupEdits();  // main_window_run.cpp
 }
 
 void MainWindow::buildToolBar() {
@@ -236,18 +258,7 @@ void MainWindow::buildToolBar() {
     bar->addAction(m_reset);
     for (QAction* action : {m_play, m_pause, m_step, m_reset}) setExplainKey(bar->widgetForAction(action), QStringLiteral("run.controls"));
     bar->addSeparator();
-    auto* speedTitle = new QLabel(tr(" Speed "), bar);
-    m_speed = new QSlider(Qt::Horizontal, bar);
-    m_speed->setObjectName(QStringLiteral("speedSlider"));
-    m_speed->setRange(0, 100);
-    m_speed->setValue(100);
-    m_speed->setFixedWidth(150);
-    m_speedLabel = new QLabel(bar);
-    m_speedLabel->setMinimumWidth(90);
-    for (QWidget* widget : {static_cast<QWidget*>(speedTitle), static_cast<QWidget*>(m_speed), static_cast<QWidget*>(m_speedLabel)}) {
-        setExplainKey(widget, QStringLiteral("run.speed"));
-        bar->addWidget(widget);
-    }
+    buildSpeedControls(bar);  // main_window_run.cpp
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Learning rate "), bar));
     m_learningRate = makeLearningRateBox(bar);
@@ -256,9 +267,10 @@ void MainWindow::buildToolBar() {
     bar->addSeparator();
     bar->addAction(m_open);
     bar->addAction(m_save);
+    bar->addSeparator();
+    bar->addAction(m_explainDock->toggleViewAction());
     connect(m_speed, &QSlider::valueChanged, this, &MainWindow::onSpeedSlider);
     connect(m_learningRate, &QDoubleSpinBox::valueChanged, this, &MainWindow::onLearningRate);
-    onSpeedSlider(m_speed->value());
 }
 
 void MainWindow::buildMenus() {
@@ -312,6 +324,24 @@ void MainWindow::saveSettings() {
     settings.setValue("views/setupPage", m_setup->pages().currentIndex());
 }
 
+void MainWindow::showEvent(QShowEvent* event) {
+    fitExplainDock();  // before the first layout: a narrow window never lays out the dock
+    QMainWindow::showEvent(event);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    fitExplainDock();
+}
+
+void MainWindow::fitExplainDock() {
+    // Below kWideWindow the views need the room: the Explain dock folds into its toolbar button
+    // (still following the tab and the controls), unless the person chose to show or hide it.
+    if (m_explainChosen || m_explainDock == nullptr || m_explainDock->isFloating()) return;
+    const bool wide = width() >= kWideWindow;
+    if (m_explainDock->isVisibleTo(this) != wide) m_explainDock->setVisible(wide);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
     m_applyTimer.stop();
@@ -322,7 +352,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::updateTitle() {
     const QString name = QString::fromStdString(m_controller->config().name);
-    setWindowTitle(m_controller->hasRun() ? tr("DistLab — %1").arg(name) : tr("DistLab"));
+    // The run's name alone: the window system adds the application's display name ("name — DistLab"),
+    // and shows just "DistLab" for an empty title.
+    setWindowTitle(m_controller->hasRun() ? name : QString());
 }
 
 QString MainWindow::statusText() const { return m_statusLabel->text(); }

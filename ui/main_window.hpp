@@ -12,10 +12,12 @@
 #include "user_prompts.hpp"
 
 class QAction;
+class QDockWidget;
 class QDoubleSpinBox;
 class QLabel;
 class QSlider;
 class QTabWidget;
+class QToolBar;
 
 namespace distlab::ui {
 
@@ -79,16 +81,25 @@ public:
     ComparisonDialog* comparisonDialog() const { return m_comparison; }
     QAction* compareAction() const { return m_compare; }
     ExplainPanel& explainPanel() const { return *m_explain; }
+    QDockWidget& explainDock() const { return *m_explainDock; }
     QAction* playAction() const { return m_play; }
     QAction* pauseAction() const { return m_pause; }
     QAction* stepAction() const { return m_step; }
     QAction* resetAction() const { return m_reset; }
     QSlider& speedSlider() const { return *m_speed; }
+    /// A window opens at this pace (steps per second), one a person can follow; "no limit" is one click.
+    static constexpr double kDefaultStepsPerSecond = 20.0;
+    /// The toolbar's "No limit" toggle (checked: the speed slider at its right end).
+    QAction* noLimitAction() const { return m_noLimit; }
+    /// The pace and the run's length beside the speed slider ("20 steps/s · 2,000 steps ≈ 1:40").
+    QString speedText() const;
     QString statusText() const;
     QString currentFile() const { return m_currentFile; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildActions();
@@ -106,8 +117,17 @@ private:
     void onRunRejected(const QString& message);
     void onLearningRate(double rate);
     void onSpeedSlider(int position);
+    void buildSpeedControls(QToolBar* bar);
+    /// Set-up edits: applied after a pause in typing (applySetup(false)), the pending-edits note.
+    void connectSetupEdits();
+    /// Applies the set-up's edits: at once unless a run is training; then `ask` asks to start a
+    /// new run (a deliberate action: Play, Step, Compare, Save), otherwise the note says what waits.
+    void applySetup(bool ask);
+    void startNewRunWithEdits();
+    void updateSpeedText();
     void updateStatus();
     void updateTitle();
+    void fitExplainDock();
     void playClicked();
     void resetClicked();
     QString askSavePath(const QString& caption, const QString& filter, const QString& suffix);
@@ -118,6 +138,8 @@ private:
     UserPrompts m_prompts;
     RunSetupPanel* m_setup = nullptr;
     ExplainPanel* m_explain = nullptr;
+    QDockWidget* m_explainDock = nullptr;
+    bool m_explainChosen = false;  // the person showed or hid the Explain dock: no automatic folding
     QTabWidget* m_views = nullptr;
     LearningView* m_learning = nullptr;
     ReplicaView* m_replicas = nullptr;
@@ -145,6 +167,9 @@ private:
     QAction* m_savePng = nullptr;
     QSlider* m_speed = nullptr;
     QLabel* m_speedLabel = nullptr;
+    QAction* m_noLimit = nullptr;
+    int m_pacedPosition = 0;  // the slider's last position below "no limit"
+    bool m_setupEdited = false;  // edits not yet looked at (the timer is no longer active in its own timeout)
     QDoubleSpinBox* m_learningRate = nullptr;
     QLabel* m_statusLabel = nullptr;
     QLabel* m_tickLabel = nullptr;

@@ -10,13 +10,17 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTabWidget>
+#include <QToolBar>
+#include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 #include <distlab/io/checkpoint.hpp>
 #include <distlab/io/run_config_json.hpp>
 
 #include "bridge/session_controller.hpp"
+#include "panels/explanations.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/training_panel.hpp"
 #include "recent_files.hpp"
@@ -29,9 +33,22 @@ namespace {
 std::string local(const QString& path) { return QFile::encodeName(path).toStdString(); }
 
 // Slider positions 0..99 map to 0.5..1000 steps/s on a log scale; 100 means no limit.
+constexpr int kNoLimitPosition = 100;
 double speedOf(int position) {
-    if (position >= 100) return 0.0;
+    if (position >= kNoLimitPosition) return 0.0;
     return 0.5 * std::pow(2000.0, position / 99.0);
+}
+int positionOf(double stepsPerSecond) {
+    if (stepsPerSecond <= 0.0) return kNoLimitPosition;
+    return std::clamp(static_cast<int>(std::lround(99.0 * std::log(stepsPerSecond / 0.5) / std::log(2000.0))), 0, 99);
+}
+
+// "1 min 40 s", "2 h 47 min": how long a run takes at a pace.
+QString duration(double seconds) {
+    if (seconds < 60.0) return MainWindow::tr("%1 s").arg(std::max(1.0, std::round(seconds)));
+    const auto total = static_cast<qint64>(std::round(seconds));
+    if (total < 3600) return MainWindow::tr("%1 min %2 s").arg(total / 60).arg(total % 60);
+    return MainWindow::tr("%1 h %2 min").arg(total / 3600).arg(total / 60 % 60);
 }
 }  // namespace
 
@@ -41,14 +58,16 @@ void MainWindow::showError(const QString& title, const QString& message) {
 
 void MainWindow::startRun(const RunConfig& config, bool play) {
     m_applyTimer.stop();
+    m_setupEdited = false;
     m_setup->setConfig(config);
     m_setup->setProblem({});
+    m_setup->setPendingNote({});
     m_controller->restartRun(config, play);
 }
 
 void MainWindow::playClicked() {
     applySetupNow();
-    if (m_controller->state() == SessionState::Finished) {
+    if (m_controller->state() == SessionState::Finished && !m_controller->pendingConfig()) {
         // A finished run plays again from the start, as a media player would.
         m_controller->restartRun(m_controller->config(), true);
         return;
@@ -58,40 +77,104 @@ void MainWindow::playClicked() {
 
 void MainWindow::resetClicked() {
     m_applyTimer.stop();
+    m_setupEdited = false;
+    m_setup->setPendingNote({});
     RunConfig config = m_setup->draft(m_controller->config());
     if (!validateRunConfig(config, "set-up")) config = m_controller->config();
     const bool running = m_controller->state() == SessionState::Running;
     m_controller->restartRun(config, running);
 }
 
-void MainWindow::onSetupEdited() { m_applyTimer.start(); }
+void MainWindow::onSetupEdited() {
+    m_setupEdited = true;
+    m_applyTimer.start();
+}
 
-void MainWindow::applySetupNow() {
-    if (!m_applyTimer.isActive()) return;
+void MainWindow::connectSetupEdits() {
+    connect(&m_applyTimer, &QTimer::timeout, this, [this] { applySetup(/*ask=*/false); });
+    connect(m_setup, &RunSetupPanel::startNewRunRequested, this, &MainWindow::startNewRunWithEdits);
+    connect(m_setup, &RunSetupPanel::undoEditsRequested, this, [this] {
+        m_applyTimer.stop();
+        m_setupEdited = false;
+        m_setup->setPendingNote({});
+        m_setup->setProblem({});
+        m_setup->setConfig(m_controller->config());
+        m_controller->cancelPending();
+    });
+}
+
+void MainWindow::applySetupNow() { applySetup(/*ask=*/true); }
+
+void MainWindow::applySetup(bool ask) {
+    // Edits are applied once the typing pauses (the timer), or now for a deliberate action; edits
+    // that wait for a new run (the note is shown) are looked at again each time.
+    // (A single-shot timer is no longer active when its timeout runs: the flag, not the timer, says
+    // whether there are edits; before, edits that waited out the timer were never applied.)
+    if (!m_setupEdited && !m_applyTimer.isActive() && !m_setup->hasPendingNote()) return;
     m_applyTimer.stop();
+    m_setupEdited = false;
+    const RunConfig draft = m_setup->draft(m_controller->config());
+    if (Status valid = validateRunConfig(draft, "set-up"); !valid) {
+        m_setup->setProblem(QString::fromStdString(valid.error().message));
+        m_setup->setPendingNote({});
+        return;
+    }
+    m_setup->setProblem({});
+    if (m_controller->hasRun() && draft == m_controller->config()) {
+        // Back to what runs: a run still loading for an earlier edit must not replace it.
+        m_controller->cancelPending();
+        m_setup->setPendingNote({});
+        return;
+    }
+    if (m_controller->applyLive(draft)) {  // a worker's speed or the parameter-server mode
+        m_setup->setPendingNote({});
+        return;
+    }
+    const bool running = m_controller->state() == SessionState::Running;
+    if (!running) {
+        // Nothing is training: rebuild at once, as TensorFlow Playground does (steps trained so
+        // far are discarded; the panels always show what trains).
+        m_setup->setPendingNote({});
+        m_controller->loadRun(draft, false);
+        return;
+    }
+    const QStringList parts = changedParts(m_controller->config(), draft);
+    const std::int64_t steps = m_controller->stepsDone();
+    const QString what = QLocale().createSeparatedList(parts);
+    if (!ask) {
+        // While it trains, nothing is swapped behind the person's back: say what waits, and what
+        // applies now, and offer the new run in one click.
+        m_setup->setPendingNote(tr("The run goes on with the set-up it started with. Your edits to %1 need a new run "
+                                   "(the %2 step(s) trained so far are discarded): start it here, or with Play after a "
+                                   "pause. The learning rate, the speed and the worker speeds apply at once, without a "
+                                   "new run.").arg(what, QLocale().toString(steps)));
+        return;
+    }
+    const bool reset = m_prompts.confirm &&
+                       m_prompts.confirm(this, tr("Start a new run?"),
+                                         tr("Your edits to %1 need a new run: the %2 step(s) trained so far will be "
+                                            "discarded and training starts again from the seed. (The learning rate, the "
+                                            "speed and the worker speeds apply at once, without a new run.) Start the new "
+                                            "run now?").arg(what, QLocale().toString(steps)));
+    m_setup->setPendingNote({});
+    if (!reset) {
+        m_setup->setConfig(m_controller->config());  // back to what is running
+        return;
+    }
+    m_controller->loadRun(draft, running);
+}
+
+void MainWindow::startNewRunWithEdits() {
+    m_applyTimer.stop();
+    m_setupEdited = false;
     const RunConfig draft = m_setup->draft(m_controller->config());
     if (Status valid = validateRunConfig(draft, "set-up"); !valid) {
         m_setup->setProblem(QString::fromStdString(valid.error().message));
         return;
     }
-    m_setup->setProblem({});
-    if (m_controller->hasRun() && draft == m_controller->config()) return;
-    if (m_controller->applyLive(draft)) return;  // a worker's speed or the parameter-server mode
-    const SessionState state = m_controller->state();
-    const bool running = state == SessionState::Running;
-    const std::int64_t steps = m_controller->stepsDone();
-    if (steps > 0 || running) {
-        const bool reset = m_prompts.confirm &&
-                           m_prompts.confirm(this, tr("Reset the run?"),
-                                             tr("This change needs a new run: the %1 step(s) trained so far will be "
-                                                "discarded and training starts again from the seed. Reset now?")
-                                                 .arg(steps));
-        if (!reset) {
-            m_setup->setConfig(m_controller->config());  // back to what is running
-            return;
-        }
-    }
-    m_controller->loadRun(draft, running);
+    m_setup->setPendingNote({});
+    const bool running = m_controller->state() == SessionState::Running;
+    m_controller->loadRun(draft, running);  // the current run goes on until the new one has loaded
 }
 
 void MainWindow::onStateChanged(SessionState state) {
@@ -117,6 +200,7 @@ void MainWindow::onRunReplaced() {
     m_learningRate->setValue(m_controller->config().optimizer.learningRate);
     updateTitle();
     updateStatus();
+    updateSpeedText();
 }
 
 void MainWindow::onRunRejected(const QString& message) {
@@ -132,12 +216,65 @@ void MainWindow::onLearningRate(double rate) {
     m_learningRate->setValue(rate);
 }
 
+void MainWindow::buildSpeedControls(QToolBar* bar) {
+    auto* speedTitle = new QLabel(tr(" Speed "), bar);
+    m_speed = new QSlider(Qt::Horizontal, bar);
+    m_speed->setObjectName(QStringLiteral("speedSlider"));
+    m_speed->setRange(0, kNoLimitPosition);
+    m_pacedPosition = positionOf(kDefaultStepsPerSecond);
+    m_speed->setValue(m_pacedPosition);
+    m_speed->setFixedWidth(130);
+    m_speed->setToolTip(tr("Steps per second: 0.5 at the left end, no limit at the right end"));
+    m_noLimit = new QAction(tr("No limit"), this);
+    m_noLimit->setObjectName(QStringLiteral("noLimitAction"));
+    m_noLimit->setCheckable(true);
+    m_noLimit->setToolTip(tr("Train as fast as the machine can (click again to go back to the pace set with the slider)"));
+    m_speedLabel = new QLabel(bar);
+    m_speedLabel->setObjectName(QStringLiteral("speedLabel"));
+    m_speedLabel->setMinimumWidth(90);
+    for (QWidget* widget : {static_cast<QWidget*>(speedTitle), static_cast<QWidget*>(m_speed)}) {
+        setExplainKey(widget, QStringLiteral("run.speed"));
+        bar->addWidget(widget);
+    }
+    bar->addAction(m_noLimit);
+    setExplainKey(bar->widgetForAction(m_noLimit), QStringLiteral("run.speed"));
+    setExplainKey(m_speedLabel, QStringLiteral("run.speed"));
+    bar->addWidget(m_speedLabel);
+    connect(m_noLimit, &QAction::toggled, this, [this](bool noLimit) {
+        m_speed->setValue(noLimit ? kNoLimitPosition : m_pacedPosition);
+    });
+    onSpeedSlider(m_speed->value());
+}
+
 void MainWindow::onSpeedSlider(int position) {
     const double speed = speedOf(position);
+    if (position < kNoLimitPosition) m_pacedPosition = position;
     m_controller->setSpeedLimit(speed);
-    if (speed <= 0.0) m_speedLabel->setText(tr("no limit"));
-    else if (speed < 10.0) m_speedLabel->setText(tr("%1 steps/s").arg(speed, 0, 'f', 1));
-    else m_speedLabel->setText(tr("%1 steps/s").arg(std::round(speed)));
+    {
+        const QSignalBlocker blocker(m_noLimit);
+        m_noLimit->setChecked(speed <= 0.0);
+    }
+    updateSpeedText();
+}
+
+QString MainWindow::speedText() const { return m_speedLabel->text(); }
+
+void MainWindow::updateSpeedText() {
+    // The pace, and how long the whole run takes at it: a run of 200,000 updates is hours at a
+    // pace a person can follow, seconds without a limit.
+    const double speed = m_controller->speedLimit();
+    const QLocale locale;
+    QString pace;
+    if (speed <= 0.0) pace = tr("no limit");
+    else if (speed < 10.0) pace = tr("%1 steps/s").arg(speed, 0, 'f', 1);
+    else pace = tr("%1 steps/s").arg(std::round(speed));
+    const std::int64_t steps = m_controller->hasRun() ? m_controller->config().steps : 0;
+    QString length;
+    if (!m_controller->hasRun()) length = QString();
+    else if (steps <= 0) length = tr("run: until paused");
+    else if (speed <= 0.0) length = tr("run: %1 steps").arg(locale.toString(steps));
+    else length = tr("run: %1 steps ≈ %2").arg(locale.toString(steps), duration(double(steps) / speed));
+    m_speedLabel->setText(length.isEmpty() ? pace : tr("%1 · %2").arg(pace, length));
 }
 
 void MainWindow::openComparison() {
@@ -159,9 +296,11 @@ bool MainWindow::openConfig(const QString& path, bool play) {
         return false;
     }
     m_applyTimer.stop();
+    m_setupEdited = false;
     m_pendingFile = QFileInfo(path).absoluteFilePath();
     m_setup->setConfig(*config);
     m_setup->setProblem({});
+    m_setup->setPendingNote({});
     m_controller->loadRun(*config, play);
     return true;
 }

@@ -61,15 +61,25 @@ Status saveRunConfigFile(const RunConfig& config, const QString& path) {
 Status exportMetricsCsv(const RunHistory& history, const QString& path) {
     std::string text =
         "step,epoch,wall_seconds,loss,accuracy,learning_rate,step_ms,compute_ms,optimizer_ms,communication_ms,waiting_ms,"
-        "samples_per_second,test_loss,test_accuracy\n";
-    text.reserve(text.size() + history.rows().size() * 120);
-    for (const MetricRow& row : history.rows()) {
+        "samples_per_second,test_loss,test_accuracy";
+    // Parameter-server runs: whose gradient each update applied and how stale it was (as the CLI's metrics).
+    const bool parameterServers = history.isParameterServer();
+    text += parameterServers ? ",worker,staleness\n" : "\n";
+    const std::vector<MetricRow> rows = history.rows();
+    text.reserve(text.size() + rows.size() * 130);
+    for (const MetricRow& row : rows) {
         text += std::to_string(row.step);
         text += ',';
         text += std::to_string(row.epoch);
         for (double value : {row.wallSeconds, row.loss, row.accuracy, row.learningRate, row.stepMs, row.computeMs,
                              row.optimizerMs, row.communicationMs, row.waitingMs, row.samplesPerSecond, row.testLoss, row.testAccuracy}) {
             appendNumber(text, value);
+        }
+        if (parameterServers) {
+            text += ',';
+            text += std::to_string(row.worker);
+            text += ',';
+            text += std::to_string(row.staleness);
         }
         text += '\n';
     }
@@ -84,11 +94,12 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
     }
     auto writer = ChromeTraceWriter::open(local(path), runName.toStdString(), devices);
     if (!writer) return writer.error();
-    for (int i = 0; i < history.timelineCount(); ++i) {
+    // Every step the history keeps for the trace (the last RunHistory::kTraceSteps), not only the timeline's.
+    for (int i = 0; i < history.traceCount(); ++i) {
         for (int r = 0; r < history.replicaCount(); ++r) {
-            const ReplicaRecord& record = history.timelineRecord(i, r);
+            const TraceLane& record = history.traceLane(i, r);
             if (record.step == 0) continue;
-            for (const PhaseSpan& part : phaseSpans(stepTimes(record))) {
+            for (const PhaseSpan& part : phaseSpans(record.times)) {
                 if (part.endNs <= part.beginNs) continue;
                 TraceSpan span;
                 span.device = r;

@@ -16,15 +16,20 @@ QColor replicaColor(int replica) {
 }
 
 QColor phaseColor(Phase part) {
+    // Darker, fuller tones than any replica colour (Tableau 10 above): a lane's colour in the
+    // timeline, a replica's curve or bar never reads as compute, communication or waiting
+    // (tests/ui/test_views_agree.cpp keeps every pair at least kMinColourDistance apart).
     switch (part) {
-    case Phase::Compute: return QColor::fromRgb(0x4e79a7);
-    case Phase::Communication: return QColor::fromRgb(0xf28e2b);
-    case Phase::Waiting: return QColor::fromRgb(0xe15759);
-    case Phase::Optimizer: return QColor::fromRgb(0x59a14f);
-    case Phase::Idle: return QColor::fromRgb(0xbab0ac);
+    case Phase::Compute: return QColor::fromRgb(0x1f3f7a);
+    case Phase::Communication: return QColor::fromRgb(0xc06000);
+    case Phase::Waiting: return QColor::fromRgb(0xb2182b);
+    case Phase::Optimizer: return QColor::fromRgb(0x1b7837);
+    case Phase::Idle: return QColor::fromRgb(0xdcdcdc);
     }
     return Qt::gray;
 }
+
+QString phaseLabel(Phase part) { return QString::fromLatin1(phaseName(part)); }
 
 bool darkPalette() {
     const QPalette palette = QApplication::palette();

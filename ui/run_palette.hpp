@@ -2,6 +2,7 @@
 // Colours that mean the same thing in every view: replica i has one colour in the timeline, the
 // per-replica charts, the step-time bars and the variable lab. GUI thread only.
 #include <QColor>
+#include <QString>
 
 #include <distlab/telemetry/phase_split.hpp>
 
@@ -13,6 +14,11 @@ QColor replicaColor(int replica);
 /// Colours of the step's phases (the engine's phase split), shared by the timeline and the
 /// throughput view; phaseName() gives the words.
 QColor phaseColor(Phase phase);
+/// The phase's word in every legend (the engine's phaseName: "compute", ..., "idle"); each phase
+/// has its own entry everywhere (no view merges waiting and idle).
+QString phaseLabel(Phase phase);
+/// How far apart (RGB distance) every phase colour is from every replica colour.
+inline constexpr double kMinColourDistance = 60.0;
 
 /// True when the application palette is dark (views pick their own colours to match).
 bool darkPalette();

@@ -2,8 +2,12 @@
 // staleness, stragglers, lost workers and lost servers.
 #include <QtTest>
 
+#include <chrono>
+#include <thread>
+
 #include "distlab/distribute/parameter_server_trainer.hpp"
 #include "distlab/io/checkpoint.hpp"
+#include "distlab/session/training_session.hpp"
 #include "distribute/parameter_transport.hpp"
 #include "trainer_fixtures.hpp"
 
@@ -251,6 +255,63 @@ private slots:
         QCOMPARE(resumed.stepsDone(), std::int64_t{40});
         while (resumed.stepsDone() < 100) resumed.step();
         QCOMPARE(resumed.stepsDone(), std::int64_t{100});
+    }
+
+    // The session's speed limit slows every worker alike: workers at 0.19, 0.5 and 1.0 push in
+    // those ratios under a limit too (before, the session slept between updates, every worker's
+    // gradient waited in the inbox, all pushed at one rate and staleness was exactly N - 1).
+    void speedLimitKeepsTheWorkersSpeedRatios() {
+        RunConfig config;
+        config.seed = 4;
+        config.model.layers = {{"dense", 8, Activation::Tanh, ""}, {"dense", 2, Activation::Linear, ""}};
+        config.data.source = DataSource::Synthetic;
+        config.data.kind = SyntheticKind::Circle;
+        config.data.samples = 400;
+        config.data.globalBatchSize = 10;
+        config.strategy.type = StrategyKind::ParameterServer;
+        config.strategy.workers = 3;
+        config.strategy.parameterServers = 1;
+        config.strategy.workerSpeed = {0.19, 0.5, 1.0};
+        config.steps = 0;
+        for (ParameterServerMode mode : {ParameterServerMode::Async, ParameterServerMode::Sync}) {
+            config.strategy.mode = mode;
+            const bool async = mode == ParameterServerMode::Async;
+            SessionOptions options;
+            options.evalIntervalSeconds = 60.0;
+            TrainingSession session(config, options, nullptr);
+            const double limit = 40.0;
+            session.setSpeedLimit(limit);
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+            while (session.state() == SessionState::Loading && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            QCOMPARE(session.state(), SessionState::Paused);
+            ParameterServerControls* controls = session.parameterServerControls();
+            QVERIFY(controls != nullptr);
+            const auto started = std::chrono::steady_clock::now();
+            session.play();
+            std::this_thread::sleep_for(std::chrono::milliseconds(4000));
+            session.pause();
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            QCOMPARE(controls->updateRateLimit(), limit);
+            std::int64_t pushed[3];
+            for (int w = 0; w < 3; ++w) pushed[w] = controls->workerStatus(w).gradients;
+            const QString counts = QString("%1: pushed %2, %3, %4 in %5 s, %6 updates")
+                                       .arg(async ? "async" : "sync").arg(pushed[0]).arg(pushed[1]).arg(pushed[2])
+                                       .arg(seconds, 0, 'f', 2).arg(session.stepsDone());
+            // The updates never outrun the limit.
+            QVERIFY2(double(session.stepsDone()) <= limit * seconds * 1.1 + 3, qPrintable(counts));
+            if (async) {
+                // Full speed: one gradient every 3 / 40 s; the others 0.5 and 0.19 times as often.
+                QVERIFY2(pushed[2] >= 25, qPrintable(counts));
+                const double half = double(pushed[1]) / double(pushed[2]), slow = double(pushed[0]) / double(pushed[2]);
+                QVERIFY2(std::abs(half - 0.5) <= 0.12, qPrintable(counts));
+                QVERIFY2(std::abs(slow - 0.19) <= 0.08, qPrintable(counts));
+            } else {
+                // Synchronous: an update waits for the slowest worker, 1 / (40 × 0.19) s.
+                QVERIFY2(session.stepsDone() >= 0.6 * limit * 0.19 * seconds, qPrintable(counts));
+                QVERIFY2(session.stepsDone() <= 1.3 * limit * 0.19 * seconds + 2, qPrintable(counts));
+            }
+        }
     }
 
     void asyncCircleLearns() {

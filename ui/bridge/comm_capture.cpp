@@ -62,8 +62,13 @@ QString CommCapture::refusal() const {
     }
 }
 
-bool CommCapture::captureNext() {
+bool CommCapture::captureNext(bool stepIfPaused) {
     if (m_controller.isNull()) return false;
+    if (busy() && stepIfPaused && !m_stepIfPaused) {
+        m_stepIfPaused = true;  // an armed capture: take its step now
+        poll();
+        return true;
+    }
     if (busy()) {
         m_message = tr("Waiting for the next all-reduce…");
         return false;
@@ -118,7 +123,9 @@ bool CommCapture::captureNext() {
     }
     m_session = session;
     m_stepRequested = false;
-    m_message = tr("Waiting for the next all-reduce…");
+    m_stepIfPaused = stepIfPaused;
+    m_message = stepIfPaused ? tr("Waiting for the next all-reduce…")
+                             : tr("Press Play or Step: the run's next all-reduce is captured as it happens.");
     emit changed();
     poll();
     return true;
@@ -140,7 +147,7 @@ void CommCapture::poll() {
     case SessionState::Stepping: break;
     case SessionState::Paused:
         // Paused (or paused since the capture began): take the one step the capture needs.
-        if (!m_stepRequested) {
+        if (!m_stepRequested && m_stepIfPaused) {
             m_stepRequested = true;
             controller.stepOnce();
         }

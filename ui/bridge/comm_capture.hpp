@@ -39,7 +39,10 @@ public:
 
     /// Starts capturing the current run's next all-reduce; returns false, with message() saying
     /// why, when the run has none to capture (one device, parameter servers, finished, loading).
-    bool captureNext();
+    /// `stepIfPaused` false arms the capture without stepping a paused run: it catches the run's
+    /// next step whenever it comes (the first step after Play). A later captureNext() while armed
+    /// takes that step at once.
+    bool captureNext(bool stepIfPaused = true);
     /// True between captureNext() and the captured() signal.
     bool busy() const { return m_session != nullptr; }
     /// The latest capture of the current run (empty before the first).
@@ -68,6 +71,7 @@ private:
     CrossDeviceOps m_algorithm = CrossDeviceOps::Ring;
     std::int64_t m_startStep = 0;
     bool m_stepRequested = false;
+    bool m_stepIfPaused = true;
     AllReduceCapture m_latest;
     QString m_message;
 };

@@ -100,10 +100,41 @@ void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& m
     m_splitHead[r] = (m_splitHead[r] + 1) % kSplitWindow;
 }
 
+const TraceLane& RunHistory::traceLane(int index, int replica) const {
+    const int slot = (m_traceHead - m_traceCount + index + kTraceSteps) % kTraceSteps;
+    return m_trace[static_cast<std::size_t>(slot) * static_cast<std::size_t>(m_replicas) + static_cast<std::size_t>(replica)];
+}
+
+double RunHistory::stepWallMs(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {
+    std::int64_t start = step.startNs;
+    std::int64_t end = step.endNs;
+    for (const ReplicaRecord* record : replicas) {
+        if (record == nullptr || !record->active) continue;
+        start = std::min(start, record->startNs);
+        end = std::max(end, record->stepEndNs);
+    }
+    return ms(end - start);
+}
+
+void RunHistory::addTrace(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {
+    if (m_trace.empty()) m_trace.resize(static_cast<std::size_t>(kTraceSteps) * static_cast<std::size_t>(m_replicas));
+    TraceLane* lanes = &m_trace[static_cast<std::size_t>(m_traceHead) * static_cast<std::size_t>(m_replicas)];
+    for (int r = 0; r < m_replicas; ++r) lanes[r].step = 0;
+    for (const ReplicaRecord* record : replicas) {
+        if (record == nullptr || !record->active || record->replica < 0 || record->replica >= m_replicas) continue;
+        lanes[record->replica] = TraceLane{step.step, stepTimes(*record)};
+    }
+    m_traceHead = (m_traceHead + 1) % kTraceSteps;
+    m_traceCount = std::min(m_traceCount + 1, kTraceSteps);
+}
+
 void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas, bool timeline) {
     ++m_version;
     ++m_stepsSeen;
     m_lastStep = step;
+    m_parameterServer = m_parameterServer || step.serverBusyNs > 0 || step.worker >= 0;
+    const double stepMs = stepWallMs(step, replicas);
+    m_lastStepMs = stepMs;
     const double x = static_cast<double>(step.step);
     const double wall = static_cast<double>(step.endNs) / kNsPerSecond;
     auto add = [&](GlobalSeries which, double value) {
@@ -113,7 +144,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     if (step.accuracy >= 0.0) add(GlobalSeries::TrainAccuracy, step.accuracy);
     else m_regression = true;
     add(GlobalSeries::LearningRate, step.learningRate);
-    add(GlobalSeries::StepMs, ms(step.endNs - step.startNs));
+    add(GlobalSeries::StepMs, stepMs);
     addThroughput(step, wall);
 
     // The timeline slot of this step; replicas that did not report keep step == 0.
@@ -132,7 +163,8 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     float watchedHigh = -watchedLow;
     int reported = 0;
     for (const ReplicaRecord* record : replicas) {
-        if (record == nullptr || record->replica < 0 || record->replica >= m_replicas) continue;
+        // Only lanes that took part (as splitStep): an asynchronous worker that did not contribute has no numbers.
+        if (record == nullptr || !record->active || record->replica < 0 || record->replica >= m_replicas) continue;
         const int r = record->replica;
         if (slotRecords != nullptr) slotRecords[r] = *record;
         addSplit(r, *record, mean, /*window=*/timeline);
@@ -153,11 +185,13 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         accumulate(mean, mean, 1.0 / reported - 1.0);
         add(GlobalSeries::ComputeMs, mean.computeMs);
         add(GlobalSeries::CommunicationMs, mean.communicationMs);
-        add(GlobalSeries::WaitingMs, mean.waitingMs + mean.idleMs);
+        add(GlobalSeries::WaitingMs, mean.waitingMs);
         add(GlobalSeries::OptimizerMs, mean.optimizerMs);
+        add(GlobalSeries::IdleMs, mean.idleMs);
         add(GlobalSeries::Divergence, watchedHigh - watchedLow);
     }
-    addRow(step, wall, mean);
+    addRow(step, wall, stepMs, mean);
+    addTrace(step, replicas);
     m_updates.add(step, replicas);
 }
 
@@ -200,7 +234,7 @@ void RunHistory::addThroughput(const StepRecord& step, double wall) {
     m_windowSamples = 0;
 }
 
-void RunHistory::addRow(const StepRecord& step, double wall, const StepSplit& mean) {
+void RunHistory::addRow(const StepRecord& step, double wall, double stepMs, const StepSplit& mean) {
     MetricRow row;
     row.step = step.step;
     row.epoch = step.epoch;
@@ -208,7 +242,7 @@ void RunHistory::addRow(const StepRecord& step, double wall, const StepSplit& me
     row.loss = step.loss;
     row.accuracy = step.accuracy >= 0.0 ? step.accuracy : kNaN;
     row.learningRate = step.learningRate;
-    row.stepMs = ms(step.endNs - step.startNs);
+    row.stepMs = stepMs;
     row.computeMs = mean.computeMs;
     row.optimizerMs = mean.optimizerMs;
     row.communicationMs = mean.communicationMs;
@@ -216,6 +250,17 @@ void RunHistory::addRow(const StepRecord& step, double wall, const StepSplit& me
     row.samplesPerSecond = m_samplesPerSecond;
     row.testLoss = kNaN;
     row.testAccuracy = kNaN;
+    row.worker = step.worker;
+    row.staleness = step.staleness;
+    // An evaluation drained before its step (the step waited a frame for a lane) lands here.
+    while (!m_pendingEvals.empty() && m_pendingEvals.front().step <= step.step) {
+        const EvalRecord& eval = m_pendingEvals.front();
+        if (eval.step == step.step) {
+            row.testLoss = eval.testLoss;
+            row.testAccuracy = eval.testAccuracy >= 0.0 ? eval.testAccuracy : kNaN;
+        }
+        m_pendingEvals.erase(m_pendingEvals.begin());
+    }
     if (m_recentRows.empty()) m_recentRows.resize(kRecentRows);
     if (m_recentCount == kRecentRows) {
         // The oldest recent row leaves the ring; every m_olderStride-th one is kept (each kept row
@@ -260,7 +305,12 @@ void RunHistory::addEval(const EvalRecord& eval) {
     if (eval.testAccuracy >= 0.0) {
         m_global[static_cast<std::size_t>(GlobalSeries::TestAccuracy)].append(x, wall, static_cast<float>(eval.testAccuracy));
     }
-    // The row of the evaluated step (usually the newest; search back a little).
+    // The row of the evaluated step (usually the newest; search back a little). A step not added
+    // yet (it waits for a lane's record) gets it when it comes.
+    if (m_recentCount == 0 || recentRow(m_recentCount - 1).step < eval.step) {
+        if (m_pendingEvals.size() < 64) m_pendingEvals.push_back(eval);
+        return;
+    }
     for (std::size_t back = 1; back <= m_recentCount && back <= 4096; ++back) {
         MetricRow& row = recentRow(m_recentCount - back);
         if (row.step > eval.step) continue;

@@ -17,7 +17,7 @@ namespace distlab::ui {
 /// Series of the whole run (one value per step, or per throughput window / evaluation).
 enum class GlobalSeries {
     TrainLoss, TrainAccuracy, TestLoss, TestAccuracy, SamplesPerSecond, StepsPerSecond,
-    StepMs, ComputeMs, CommunicationMs, WaitingMs, OptimizerMs, LearningRate, Divergence, Count
+    StepMs, ComputeMs, CommunicationMs, WaitingMs, OptimizerMs, IdleMs, LearningRate, Divergence, Count
 };
 /// Series kept for every replica.
 enum class ReplicaSeries { LocalLoss, GradNormBefore, GradNormAfter, Watched, Count };
@@ -47,14 +47,22 @@ struct MetricRow {
     double loss = 0.0;
     double accuracy = 0.0;
     double learningRate = 0.0;
-    double stepMs = 0.0;
-    double computeMs = 0.0;        ///< the phase split's means over the step's replicas, as the CLI's metrics
+    double stepMs = 0.0;           ///< RunHistory::stepWallMs: never less than the split's parts
+    double computeMs = 0.0;        ///< the phase split's means over the step's active replicas, as the CLI's metrics
     double optimizerMs = 0.0;
     double communicationMs = 0.0;
     double waitingMs = 0.0;        ///< waiting for peers plus idle
     double samplesPerSecond = 0.0;
     double testLoss = 0.0;
     double testAccuracy = 0.0;
+    std::int64_t worker = -1;      ///< parameter servers, async: whose gradient the update applied
+    std::int64_t staleness = 0;    ///< parameter servers: updates between the gradient's read and its apply
+};
+
+/// One lane of one step as the trace export keeps it (the phase split's timestamps).
+struct TraceLane {
+    std::int64_t step = 0;  ///< 0: the lane did not report the step
+    StepTimes times;
 };
 
 class RunHistory {
@@ -64,6 +72,8 @@ public:
     /// Steps averaged into each replica's StepSplit.
     static constexpr int kSplitWindow = 64;
     static_assert(kSplitWindow <= kTimelineSteps);
+    /// Steps kept for the Chrome trace export (every lane's timestamps; ~56 bytes a lane).
+    static constexpr int kTraceSteps = 8192;
 
     explicit RunHistory(int replicas);
 
@@ -87,6 +97,22 @@ public:
     /// Replica `replica`'s record of timeline step `index` (step == 0 when it was not reported).
     const ReplicaRecord& timelineRecord(int index, int replica) const;
 
+    /// Steps held for the trace export (<= kTraceSteps); index 0 is the oldest.
+    int traceCount() const { return m_traceCount; }
+    /// Lane `replica` of trace step `index` (step == 0 when it was not reported).
+    const TraceLane& traceLane(int index, int replica) const;
+
+    /// A step's wall time as every view and export shows it: from the earliest start of the step
+    /// or of an active lane's part of it to the step's end. For mirrored runs that is the step's
+    /// own span; for parameter servers it runs from the applied gradient's pull to its update, so
+    /// it is never less than the phase split's parts (an update's interval can be shorter than
+    /// the compute of the gradient it applied, computed while earlier updates were applied).
+    static double stepWallMs(const StepRecord& step, std::span<const ReplicaRecord* const> replicas);
+    /// stepWallMs of the newest step.
+    double lastStepMs() const { return m_lastStepMs; }
+    /// True once a step came from parameter servers (a server was busy applying it).
+    bool isParameterServer() const { return m_parameterServer; }
+
     /// The rows in step order: every step's for the recent 20,000 steps, evenly thinned before that
     /// (every 2nd, 4th, ... step; under 50,000 rows in all). Built on each call (for export).
     std::vector<MetricRow> rows() const;
@@ -106,7 +132,8 @@ public:
 private:
     void addThroughput(const StepRecord& step, double wall);
     void addSplit(int replica, const ReplicaRecord& record, StepSplit& mean, bool window);
-    void addRow(const StepRecord& step, double wall, const StepSplit& mean);
+    void addRow(const StepRecord& step, double wall, double stepMs, const StepSplit& mean);
+    void addTrace(const StepRecord& step, std::span<const ReplicaRecord* const> replicas);
     MetricRow& recentRow(std::size_t index);
 
     int m_replicas;
@@ -129,6 +156,12 @@ private:
     std::vector<MetricRow> m_olderRows;
     std::int64_t m_olderStride = 1;
     std::int64_t m_rowsEvicted = 0;
+    std::vector<TraceLane> m_trace;  // [slot * replicas + replica], allocated on first use
+    int m_traceHead = 0;
+    int m_traceCount = 0;
+    std::vector<EvalRecord> m_pendingEvals;  // evaluations drained before their step
+    double m_lastStepMs = 0.0;
+    bool m_parameterServer = false;
     StepRecord m_lastStep;
     std::int64_t m_stepsSeen = 0;
     std::int64_t m_trainingStartNs = -1;  // the first step's start

@@ -1,5 +1,6 @@
 #include "bridge/session_controller.hpp"
 
+#include <QLocale>
 #include <QMetaObject>
 
 #include <algorithm>
@@ -53,6 +54,7 @@ struct SessionController::Run {
     std::uint64_t id;
     RunConfig config;
     bool playWhenLoaded = false;
+    bool stepWhenLoaded = false;
     bool loaded = false;
     QString error;
     RunHistory history;
@@ -89,9 +91,17 @@ std::unique_ptr<SessionController::Run> SessionController::makeRun(const RunConf
 }
 
 void SessionController::loadRun(const RunConfig& config, bool playWhenLoaded) {
+    if (m_pending && m_pending->config == config) {  // already loading: keep it (and a Play asked meanwhile)
+        m_pending->playWhenLoaded = m_pending->playWhenLoaded || playWhenLoaded;
+        return;
+    }
     m_pending.reset();  // a newer request supersedes one still loading
     m_pending = makeRun(config, playWhenLoaded);
 }
+
+void SessionController::cancelPending() { m_pending.reset(); }
+
+const RunConfig* SessionController::pendingConfig() const { return m_pending ? &m_pending->config : nullptr; }
 
 void SessionController::restartRun(const RunConfig& config, bool playWhenLoaded) {
     m_pending.reset();
@@ -155,6 +165,7 @@ void SessionController::onRunState(std::uint64_t runId, SessionState newState) {
     if (!m_current->loaded && newState != SessionState::Loading && newState != SessionState::Failed) {
         m_current->loaded = true;
         requestPoints();
+        if (m_current->stepWhenLoaded && !m_current->playWhenLoaded) m_current->session->stepOnce();
         if (m_current->playWhenLoaded) m_current->session->play();
     }
     emit stateChanged(state());
@@ -221,7 +232,42 @@ void SessionController::pause() {
 }
 
 void SessionController::stepOnce() {
-    if (m_current) m_current->session->stepOnce();
+    // A run still loading replaces the current one soon: step that one, not the one it replaces.
+    if (m_pending) m_pending->stepWhenLoaded = true;
+    else if (m_current) m_current->session->stepOnce();
+}
+
+bool SessionController::isLive() const {
+    if (!m_current) return false;
+    const SessionState current = m_current->session->state();
+    return current != SessionState::Finished && current != SessionState::Stopped && current != SessionState::Failed;
+}
+
+ParameterServerControls* SessionController::liveControls(const QString& what) {
+    if (!m_current) return nullptr;
+    if (!isLive()) {
+        const SessionState current = m_current->session->state();
+        emit liveControlRefused(current == SessionState::Finished
+                                    ? tr("The run has finished (%1 steps): %2 acts only on a live run. Press Play to train again from the start.")
+                                          .arg(QLocale().toString(stepsDone()), what)
+                                    : tr("The run has ended: %1 acts only on a live run. Reset to train again.").arg(what));
+        return nullptr;
+    }
+    return parameterServerControls();
+}
+
+bool SessionController::killWorker(int worker) {
+    ParameterServerControls* controls = liveControls(tr("killing a worker"));
+    if (controls == nullptr || worker < 0 || worker >= controls->workerCount()) return false;
+    controls->killWorker(worker);
+    return true;
+}
+
+bool SessionController::setWorkerPaused(int worker, bool paused) {
+    ParameterServerControls* controls = liveControls(paused ? tr("pausing a worker") : tr("resuming a worker"));
+    if (controls == nullptr || worker < 0 || worker >= controls->workerCount()) return false;
+    controls->setWorkerPaused(worker, paused);
+    return true;
 }
 
 void SessionController::setLearningRate(double rate) {

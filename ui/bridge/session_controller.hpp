@@ -43,6 +43,10 @@ public:
     /// Loads `config` in a new session beside the current run; once loaded it replaces the current
     /// run (runReplaced) and plays if asked; if loading fails, runRejected and nothing changes.
     void loadRun(const RunConfig& config, bool playWhenLoaded);
+    /// Drops a requested run still loading (the set-up went back to the current run's).
+    void cancelPending();
+    /// The config of the run still loading, or null.
+    const RunConfig* pendingConfig() const;
     /// Stops the current run now and starts `config` from scratch (Reset). Emits runReplaced at once.
     void restartRun(const RunConfig& config, bool playWhenLoaded);
 
@@ -61,7 +65,10 @@ public:
 
     void play();
     void pause();
+    /// One step of the current run, or of the requested one once it has loaded.
     void stepOnce();
+    /// True while the current run can still act on a control: loading, paused, stepping or running.
+    bool isLive() const;
     /// Applies at the next step; kept for later runs.
     void setLearningRate(double rate);
     /// Steps per second, 0 for no limit; kept for later runs.
@@ -83,6 +90,11 @@ public:
     /// Worker `worker`'s speed factor in [0.1, 1] (a straggler at 0.5 takes twice as long).
     void setWorkerSpeed(int worker, double speed);
     void setParameterServerMode(ParameterServerMode mode);
+    /// Kills or pauses a worker of the current run. False, and nothing done, when the run has no
+    /// such worker or has already ended (finished, stopped, failed): a control never acts on a
+    /// run that is over (liveControlRefused says so).
+    bool killWorker(int worker);
+    bool setWorkerPaused(int worker, bool paused);
     /// Applies `draft` live when it differs from config() only in what a running parameter-server
     /// run can change (mode, worker speeds); returns false (nothing done) otherwise.
     bool applyLive(const RunConfig& draft);
@@ -118,6 +130,8 @@ signals:
     void pointsChanged();
     /// config() changed without a new run (a worker's speed, the parameter-server mode).
     void liveConfigChanged();
+    /// A live control reached a run that has already ended: `message` says so.
+    void liveControlRefused(const QString& message);
 
 private:
     struct Run;
@@ -130,6 +144,8 @@ private:
     void requestPoints();
     void takeReadyPoints();
     void applyWatched();
+    /// The current run's parameter-server controls while it is live; null (and liveControlRefused) otherwise.
+    ParameterServerControls* liveControls(const QString& what);
 
     std::unique_ptr<Run> m_current;
     std::unique_ptr<Run> m_pending;

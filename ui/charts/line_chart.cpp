@@ -1,6 +1,7 @@
 #include "charts/line_chart.hpp"
 
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QLabel>
 
 #include <algorithm>
@@ -157,6 +158,23 @@ void LineChart::fitAxes() {
         yHigh = std::max(yHigh, series.yHigh);
     }
     if (!std::isfinite(xLow)) return;
+    d.cutPeak = std::numeric_limits<double>::quiet_NaN();
+    if (d.ignoreSpikes && d.fixedLow > d.fixedHigh) {
+        // The 98th percentile of every point: a spike or two (a page fault, a scheduler tick) may
+        // not set the scale of a chart whose steps take a few microseconds.
+        d.scratch.clear();
+        for (const Impl::Series& series : d.series)
+            for (const QPointF& point : series.points) d.scratch.push_back(point.y());
+        if (d.scratch.size() >= 20) {
+            const auto k = static_cast<std::ptrdiff_t>(static_cast<double>(d.scratch.size() - 1) * 0.98);
+            std::nth_element(d.scratch.begin(), d.scratch.begin() + k, d.scratch.end());
+            const double cap = 2.0 * d.scratch[static_cast<std::size_t>(k)];
+            if (cap > yLow && yHigh > cap) {
+                d.cutPeak = yHigh;
+                yHigh = cap;
+            }
+        }
+    }
     double step = 0.25;
     if (d.fixedLow <= d.fixedHigh) {
         yLow = d.fixedLow;
@@ -196,6 +214,35 @@ std::pair<double, double> LineChart::stableXRange(double dataLow, double dataHig
         update();
     }
     return {d.xLow, d.xHigh};
+}
+
+void LineChart::setXRange(double low, double high) {
+    Impl& d = *m_impl;
+    if (!(high > low)) high = low + 1.0;
+    if (low == d.xLow && high == d.xHigh) return;
+    double niceLow = low;
+    double niceHigh = high;
+    const double step = ChartAxis::niceRange(niceLow, niceHigh);
+    d.xLow = low;
+    d.xHigh = high;
+    d.x.set(low, high, step);
+    d.layoutDirty = true;
+    update();
+}
+
+std::pair<double, double> LineChart::xRange() const { return {m_impl->xLow, m_impl->xHigh}; }
+
+std::pair<double, double> LineChart::yRange() const { return {m_impl->yLow, m_impl->yHigh}; }
+
+void LineChart::setIgnoreSpikes(bool on) { m_impl->ignoreSpikes = on; }
+
+double LineChart::cutPeak() const { return m_impl->cutPeak; }
+
+QString LineChart::title() const { return m_impl->title; }
+
+bool LineChart::titleFits() const {
+    if (m_impl->title.isEmpty()) return true;
+    return QFontMetricsF(m_impl->titleFont).horizontalAdvance(m_impl->title) <= width() - 2.0 * kChartMargin;
 }
 
 int LineChart::plotColumns() const {

@@ -49,6 +49,19 @@ public:
     void fitAxes();
     /// Fixes the y range instead of fitting it (e.g. accuracy in [0, 1]); low > high: fit again.
     void setFixedYRange(double low, double high);
+    /// Sets the x axis to [low, high] as given (a range shared with another chart; see stableXRange).
+    void setXRange(double low, double high);
+    /// The x and y axis ranges as last set ({0, 0}: never).
+    std::pair<double, double> xRange() const;
+    std::pair<double, double> yRange() const;
+    /// Fits the y axis to the bulk of the points instead of all of them: its top is at most twice
+    /// the 98th percentile, so a rare spike is cut at the top instead of flattening every other point.
+    void setIgnoreSpikes(bool on);
+    /// The highest y value of the last fit when it was cut off the top (NaN when nothing was).
+    double cutPeak() const;
+    QString title() const;
+    /// The title is drawn whole (not elided) at the chart's current width.
+    bool titleFits() const;
     /// Plot area width in pixels: the number of columns a renderer should produce.
     int plotColumns() const;
     /// Points handed to the chart so far (for tests).

@@ -13,12 +13,16 @@
 #include <QSize>
 #include <QString>
 
+#include <limits>
 #include <vector>
 
 #include "charts/chart_axis.hpp"
 #include "charts/line_chart.hpp"
 
 namespace distlab::ui {
+
+/// Space around the chart's frame, pixels.
+inline constexpr qreal kChartMargin = 6.0;
 
 struct LineChart::Impl {
     struct Series {
@@ -48,6 +52,9 @@ struct LineChart::Impl {
     double fixedLow = 1.0;
     double fixedHigh = 0.0;
     bool hasPoints = false;
+    bool ignoreSpikes = false;
+    double cutPeak = std::numeric_limits<double>::quiet_NaN();  // NaN when the last fit cut nothing
+    std::vector<double> scratch;
 
     // Look.
     QColor background;

@@ -12,7 +12,7 @@
 namespace distlab::ui {
 
 namespace {
-constexpr qreal kMargin = 6.0;
+constexpr qreal kMargin = kChartMargin;
 constexpr qreal kLegendMarker = 16.0;
 constexpr qreal kLegendGap = 14.0;
 constexpr qreal kThinWidth = 1.25;  // up to this width a curve is one polyline (the raster engine's fast path)

@@ -92,6 +92,12 @@ void StackedBarChart::setCategories(const QStringList& categories) {
     m_emptyLabel->setVisible(true);
 }
 
+QStringList StackedBarChart::seriesNames() const {
+    QStringList names;
+    for (const QBarSet* set : m_impl->series->barSets()) names.append(set->label());
+    return names;
+}
+
 void StackedBarChart::setValues(const QString& name, const QList<qreal>& values, const QColor& color) {
     QBarSet*& set = m_impl->sets[name];
     if (set == nullptr) {

@@ -30,6 +30,8 @@ public:
     void setValues(const QString& name, const QList<qreal>& values, const QColor& color);
     /// Fits the value axis to the longest bar.
     void fitAxis();
+    /// Names of the bar sets, in legend order.
+    QStringList seriesNames() const;
     /// Values handed over so far (for tests).
     std::int64_t valuesReceived() const { return m_valuesReceived; }
 

@@ -28,9 +28,12 @@ QHash<QString, Explanation> buildTable() {
     add("model.units", "Units", "<p>How many numbers this layer outputs. More units: more capacity and more "
         "parameters (inputs × units weights + units biases), so more compute and more bytes to reduce per step.</p>");
     add("model.activation", "Activation",
-        "<p>The non-linearity after the weighted sum. <b>relu</b> is the usual default for hidden layers; "
-        "<b>tanh</b> and <b>sigmoid</b> are smooth and bounded (nice on small 2-D problems); <b>linear</b> means "
-        "none (use it on the output layer: the loss applies softmax itself).</p>");
+        "<p>The non-linearity after the weighted sum; the engine offers exactly these five. <b>relu</b>, "
+        "max(0, x), is the usual default for hidden layers. <b>gelu</b> weighs x by the chance that a standard "
+        "normal value is below it (exact, with erf, as TensorFlow's <i>approximate=False</i> and PyTorch's "
+        "default): a smooth relu used by transformers. <b>tanh</b> and <b>sigmoid</b> are smooth and bounded "
+        "(nice on small 2-D problems). <b>linear</b> means none (use it on the output layer: the loss applies "
+        "softmax itself).</p>");
     add("model.loss", "Loss",
         "<p><b>softmax_cross_entropy</b> for classification: integer labels, one output unit per class. "
         "<b>mse</b> (mean squared error) for regression: one output unit per target value.</p>");
@@ -116,6 +119,12 @@ QHash<QString, Explanation> buildTable() {
     add("run.speed", "Speed limit", "<p>At most this many steps per second, so you can follow a run step by "
         "step. The limit applies at once; at the right end there is no limit.</p>");
     // Views
+    add("view.variable_lab", "Variable lab",
+        "<p>Try TensorFlow's distributed-variable rules by hand, without training: create a variable under a "
+        "strategy (<b>on_write</b> makes a mirrored variable, one copy per replica kept equal; <b>on_read</b> a "
+        "sync-on-read one, each replica changing its own copy), then apply assign, assign_add, assign_sub or "
+        "read in replica or cross-replica context.</p><p>Each card shows every copy and what a cross-replica "
+        "read returns; the log says which rule decided each outcome, or the error TensorFlow would raise.</p>");
     add("view.learning", "Learning curves",
         "<p>Training loss and accuracy of every step (of the batch just trained on) and test loss and accuracy "
         "of the live evaluations. The <b>smoothing</b> slider applies TensorBoard's debiased exponential moving "

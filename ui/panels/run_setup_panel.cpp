@@ -1,6 +1,9 @@
 #include "panels/run_setup_panel.hpp"
 
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QToolBox>
 #include <QVBoxLayout>
@@ -54,10 +57,34 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     m_problem->setWordWrap(true);
     m_problem->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; font-weight: bold; }"));
     m_problem->hide();
+    m_pending = new QFrame(this);
+    m_pending->setObjectName(QStringLiteral("setupPending"));
+    m_pending->setStyleSheet(QStringLiteral("#setupPending { background: #fff3cd; border: 1px solid #e0c36a; border-radius: 3px; }"));
+    m_pendingText = new QLabel(m_pending);
+    m_pendingText->setObjectName(QStringLiteral("setupPendingNote"));
+    m_pendingText->setWordWrap(true);
+    m_pendingText->setStyleSheet(QStringLiteral("QLabel { color: #5c4400; }"));
+    auto* startNew = new QPushButton(tr("Start a new run with these edits"), m_pending);
+    startNew->setObjectName(QStringLiteral("startNewRunButton"));
+    auto* undo = new QPushButton(tr("Undo edits"), m_pending);
+    undo->setObjectName(QStringLiteral("undoEditsButton"));
+    undo->setToolTip(tr("Show the set-up of the run that is training again"));
+    auto* pendingButtons = new QHBoxLayout();
+    pendingButtons->addWidget(startNew, 1);
+    pendingButtons->addWidget(undo);
+    auto* pendingLayout = new QVBoxLayout(m_pending);
+    pendingLayout->setContentsMargins(6, 6, 6, 6);
+    pendingLayout->addWidget(m_pendingText);
+    pendingLayout->addLayout(pendingButtons);
+    m_pending->hide();
+    connect(startNew, &QPushButton::clicked, this, &RunSetupPanel::startNewRunRequested);
+    connect(undo, &QPushButton::clicked, this, &RunSetupPanel::undoEditsRequested);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_pages, 1);
     layout->addWidget(m_problem);
+    layout->addWidget(m_pending);
 
     connect(m_model, &ModelPanel::edited, this, &RunSetupPanel::edited);
     connect(m_data, &DataPanel::edited, this, &RunSetupPanel::onDataEdited);
@@ -116,5 +143,30 @@ void RunSetupPanel::setProblem(const QString& problem) {
 }
 
 QString RunSetupPanel::problem() const { return m_problem->text(); }
+
+void RunSetupPanel::setPendingNote(const QString& note) {
+    m_pendingText->setText(note);
+    m_pending->setVisible(!note.isEmpty());
+}
+
+bool RunSetupPanel::hasPendingNote() const { return !m_pending->isHidden(); }
+
+QStringList changedParts(const RunConfig& a, const RunConfig& b) {
+    QStringList parts;
+    if (!(a.model == b.model)) parts.append(RunSetupPanel::tr("the model"));
+    if (!(a.data == b.data) || a.seed != b.seed) parts.append(RunSetupPanel::tr("the data"));
+    StrategyConfig sa = a.strategy, sb = b.strategy;
+    if (sa.type == StrategyKind::ParameterServer && sb.type == StrategyKind::ParameterServer) {
+        sb.mode = sa.mode;  // both apply live
+        sb.workerSpeed = sa.workerSpeed;
+    }
+    if (!(sa == sb)) parts.append(RunSetupPanel::tr("the strategy"));
+    OptimizerConfig oa = a.optimizer, ob = b.optimizer;
+    ob.learningRate = oa.learningRate;
+    if (!(oa == ob)) parts.append(RunSetupPanel::tr("the optimizer"));
+    if (a.steps != b.steps) parts.append(RunSetupPanel::tr("the number of steps"));
+    if (parts.isEmpty() && !(a == b)) parts.append(RunSetupPanel::tr("the run's settings"));
+    return parts;
+}
 
 }  // namespace distlab::ui

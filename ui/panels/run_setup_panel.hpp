@@ -2,6 +2,7 @@
 // The "Run set-up" dock: Model, Data, Strategy and Training pages, and a line naming what is
 // wrong with the edited set-up (it is applied only once valid). Keeps the output layer matched to
 // the data (units and loss) when the data changes.
+#include <QStringList>
 #include <QWidget>
 
 #include <distlab/io/run_config.hpp>
@@ -29,6 +30,10 @@ public:
     /// Shows what is wrong with the draft (empty: nothing).
     void setProblem(const QString& problem);
     QString problem() const;
+    /// Shows, under the pages, what the edits waiting for a new run are, with a button that starts
+    /// it and one that puts the running set-up back (empty: hidden).
+    void setPendingNote(const QString& note);
+    bool hasPendingNote() const;
 
     ModelPanel& modelPanel() const { return *m_model; }
     DataPanel& dataPanel() const { return *m_data; }
@@ -40,6 +45,10 @@ signals:
     /// Something that needs a new run changed.
     void edited();
     void learningRateEdited(double rate);
+    /// "Start a new run with these edits" was clicked.
+    void startNewRunRequested();
+    /// "Undo edits" was clicked: show the running set-up again.
+    void undoEditsRequested();
 
 private:
     void onDataEdited();
@@ -51,7 +60,13 @@ private:
     StrategyPanel* m_strategy;
     TrainingPanel* m_training;
     QLabel* m_problem;
+    QWidget* m_pending;
+    QLabel* m_pendingText;
 };
+
+/// The parts of the set-up that differ between `a` and `b` ("the model", "the strategy", ...),
+/// leaving out what applies live (the learning rate, a parameter-server run's mode and worker speeds).
+QStringList changedParts(const RunConfig& a, const RunConfig& b);
 
 /// The output units and loss the data of `data` needs, when known without loading it (synthetic,
 /// Fashion-MNIST, random); units = 0 when unknown (CSV, IDX).

@@ -40,16 +40,17 @@ VariableLabPanel::VariableLabPanel(QWidget* parent) : QWidget(parent) {
     m_opBar = new OpBar(opGroup);
     auto* opLayout = new QVBoxLayout(opGroup);
     opLayout->addWidget(m_opBar);
-    auto* top = new QWidget(this);
-    auto* topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(buildCardsArea(), 1);
-    topLayout->addWidget(opGroup);
+    // Cards, the op bar and the log each get their own part of the splitter: the cards keep at
+    // least one card's height whatever the op bar and the log need.
+    QWidget* cardsArea = buildCardsArea();
+    cardsArea->setMinimumHeight(180);
     auto* right = new QSplitter(Qt::Vertical, this);
-    right->addWidget(top);
+    right->addWidget(cardsArea);
+    right->addWidget(opGroup);
     right->addWidget(buildLogArea());
     right->setStretchFactor(0, 3);
-    right->setStretchFactor(1, 2);
+    right->setStretchFactor(1, 0);
+    right->setStretchFactor(2, 1);
     right->setChildrenCollapsible(false);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -124,9 +125,11 @@ QWidget* VariableLabPanel::buildCardsArea() {
     m_cardsLayout->addWidget(m_emptyCards);
     m_cardsLayout->addStretch(1);
     auto* scroll = new QScrollArea(area);
+    scroll->setObjectName(QStringLiteral("varlabCardsScroll"));
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(cards);
+    m_cardsScroll = scroll;
     auto* layout = new QVBoxLayout(area);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(heading(tr("Variables (click a card to target it)"), area));
@@ -221,6 +224,7 @@ VariableOpResult VariableLabPanel::applyOp(const QString& name, const VariableOp
         outcome = tr("copies %1 → %2").arg(valuesText(variable, before), valuesText(variable, result.replicaValues));
     }
     logEntry(title, outcome, QString::fromStdString(result.rule), !result.ok);
+    m_cardsScroll->ensureWidgetVisible(entry->card, 0, 0);  // the card the op changed stays in view
     return result;
 }
 

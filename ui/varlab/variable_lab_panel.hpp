@@ -14,6 +14,7 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace distlab::ui {
@@ -86,6 +87,7 @@ private:
     OpLog* m_log;
     QWidget* m_opGroup;
     QVBoxLayout* m_cardsLayout;
+    QScrollArea* m_cardsScroll = nullptr;
     QLabel* m_emptyCards;
     QPushButton* m_clearLog;
     QPushButton* m_reset;

@@ -12,7 +12,20 @@
 
 namespace distlab::ui {
 
-qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis axis, int pointBudget) {
+std::pair<double, double> sharedXRange(LineChart& owner, const std::vector<const DecimatedSeries*>& series, XAxis axis) {
+    double low = std::numeric_limits<double>::infinity();
+    double high = -low;
+    for (const DecimatedSeries* one : series) {
+        if (one == nullptr || one->empty()) continue;
+        low = std::min(low, one->first().x(axis));
+        high = std::max(high, one->last().x(axis));
+    }
+    if (!(low <= high)) return {0.0, 1.0};
+    return owner.stableXRange(low, high);
+}
+
+qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis axis, int pointBudget,
+                    const std::pair<double, double>* xRange) {
     RenderWindow window;
     window.axis = axis;
     window.xMin = std::numeric_limits<double>::infinity();
@@ -22,7 +35,10 @@ qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis ax
         window.xMin = std::min(window.xMin, curve.series->first().x(axis));
         window.xMax = std::max(window.xMax, curve.series->last().x(axis));
     }
-    if (!(window.xMin <= window.xMax)) {
+    if (xRange != nullptr) {
+        std::tie(window.xMin, window.xMax) = *xRange;
+        chart.setXRange(window.xMin, window.xMax);
+    } else if (!(window.xMin <= window.xMax)) {
         window.xMin = 0.0;
         window.xMax = 1.0;
     } else {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <distlab/io/run_config.hpp>
@@ -31,8 +32,13 @@ struct Curve {
 /// half a microsecond each here), so a frame stays within its budget whatever the curve count.
 inline constexpr int kChartPointBudget = 3000;
 
-/// Draws every curve over the x range all of them cover; returns the points drawn in all.
-qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis axis, int pointBudget = kChartPointBudget);
+/// Draws every curve over the x range all of them cover (or over `xRange` when given: a range
+/// shared by several charts, see sharedXRange); returns the points drawn in all.
+qsizetype feedChart(LineChart& chart, const std::vector<Curve>& curves, XAxis axis, int pointBudget = kChartPointBudget,
+                    const std::pair<double, double>* xRange = nullptr);
+/// The x range that charts drawing `series` side by side share (so their axes end at the same
+/// step): `owner`'s stable range over all of them; {0, 1} when all are empty.
+std::pair<double, double> sharedXRange(LineChart& owner, const std::vector<const DecimatedSeries*>& series, XAxis axis);
 
 /// Shortest time between two feeds of one chart while its data keeps changing: about 11 Hz when
 /// the GUI has a core to itself, 5 Hz when it shares the cores with the replicas (every

@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -20,8 +21,11 @@ QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList&
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->verticalHeader()->setVisible(false);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // Columns as wide as their contents, never squeezed into elided slivers: a narrow view
+    // scrolls the table sideways instead (tests/ui/test_layout.cpp).
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     return table;
 }
 
@@ -91,8 +95,9 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
     if (m_devices->rowCount() != replicas) {
         m_devices->setRowCount(replicas);
         // As tall as its rows (at most 8 devices), so every device shows without scrolling.
+        // (room for the sideways scroll bar a narrow view shows, so it never hides the last device)
         m_devices->setFixedHeight(m_devices->horizontalHeader()->sizeHint().height() + m_devices->verticalHeader()->length() +
-                                  2 * m_devices->frameWidth());
+                                  2 * m_devices->frameWidth() + m_devices->horizontalScrollBar()->sizeHint().height());
     }
     for (int r = 0; r < replicas; ++r) {
         const std::int64_t meanNs = taken > 0 ? stats.totalCommunicationNs(r) / taken : 0;

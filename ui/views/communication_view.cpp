@@ -1,5 +1,6 @@
 #include "views/communication_view.hpp"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -13,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 #include "bridge/all_reduce_capture.hpp"
 #include "bridge/comm_capture.hpp"
@@ -74,7 +76,8 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     m_captureButton = new QPushButton(tr("Capture the next all-reduce"), this);
     m_captureButton->setObjectName(QStringLiteral("captureAllReduceButton"));
     m_captureButton->setToolTip(tr("Records the next step's all-reduce of the real gradients, with every replica's "
-                                   "buffer after each of its steps. A paused run takes one step to do it."));
+                                   "buffer after each of its steps. A paused run takes one step to do it. The first "
+                                   "all-reduce of a run is captured by itself, while its gradients are still large."));
     m_first = toolButton(this, QStyle::SP_MediaSkipBackward, tr("Back to the input"));
     m_back = toolButton(this, QStyle::SP_MediaSeekBackward, tr("Step back"));
     m_playButton = toolButton(this, QStyle::SP_MediaPlay, tr("Play the steps of the all-reduce"));
@@ -106,6 +109,12 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     m_valueNames->setWordWrap(true);
     m_valueNames->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     m_values->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_relative = new QCheckBox(tr("Relative to the largest"), this);
+    m_relative->setObjectName(QStringLiteral("commRelativeValues"));
+    m_relative->setChecked(true);
+    m_relative->setToolTip(tr("Show each value as a fraction of the largest gradient element any replica put in "
+                              "(late in a run gradients are tiny, 1e-7 and less); the exact value is in each cell's tooltip."));
+    connect(m_relative, &QCheckBox::toggled, this, [this] { fillValues(); });
     m_values->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_links = new CommLinkTable(this);
     m_bandwidth = new LineChart(this);
@@ -126,6 +135,7 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(m_strips, 1);
+    rightLayout->addWidget(m_relative);
     rightLayout->addWidget(m_values);
     rightLayout->addWidget(m_valueNames);
     auto* stepThrough = new QSplitter(Qt::Horizontal, this);
@@ -133,12 +143,20 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     stepThrough->addWidget(right);
     stepThrough->setStretchFactor(0, 2);
     stepThrough->setStretchFactor(1, 3);
-    auto* charts = new QWidget(this);
-    auto* chartsLayout = new QHBoxLayout(charts);
-    chartsLayout->setContentsMargins(0, 0, 0, 0);
-    chartsLayout->addWidget(m_links, 6);
-    chartsLayout->addWidget(m_bandwidth, 5);
-    chartsLayout->addWidget(m_share, 5);
+    // The tables beside the two charts in a splitter: the tables keep the width their columns need
+    // (they scroll sideways below it), the charts share the rest.
+    auto* chartPair = new QWidget(this);
+    auto* chartPairLayout = new QHBoxLayout(chartPair);
+    chartPairLayout->setContentsMargins(0, 0, 0, 0);
+    chartPairLayout->addWidget(m_bandwidth, 1);
+    chartPairLayout->addWidget(m_share, 1);
+    auto* charts = new QSplitter(Qt::Horizontal, this);
+    charts->setObjectName(QStringLiteral("commTablesAndCharts"));
+    charts->addWidget(m_links);
+    charts->addWidget(chartPair);
+    charts->setChildrenCollapsible(false);
+    charts->setStretchFactor(0, 0);
+    charts->setStretchFactor(1, 1);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(stepThrough);
     split->addWidget(charts);
@@ -167,6 +185,9 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     connect(m_capture, &CommCapture::changed, this, &CommunicationView::onCaptureChanged);
     // The statistics follow every step, shown or not; the charts redraw only while shown.
     connect(&controller, &SessionController::ticked, this, &CommunicationView::updateStats);
+    // As soon as a run has loaded (before its first step), not only at the next frame.
+    connect(&controller, &SessionController::stateChanged, this, [this] { armEarlyCapture(); });
+    connect(&controller, &SessionController::snapshotChanged, this, [this] { armEarlyCapture(); });
     connect(&controller, &SessionController::runReplaced, this, [this] {
         m_stats.reset();
         m_autoCaptureTried = false;
@@ -182,6 +203,7 @@ QTableWidget& CommunicationView::deviceTable() const { return m_links->devices()
 
 bool CommunicationView::captureNext() {
     pause();
+    m_playWhenCaptured = false;  // what the person asked for waits at its first frame
     const bool started = m_capture->captureNext();
     onCaptureChanged();
     return started;
@@ -214,6 +236,11 @@ void CommunicationView::onCaptured() {
     m_samples = chooseSamples(latest);
     m_strips->setMarkers(m_samples);
     m_frame = 0;
+    m_largest = 0.0;
+    if (latest.hasValues()) {
+        for (int r = 0; r < latest.ranks(); ++r)
+            for (const float value : latest.buffer(0, r)) m_largest = std::max(m_largest, static_cast<double>(std::abs(value)));
+    }
     if (latest.empty()) {
         m_summary->clear();
     } else {
@@ -235,7 +262,7 @@ void CommunicationView::onCaptured() {
     showFrame();
     m_framesToTable = 0;
     invalidate();
-    if (m_playWhenCaptured && !latest.empty()) play();  // the capture the view made by itself plays at once
+    if (m_playWhenCaptured && !latest.empty() && isVisible()) play();  // the capture the view made by itself plays at once
     m_playWhenCaptured = false;
 }
 
@@ -298,21 +325,51 @@ void CommunicationView::fillValues() {
                 sum += latest.value(0, r, element);
                 const int count = latest.contributions(m_frame, r, element);
                 const QColor fill = BufferStrips::contributionColor(count, ranks);
-                item->setText(latest.hasValues() ? QString::number(value, 'g', 5) : tr("%1/%2").arg(count).arg(ranks));
+                item->setText(latest.hasValues() ? valueText(value) : tr("%1/%2").arg(count).arg(ranks));
                 item->setBackground(fill);
                 item->setForeground(fill.lightness() < 140 ? QColor(Qt::white) : QColor(Qt::black));
-                item->setToolTip(tr("cpu:%1 holds %2 of the %3 replicas' contributions here").arg(r).arg(count).arg(ranks));
+                item->setToolTip(tr("cpu:%1 holds %2 of the %3 replicas' contributions here: %4")
+                                     .arg(r).arg(count).arg(ranks).arg(QString::number(value, 'g', 6)));
             } else {
-                item->setText(latest.hasValues() ? QString::number(sum, 'g', 5) : QString());
-                item->setToolTip(tr("What every replica holds once the all-reduce is done"));
+                item->setText(latest.hasValues() ? valueText(sum) : QString());
+                item->setToolTip(tr("What every replica holds once the all-reduce is done: %1").arg(QString::number(sum, 'g', 6)));
             }
             m_values->setItem(row, r, item);
         }
     }
-    m_valueNames->setText(tr("Values of %1 (marked above the strips).").arg(names.join(QStringLiteral(" · "))));
+    QString scale;
+    if (relativeValues()) scale = tr(", as fractions of the largest input element, %1").arg(QString::number(m_largest, 'g', 3));
+    m_valueNames->setText(tr("Values of %1 (marked above the strips)%2.").arg(names.join(QStringLiteral(" · ")), scale));
     // As tall as its rows (a few), so none hides behind a scroll bar.
     m_values->setFixedHeight(m_values->horizontalHeader()->sizeHint().height() + m_values->verticalHeader()->length() +
                              2 * m_values->frameWidth() + m_values->horizontalScrollBar()->sizeHint().height());
+}
+
+void CommunicationView::armEarlyCapture() {
+    // The first all-reduce of a multi-device run is captured by itself, shown or not: early in a
+    // run the gradients are large (late ones are near 1e-7). A run not started yet is armed, so
+    // its step 1 is caught when Play is pressed (nothing is stepped for it); a running one is
+    // caught at its next step. A shown view plays the capture at once.
+    if (m_autoCaptureTried || !capture().empty() || m_capture->busy() || controller().isLoading() ||
+        controller().snapshot() == nullptr)
+        return;
+    const StrategyConfig& strategy = controller().config().strategy;
+    if (strategy.type == StrategyKind::ParameterServer || strategy.replicaCount() < 2 ||
+        strategy.replicaCount() > AllReduceCapture::kMaxRanks)
+        return;
+    const SessionState state = controller().state();
+    const bool fresh = state == SessionState::Paused && controller().stepsDone() == 0;
+    if (state != SessionState::Running && !fresh) return;
+    m_autoCaptureTried = true;
+    m_playWhenCaptured = true;  // before: the capture may complete within captureNext()
+    if (!m_capture->captureNext(/*stepIfPaused=*/false)) m_playWhenCaptured = false;
+}
+
+bool CommunicationView::relativeValues() const { return m_relative->isChecked() && m_largest > 0.0; }
+
+QString CommunicationView::valueText(double value) const {
+    if (!relativeValues()) return QString::number(value, 'g', 5);
+    return QString::number(value / m_largest, 'f', 3);
 }
 
 void CommunicationView::updateControls() {
@@ -334,18 +391,12 @@ void CommunicationView::updateStats() {
     const auto snapshot = controller().snapshot();
     const std::int64_t gradientBytes = snapshot ? static_cast<std::int64_t>(snapshot->values.size() * sizeof(float)) : 0;
     m_stats.update(controller().history(), gradientBytes);
+    armEarlyCapture();
 }
 
 bool CommunicationView::refresh() {
     updateStats();
     const int replicas = controller().history().replicaCount();
-    // A running multi-device run is captured once without asking, so the view is never blank.
-    if (!m_autoCaptureTried && capture().empty() && !m_capture->busy() && replicas > 1 &&
-        controller().state() == SessionState::Running) {
-        m_autoCaptureTried = true;
-        m_playWhenCaptured = true;  // before: the capture may complete within captureNext()
-        if (!captureNext()) m_playWhenCaptured = false;
-    }
     // The tables: a few times a second while training runs, at once otherwise (the final numbers).
     const bool tableDue = --m_framesToTable <= 0 || controller().state() != SessionState::Running;
     if (invalid() || (tableDue && m_stats.version() != m_tableStats)) {

@@ -13,6 +13,7 @@
 #include "bridge/comm_stats.hpp"
 #include "views/live_view.hpp"
 
+class QCheckBox;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -68,6 +69,10 @@ public:
     LineChart& bandwidthChart() const { return *m_bandwidth; }
     LineChart& shareChart() const { return *m_share; }
     QPushButton& captureButton() const { return *m_captureButton; }
+    /// The value table shows values relative to the largest input element (on by default).
+    QCheckBox& relativeBox() const { return *m_relative; }
+    /// The largest |value| any replica put into the captured all-reduce (0: none captured).
+    double largestInput() const { return m_largest; }
 
 protected:
     bool refresh() override;
@@ -79,6 +84,10 @@ private:
     void fillValues();
     void updateStats();
     void updateControls();
+    bool relativeValues() const;
+    /// Captures the run's first all-reduce by itself (arms it on a run not started yet).
+    void armEarlyCapture();
+    QString valueText(double value) const;
 
     CommCapture* m_capture;
     CommStats m_stats;
@@ -98,6 +107,8 @@ private:
     CommDiagram* m_diagram;
     BufferStrips* m_strips;
     QTableWidget* m_values;
+    QCheckBox* m_relative;
+    double m_largest = 0.0;
     CommLinkTable* m_links;
     LineChart* m_bandwidth;
     LineChart* m_share;

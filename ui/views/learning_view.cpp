@@ -82,7 +82,15 @@ bool LearningView::refresh() {
     // One chart per frame while training runs; both at once for a new run or a new setting.
     bool lossDue = true;
     bool accuracyDue = true;
-    if (invalid()) {
+    const XAxis axis = m_axis->currentIndex() == 0 ? XAxis::Step : XAxis::WallSeconds;
+    // Both charts share one x range (the loss chart keeps it stable), so their axes end at the
+    // same step; when it moves, both are redrawn in this frame.
+    const std::pair<double, double> range = sharedXRange(
+        *m_loss, {&history.series(GlobalSeries::TrainLoss), &history.series(GlobalSeries::TestLoss),
+                  &history.series(GlobalSeries::TrainAccuracy), &history.series(GlobalSeries::TestAccuracy)}, axis);
+    const bool moved = range != m_sharedRange;
+    m_sharedRange = range;
+    if (invalid() || moved) {
         m_turns.fedAll(history.version());
     } else {
         const int chart = m_turns.next(history.version(), chartPeriodMs(controller().config()));
@@ -90,7 +98,6 @@ bool LearningView::refresh() {
         lossDue = chart == 0;
         accuracyDue = chart == 1;
     }
-    const XAxis axis = m_axis->currentIndex() == 0 ? XAxis::Step : XAxis::WallSeconds;
     const QString xTitle = axis == XAxis::Step ? tr("step") : tr("wall time since start (s)");
     const double weight = smoothing();
     const bool smoothed = weight > 0.0;
@@ -103,12 +110,13 @@ bool LearningView::refresh() {
                         smoothed ? 1.0 : 2.0, Qt::SolidLine, 0.0, !smoothed});
         if (smoothed) loss.push_back({&history.series(GlobalSeries::TrainLoss), tr("train"), kTrainColor, 2.0, Qt::SolidLine, weight, true});
         loss.push_back({&history.series(GlobalSeries::TestLoss), tr("test"), kTestColor, 2.0, Qt::SolidLine, 0.0, true});
-        drawn += feedChart(*m_loss, loss, axis);
+        drawn += feedChart(*m_loss, loss, axis, kChartPointBudget, &m_sharedRange);
     }
     if (!accuracyDue) return drawn > 0;
     m_accuracy->setAxisTitles(xTitle, tr("accuracy (fraction correct)"));
     if (history.isRegression()) {
         m_accuracy->removeAllSeries();
+        m_accuracy->setXRange(m_sharedRange.first, m_sharedRange.second);
         m_accuracy->setEmptyText(tr("Accuracy applies to classification. This run is a regression (mean squared "
                                     "error): follow the loss."));
     } else {
@@ -120,7 +128,7 @@ bool LearningView::refresh() {
                                 Qt::SolidLine, weight, true});
         }
         accuracy.push_back({&history.series(GlobalSeries::TestAccuracy), tr("test"), kTestColor, 2.0, Qt::SolidLine, 0.0, true});
-        drawn += feedChart(*m_accuracy, accuracy, axis);
+        drawn += feedChart(*m_accuracy, accuracy, axis, kChartPointBudget, &m_sharedRange);
     }
     return drawn > 0;
 }

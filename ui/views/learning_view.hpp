@@ -36,6 +36,7 @@ private:
     QLabel* m_smoothingValue;
     QComboBox* m_axis;
     ChartTurns m_turns{2};  // loss, accuracy
+    std::pair<double, double> m_sharedRange{0.0, 0.0};  // both charts' x range
 };
 
 }  // namespace distlab::ui

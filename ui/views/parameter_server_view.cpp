@@ -64,9 +64,15 @@ QWidget* ParameterServerView::buildIntroPage() {
     auto* compare = new QPushButton(tr("Compare mirrored, async and sync…"), page);
     connect(use, &QPushButton::clicked, this, &ParameterServerView::useParameterServersRequested);
     connect(compare, &QPushButton::clicked, this, &ParameterServerView::compareRequested);
+    // The description in a row of its own between stretches, not with an alignment flag: an aligned
+    // word-wrapped label gets its one-line height and is cut mid-sentence in a narrow window.
+    auto* introRow = new QHBoxLayout();
+    introRow->addStretch(1);
+    introRow->addWidget(m_introText, 100);
+    introRow->addStretch(1);
     auto* layout = new QVBoxLayout(page);
     layout->addStretch(1);
-    layout->addWidget(m_introText, 0, Qt::AlignHCenter);
+    layout->addLayout(introRow);
     layout->addWidget(use, 0, Qt::AlignHCenter);
     layout->addWidget(compare, 0, Qt::AlignHCenter);
     layout->addStretch(2);
@@ -118,8 +124,16 @@ QWidget* ParameterServerView::buildRunPage() {
     staleness->addWidget(m_histogram, 3);
     staleness->addWidget(m_stalenessText, 2);
 
+    // Says when the run has ended, so controls that no longer act are not taken for broken ones.
+    auto* ended = new QLabel(content);
+    ended->setObjectName(QStringLiteral("runEndedNote"));
+    ended->setWordWrap(true);
+    ended->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 4px; }"));
+    ended->hide();
+
     auto* layout = new QVBoxLayout(content);
     layout->addLayout(top);
+    layout->addWidget(ended);
     layout->addLayout(buttons);
     layout->addWidget(m_serverRow);
     layout->addWidget(m_canvas, 3);
@@ -132,11 +146,14 @@ QWidget* ParameterServerView::buildRunPage() {
     connect(m_workers, &WorkerControls::speedChanged, this, [this](int worker, double speed) {
         this->controller().setWorkerSpeed(worker, speed);
     });
+    // Through the controller, which refuses (and says so) a control that reaches a run already over.
     connect(m_workers, &WorkerControls::pauseToggled, this, [this](int worker, bool paused) {
-        if (ParameterServerControls* controls = this->controller().parameterServerControls()) controls->setWorkerPaused(worker, paused);
+        this->controller().setWorkerPaused(worker, paused);
     });
-    connect(m_workers, &WorkerControls::killRequested, this, [this](int worker) {
-        if (ParameterServerControls* controls = this->controller().parameterServerControls()) controls->killWorker(worker);
+    connect(m_workers, &WorkerControls::killRequested, this, [this](int worker) { this->controller().killWorker(worker); });
+    connect(&controller(), &SessionController::liveControlRefused, this, [ended](const QString& message) {
+        ended->setText(message);
+        ended->show();
     });
     connect(save, &QPushButton::clicked, this, &ParameterServerView::saveCheckpoint);
     connect(m_resume, &QPushButton::clicked, this, &ParameterServerView::resumeCheckpoint);
@@ -301,6 +318,16 @@ void ParameterServerView::onStateChanged() {
     m_serverRow->setEnabled(alive);
     m_workers->setEnabled(alive);
     m_mode->setEnabled(alive);
+    if (auto* ended = findChild<QLabel*>(QStringLiteral("runEndedNote"))) {
+        const QLocale locale;
+        if (state == SessionState::Finished) {
+            ended->setText(tr("The run has finished after %1 updates: the worker and server controls act only on a live "
+                              "run. Press Play to train again from the start.").arg(locale.toString(controller().stepsDone())));
+        } else if (state == SessionState::Failed || state == SessionState::Stopped) {
+            ended->setText(tr("The run has ended: the worker and server controls act only on a live run. Reset to train again."));
+        }
+        ended->setVisible(!alive && state != SessionState::Loading && controller().hasRun());
+    }
     if (!m_resumePending || state != SessionState::Paused) return;
     m_resumePending = false;
     const std::string path = QFile::encodeName(m_checkpointDir.filePath(QStringLiteral("last.safetensors"))).toStdString();

@@ -48,7 +48,7 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     m_value->setEmptyText(tr("Press Play: the chosen parameter's value on every replica appears here, one colour "
                              "per replica. Under mirrored the copies stay equal, so the lines lie on top of each other."));
     m_gradient = new LineChart(this);
-    m_gradient->setTitle(tr("Gradient norm: thin before the reduction, pale after"));
+    m_gradient->setTitle(tr("Gradient norm per replica"));
     m_gradient->setEmptyText(tr("Press Play: each replica's gradient norm before and after the all-reduce appears here."));
     m_loss = new LineChart(this);
     m_loss->setTitle(tr("Loss on each replica's shard"));
@@ -153,7 +153,7 @@ bool ReplicaView::refresh() {
     const QString name = m_names.value(m_parameter->currentIndex(), tr("parameter"));
     const QString watched = QStringLiteral("%1[%2]").arg(name).arg(m_element->value());
     m_value->setTitle(tr("%1 on every replica").arg(watched));
-    m_spread->setTitle(tr("Spread between replicas: max − min of %1").arg(watched));
+    m_spread->setTitle(tr("Spread between replicas"));
     m_value->setAxisTitles(tr("step"), tr("value"));
     m_gradient->setAxisTitles(tr("step"), tr("L2 norm"));
     m_loss->setAxisTitles(tr("step"), tr("loss"));
@@ -172,6 +172,9 @@ bool ReplicaView::refresh() {
     }
     if (all || chart == 1) {
         std::vector<Curve> gradients;
+        // What thin and pale mean goes in the legend (keys without points), not in the title.
+        gradients.push_back({nullptr, tr("thin: before the reduction"), palette().text().color(), 1.2});
+        gradients.push_back({nullptr, tr("wide, pale: after"), pale(palette().text().color()), 4.0});
         for (int r = 0; r < replicas; ++r) {
             gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormAfter), tr("%1 after").arg(laneLabel(strategy, r)),
                                  pale(replicaColor(r)), stripeWidth(r, replicas) + 2.0, Qt::SolidLine, 0.0, false});
@@ -190,7 +193,8 @@ bool ReplicaView::refresh() {
         drawn += feedChart(*m_loss, losses, XAxis::Step);
     }
     if (all || chart == 3) {
-        drawn += feedChart(*m_spread, {{&history.series(GlobalSeries::Divergence), tr("spread"), palette().text().color(), 2.0}},
+        drawn += feedChart(*m_spread, {{&history.series(GlobalSeries::Divergence), tr("max − min of %1").arg(watched),
+                                        palette().text().color(), 2.0}},
                            XAxis::Step);
     }
     return drawn > 0;

@@ -5,6 +5,8 @@
 #include <QLocale>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "charts/line_chart.hpp"
@@ -21,16 +23,18 @@ ThroughputView::ThroughputView(SessionController& controller, QWidget* parent) :
     setExplainKey(this, QStringLiteral("view.throughput"));
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
     m_rate = new LineChart(this);
     m_rate->setTitle(tr("Throughput"));
     m_rate->setEmptyText(tr("Press Play: samples per second over all replicas appear here (one point per "
                             "window of training: a few milliseconds early in a run, a quarter second later)."));
     m_time = new LineChart(this);
     m_time->setTitle(tr("Step time, mean over replicas"));
+    m_time->setIgnoreSpikes(true);  // a rare 12 ms hiccup must not flatten steps of 0.03 ms
     m_time->setEmptyText(tr("Press Play: how long each step takes, and how much of it is compute, "
                             "communication and waiting, appears here."));
     m_split = new StackedBarChart(this);
-    m_split->setTitle(tr("Where each replica's step time goes (mean of the last %1 steps)").arg(RunHistory::kSplitWindow));
+    m_split->setTitle(tr("Step time per replica, mean of the last %1 steps").arg(RunHistory::kSplitWindow));
     m_split->setValueAxisTitle(tr("milliseconds per step"));
     m_split->setEmptyText(tr("Press Play: one bar per replica splits its step into compute, communication, "
                              "waiting, optimizer and idle time."));
@@ -66,11 +70,14 @@ bool ThroughputView::refresh() {
 
 qsizetype ThroughputView::refreshRate(const RunHistory& history) {
     const QLocale locale;
-    setSteadyText(*m_summary, tr("%1 samples/s · %2 steps/s · last step %3 ms · %4 replica(s)")
-                                  .arg(locale.toString(history.samplesPerSecond(), 'f', 0))
-                                  .arg(locale.toString(history.stepsPerSecond(), 'f', 1))
-                                  .arg(locale.toString(static_cast<double>(history.lastStep().endNs - history.lastStep().startNs) * 1e-6, 'f', 3))
-                                  .arg(history.replicaCount()));
+    QString summary = tr("%1 samples/s · %2 steps/s · last step %3 ms · %4 replica(s)")
+                          .arg(locale.toString(history.samplesPerSecond(), 'f', 0))
+                          .arg(locale.toString(history.stepsPerSecond(), 'f', 1))
+                          .arg(locale.toString(history.lastStepMs(), 'f', 3))
+                          .arg(history.replicaCount());
+    if (std::isfinite(m_time->cutPeak()))
+        summary += tr(" · step-time peaks up to %1 ms are cut off the chart").arg(locale.toString(m_time->cutPeak(), 'f', 2));
+    setSteadyText(*m_summary, summary);
     m_rate->setAxisTitles(tr("step"), tr("samples per second"));
     return feedChart(*m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}},
                      XAxis::Step);
@@ -80,11 +87,12 @@ qsizetype ThroughputView::refreshTime(const RunHistory& history) {
     m_time->setAxisTitles(tr("step"), tr("milliseconds"));
     return feedChart(*m_time,
                        {{&history.series(GlobalSeries::StepMs), tr("whole step"), palette().text().color(), 1.5},
-                        {&history.series(GlobalSeries::ComputeMs), tr("compute"), phaseColor(Phase::Compute), 1.5},
-                        {&history.series(GlobalSeries::CommunicationMs), tr("communication"),
+                        {&history.series(GlobalSeries::ComputeMs), phaseLabel(Phase::Compute), phaseColor(Phase::Compute), 1.5},
+                        {&history.series(GlobalSeries::CommunicationMs), phaseLabel(Phase::Communication),
                          phaseColor(Phase::Communication), 1.5},
-                        {&history.series(GlobalSeries::WaitingMs), tr("waiting + idle"), phaseColor(Phase::Waiting), 1.5},
-                        {&history.series(GlobalSeries::OptimizerMs), tr("optimizer"), phaseColor(Phase::Optimizer), 1.5}},
+                        {&history.series(GlobalSeries::WaitingMs), phaseLabel(Phase::Waiting), phaseColor(Phase::Waiting), 1.5},
+                        {&history.series(GlobalSeries::OptimizerMs), phaseLabel(Phase::Optimizer), phaseColor(Phase::Optimizer), 1.5},
+                        {&history.series(GlobalSeries::IdleMs), phaseLabel(Phase::Idle), phaseColor(Phase::Idle), 1.5}},
                        XAxis::Step);
 }
 
@@ -117,7 +125,7 @@ qsizetype ThroughputView::refreshBars(const RunHistory& history) {
                 case Phase::Idle: values.append(split.idleMs); break;
                 }
             }
-            m_split->setValues(QString::fromLatin1(phaseName(part)), values, phaseColor(part));
+            m_split->setValues(phaseLabel(part), values, phaseColor(part));
         }
         m_split->fitAxis();
         drawn += replicas;

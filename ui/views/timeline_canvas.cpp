@@ -133,9 +133,9 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
         if (tick >= rough) break;
     }
     painter.setPen(pal.text().color());
-    // What the times count from, in the label column: the start of the oldest step held.
-    painter.drawText(QRectF(4, 0, kLabelWidth - 8, 14), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("time after step %1").arg(m_history->timelineStep(0).step));
+    // The unit in the label column; what the times count from is the view's line above the lanes
+    // (the start of the oldest step held), written in full there.
+    painter.drawText(QRectF(4, 0, kLabelWidth - 8, 14), Qt::AlignLeft | Qt::AlignVCenter, tr("time (ms)"));
     const double first = std::ceil(static_cast<double>(m_startNs - origin) / tick) * tick;
     for (double t = first; t <= static_cast<double>(m_startNs - origin + m_spanNs); t += tick) {
         const double x = xOf(origin + static_cast<std::int64_t>(t));

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QVBoxLayout>
@@ -57,9 +58,14 @@ TimelineView::TimelineView(SessionController& controller, QWidget* parent) : Liv
                                "Ctrl+wheel zooms, hover a span for its duration.").arg(RunHistory::kTimelineSteps), this);
     hint->setWordWrap(true);
     hint->setObjectName(QStringLiteral("timelineHint"));
+    // What the time axis counts from, in full (the canvas's label column is too narrow for it).
+    m_origin = new QLabel(this);
+    m_origin->setObjectName(QStringLiteral("timelineOrigin"));
+    m_origin->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(hint);
+    layout->addWidget(m_origin);
     layout->addWidget(m_canvas, 1);
     layout->addWidget(m_scroll);
 
@@ -82,6 +88,7 @@ TimelineView::TimelineView(SessionController& controller, QWidget* parent) : Liv
         m_userZoomed = false;
         m_follow->setChecked(true);
         hint->setVisible(true);
+        m_origin->clear();
         m_canvas->update();
     });
 }
@@ -100,6 +107,10 @@ bool TimelineView::refresh() {
         return false;
     }
     findChild<QWidget*>(QStringLiteral("timelineHint"))->setVisible(false);
+    const QString origin = tr("Time axis: milliseconds after the start of step %1, the oldest of the last %2 steps held.")
+                               .arg(QLocale().toString(history.timelineStep(0).step))
+                               .arg(history.timelineCount());
+    if (m_origin->text() != origin) m_origin->setText(origin);
     const TimelineStep& newest = history.timelineStep(history.timelineCount() - 1);
     if (!m_userZoomed) {
         // About a dozen steps, measured from the recent ones (steps speed up after the first few).

@@ -7,6 +7,7 @@
 #include "views/live_view.hpp"
 
 class QCheckBox;
+class QLabel;
 class QScrollBar;
 
 namespace distlab::ui {
@@ -25,6 +26,8 @@ public:
     /// Shows every step held.
     void fitAll();
     bool following() const;
+    /// The line above the lanes that says what the time axis counts from.
+    QLabel& originLabel() const { return *m_origin; }
 
 protected:
     bool refresh() override;
@@ -38,6 +41,7 @@ private:
     TimelineCanvas* m_canvas;
     QScrollBar* m_scroll;
     QCheckBox* m_follow;
+    QLabel* m_origin;
     std::uint64_t m_drawnVersion = 0;
     std::int64_t m_spanNs = 0;
     bool m_userZoomed = false;  // until the user zooms, the window shows about a dozen steps

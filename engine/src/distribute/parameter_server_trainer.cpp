@@ -12,6 +12,9 @@
 namespace distlab {
 namespace {
 constexpr auto kIdleWait = std::chrono::milliseconds(20);
+// Under an update-rate limit the coordinator gives the session back its thread after this long
+// without a gradient (step() returns with nothing applied), so pause and stop stay prompt.
+constexpr auto kPacedWait = std::chrono::milliseconds(40);
 constexpr std::int64_t kParallelApplyElements = std::int64_t{1} << 18;  // 1 MiB of float32 parameters
 }  // namespace
 
@@ -50,6 +53,7 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
         m_workers.push_back(std::move(worker));
     }
     m_report.replicas.resize(static_cast<std::size_t>(workers));
+    m_syncFresh.reserve(static_cast<std::size_t>(workers));
     m_reportSpans.assign(static_cast<std::size_t>(workers), std::vector<Span>(SpanRecorder::kCapacity));
     m_servers = std::make_unique<ReplicaPool>(m_serverCount, 1, [this](int server) { serverTask(server); }, nullptr, "parameter server");
     for (auto& worker : m_workers) worker->thread = std::thread([this, w = worker.get()] { workerLoop(*w); });
@@ -93,6 +97,19 @@ void ParameterServerTrainer::restoreProgress(std::int64_t stepsDone, std::int64_
 void ParameterServerTrainer::setWorkerSpeed(int worker, double speed) {
     if (worker < 0 || worker >= workerCount()) return;
     m_workers[static_cast<std::size_t>(worker)]->speed.store(std::clamp(speed, 0.1, 1.0));
+}
+
+void ParameterServerTrainer::setUpdateRateLimit(double updatesPerSecond) {
+    m_rateLimit.store(std::isfinite(updatesPerSecond) ? std::max(0.0, updatesPerSecond) : 0.0, std::memory_order_relaxed);
+}
+
+double ParameterServerTrainer::pacedGradientNs() const {
+    const double limit = updateRateLimit();
+    if (limit <= 0.0) return 0.0;
+    // Asynchronous: W workers at full speed push W gradients per period, one update each, so each
+    // takes W / limit. Synchronous: an update needs every worker's gradient of the same period.
+    const double workers = mode() == ParameterServerMode::Async ? double(workerCount()) : 1.0;
+    return 1e9 * workers / limit;
 }
 
 void ParameterServerTrainer::setWorkerPaused(int worker, bool paused) {
@@ -148,6 +165,7 @@ void ParameterServerTrainer::grantPermit(Worker& worker) {
 }
 
 bool ParameterServerTrainer::waitForInbox(std::unique_lock<std::mutex>& lock) {
+    const auto started = std::chrono::steady_clock::now();
     for (;;) {
         if (!m_workerFailure.empty()) throw TrainingError(m_workerFailure + " (at update " + std::to_string(m_version) + ")");
         if (const int lost = m_lostServer.load(); lost >= 0)
@@ -172,6 +190,8 @@ bool ParameterServerTrainer::waitForInbox(std::unique_lock<std::mutex>& lock) {
             }
         }
         m_inboxReady.wait_for(lock, kIdleWait);
+        if (m_inbox.empty() && updateRateLimit() > 0.0 && std::chrono::steady_clock::now() - started >= kPacedWait)
+            return false;  // paced: the gradients come slowly; let the session look at its commands
     }
 }
 
@@ -212,6 +232,9 @@ const StepReport& ParameterServerTrainer::step() {
 const StepReport& ParameterServerTrainer::stepAsync() {
     const std::int64_t start = clockNs();
     std::unique_lock lock(m_mutex);
+    // Switched from sync while gathering: the gradients gathered so far are applied first, in order.
+    for (auto it = m_syncFresh.rbegin(); it != m_syncFresh.rend(); ++it) m_inbox.push_front((*it)->index);
+    m_syncFresh.clear();
     for (auto& worker : m_workers) grantPermit(*worker);
     if (!waitForInbox(lock)) return m_report;
     Worker& worker = *m_workers[static_cast<std::size_t>(m_inbox.front())];
@@ -243,8 +266,8 @@ const StepReport& ParameterServerTrainer::stepSync() {
     const std::int64_t start = clockNs();
     std::unique_lock lock(m_mutex);
     for (auto& worker : m_workers) grantPermit(*worker);  // in worker order, so batches are deterministic
-    std::vector<Worker*> fresh;
-    fresh.reserve(m_workers.size());
+    // The gradients gathered so far: kept across calls, since a paced step returns before it has them all.
+    std::vector<Worker*>& fresh = m_syncFresh;
     for (;;) {
         int alive = 0, inFlight = 0;
         for (const auto& worker : m_workers) {
@@ -257,7 +280,7 @@ const StepReport& ParameterServerTrainer::stepSync() {
         if (static_cast<std::int64_t>(fresh.size()) >= wanted) break;
         if (m_inbox.empty() && inFlight == 0 && !fresh.empty()) break;  // workers left: aggregate what came
         if (!waitForInbox(lock)) {
-            if (fresh.empty()) return m_report;
+            if (fresh.empty() || updateRateLimit() > 0.0) return m_report;  // paced: the rest come later
             continue;
         }
         Worker& worker = *m_workers[static_cast<std::size_t>(m_inbox.front())];
@@ -306,6 +329,7 @@ const StepReport& ParameterServerTrainer::stepSync() {
     fillReport(start);
     lock.lock();
     for (Worker* worker : fresh) worker->state = Worker::State::Idle;  // permits come with the next update
+    fresh.clear();
     return m_report;
 }
 

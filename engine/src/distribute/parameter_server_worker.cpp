@@ -1,5 +1,6 @@
 // The worker side of parameter-server training: wait for a permit, read the parameters, compute
 // one gradient (synchronously over the worker's replicas), push it.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -99,14 +100,18 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
     const std::int64_t pushBegin = clockNs();
     m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop
     const std::int64_t pushEnd = clockNs();
-    // A straggler: a worker at speed s takes 1/s times as long (sleeping in short slices so a
-    // kill or a shutdown is noticed at once).
-    const double speed = worker.speed.load();
-    if (speed < 1.0) {
-        const auto delayNs = static_cast<std::int64_t>(double(clockNs() - computeStart) * (1.0 / speed - 1.0));
-        const std::int64_t until = clockNs() + delayNs;
-        while (clockNs() < until && !worker.killed && !m_stopping)
-            std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(until - clockNs(), 5'000'000)));
+    // A straggler: a worker at speed s takes 1/s times as long. Under an update-rate limit its
+    // gradient takes at least pacedGradientNs() at full speed, and 1/s times that, so the limit
+    // slows every worker alike and a straggler still pushes proportionally less often. Sleeps in
+    // short slices, re-reading the speed and the limit, so a kill, a shutdown or a new speed is
+    // noticed at once.
+    const double worked = double(clockNs() - computeStart);
+    for (;;) {
+        if (worker.killed || m_stopping) break;
+        const double target = std::max(worked, pacedGradientNs()) / worker.speed.load();
+        const std::int64_t remaining = computeStart + static_cast<std::int64_t>(target) - clockNs();
+        if (remaining <= 0) break;
+        std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(remaining, 5'000'000)));
     }
     stats.computeEndNs = clockNs();
     // A straggler's delay comes after the copy into the transport: the coordinator sees the push

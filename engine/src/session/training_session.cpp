@@ -175,7 +175,14 @@ bool TrainingSession::processCommands(bool block) {
             if (!m_running && !finished) {
                 lock.unlock();
                 setState(SessionState::Stepping);
-                runOneStep();
+                ParameterServerControls* controls = m_trainer->parameterServerControls();
+                if (controls != nullptr) controls->setUpdateRateLimit(m_speedLimit.load(std::memory_order_relaxed));
+                // A paced parameter-server step can return with nothing applied yet: one step is one
+                // update, so wait for it (any new command, a stop too, ends the wait).
+                while (!runOneStep() && controls != nullptr && controls->updateRateLimit() > 0.0) {
+                    std::lock_guard waiting(m_commandMutex);
+                    if (!m_commands.empty()) break;
+                }
                 maybeEvaluate(true);
                 maybeSnapshot(true);
                 const bool reachedLimit = m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit;
@@ -196,6 +203,12 @@ bool TrainingSession::processCommands(bool block) {
 
 bool TrainingSession::throttle() {
     const double limit = m_speedLimit.load(std::memory_order_relaxed);
+    if (ParameterServerControls* controls = m_trainer->parameterServerControls()) {
+        // Parameter servers pace their workers themselves: sleeping here, between updates, would
+        // let every worker's gradient wait in the inbox and push them all at one rate.
+        if (controls->updateRateLimit() != limit) controls->setUpdateRateLimit(limit);
+        return true;
+    }
     if (limit <= 0.0) return true;
     const auto period = static_cast<std::int64_t>(1e9 / limit);
     const std::int64_t now = nowNs();
@@ -210,7 +223,7 @@ bool TrainingSession::throttle() {
     return true;
 }
 
-void TrainingSession::runOneStep() {
+bool TrainingSession::runOneStep() {
     if (m_watchChanged.exchange(false, std::memory_order_acq_rel)) {
         std::vector<std::int64_t> flat;
         std::uint32_t generation = 0;
@@ -229,11 +242,12 @@ void TrainingSession::runOneStep() {
         m_watchGenerationLocal = generation;
     }
     const StepReport& report = m_trainer->step();
-    if (!report.applied) return;  // every parameter-server worker is paused: nothing to show
+    if (!report.applied) return false;  // every parameter-server worker is paused, or a paced one is still computing
     m_stepsDone.store(report.step, std::memory_order_relaxed);
     publishTelemetry(report);
     maybeEvaluate(false);
     maybeSnapshot(false);
+    return true;
 }
 
 void TrainingSession::publishTelemetry(const StepReport& report) {

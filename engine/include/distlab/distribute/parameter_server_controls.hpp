@@ -29,6 +29,12 @@ public:
     /// The next update fails with a TrainingError naming the server (resume from a checkpoint).
     virtual void killParameterServer(int server) = 0;
     virtual void setMode(ParameterServerMode mode) = 0;
+    /// The session's speed limit, in updates per second (0: none). The workers, not the session,
+    /// take it: a worker's gradient takes at least `workers / limit` seconds (asynchronous) or
+    /// `1 / limit` (synchronous) at full speed, and 1/speed times that at its speed factor, so a
+    /// straggler still pushes proportionally less often under any limit.
+    virtual void setUpdateRateLimit(double updatesPerSecond) = 0;
+    virtual double updateRateLimit() const = 0;
     virtual ParameterServerMode mode() const = 0;
     virtual WorkerStatus workerStatus(int worker) const = 0;
     /// Where every variable shard lives.

@@ -60,6 +60,8 @@ public:
     void killParameterServer(int server) override;
     void setMode(ParameterServerMode mode) override { m_mode.store(mode, std::memory_order_relaxed); }
     ParameterServerMode mode() const override { return m_mode.load(std::memory_order_relaxed); }
+    void setUpdateRateLimit(double updatesPerSecond) override;
+    double updateRateLimit() const override { return m_rateLimit.load(std::memory_order_relaxed); }
     WorkerStatus workerStatus(int worker) const override;
     const std::vector<ShardPlacement>& placements() const override { return m_placements; }
 
@@ -72,6 +74,8 @@ private:
     void applyUpdate(std::span<const float> gradient);
     void serverTask(int server);
     bool waitForInbox(std::unique_lock<std::mutex>& lock);
+    /// Nanoseconds a gradient takes at full speed under the update-rate limit (0: no limit).
+    double pacedGradientNs() const;
     const StepReport& stepAsync();
     const StepReport& stepSync();
     void fillReport(std::int64_t startNs);
@@ -100,6 +104,8 @@ private:
     std::atomic<float> m_learningRate;
     std::atomic<ParameterServerMode> m_mode;
     std::atomic<int> m_lostServer{-1};
+    std::atomic<double> m_rateLimit{0.0};     // updates per second; 0: none (setUpdateRateLimit)
+    std::vector<Worker*> m_syncFresh;         // sync mode: fresh gradients gathered so far (a paced step returns early)
     std::atomic<bool> m_stopping{false};
     std::span<const float> m_applyGradient;   // what the servers apply in serverTask
     std::vector<float> m_aggregate;           // sync mode: the averaged gradient

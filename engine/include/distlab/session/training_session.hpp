@@ -72,7 +72,9 @@ public:
     /// The learning rate from the next step on (queued like every command, so a change made
     /// while loading applies once loaded, and none is lost).
     void setLearningRate(float rate);
-    /// At most this many steps per second; 0: as fast as possible.
+    /// At most this many steps per second; 0: as fast as possible. The session sleeps between
+    /// steps, except for parameter servers, whose workers take the limit themselves
+    /// (ParameterServerControls::setUpdateRateLimit), so that a straggler stays one.
     void setSpeedLimit(double stepsPerSecond);
     /// Publishes a fresh model snapshot soon (e.g. after weights were loaded while paused).
     void requestSnapshot();
@@ -117,7 +119,8 @@ private:
     void fail(const std::string& message);
     void setState(SessionState state);
     bool processCommands(bool block);
-    void runOneStep();
+    /// One trainer step; false when it applied nothing (paused or paced parameter-server workers).
+    bool runOneStep();
     void publishTelemetry(const StepReport& report);
     void maybeEvaluate(bool force);
     void maybeSnapshot(bool force);
