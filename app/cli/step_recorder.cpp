@@ -41,7 +41,7 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
         r.epoch = report.epoch;
         r.loss = report.loss;
         r.learningRate = report.learningRate;
-        r.stepMs = double(report.endNs - report.startNs) * 1e-6;
+        r.stepMs = double(stepDurationNs(report)) * 1e-6;
         r.gradNormBefore.resize(n);
         r.gradNormAfter.resize(n);
         r.replicaLoss.resize(n);

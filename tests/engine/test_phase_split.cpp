@@ -59,6 +59,31 @@ private slots:
         QCOMPARE(split[Phase::Idle], 0.0);
     }
 
+    void aStepLastsFromItsEarliestLaneToItsEnd() {
+        // A parameter-server update at 100-110 applied a gradient pulled at 40 (the active lane),
+        // while another lane's older times do not count: the step lasted 70, not 10.
+        StepReport report;
+        report.startNs = 100;
+        report.endNs = 110;
+        report.replicas = {stats(40, 80, 95, 108, 0), stats(5, 6, 7, 8, 0)};
+        report.replicas[1].active = false;
+        QCOMPARE(stepDurationNs(report), std::int64_t{70});
+        QVERIFY(double(stepDurationNs(report)) >= splitStep(report).total() - 1e-9);
+        // The same from the ring records the app drains.
+        ReplicaRecord active, inactive;
+        active.startNs = 40;
+        active.stepEndNs = 110;
+        inactive.startNs = 5;
+        inactive.stepEndNs = 8;
+        inactive.active = false;
+        const ReplicaRecord* lanes[] = {&active, &inactive, nullptr};
+        QCOMPARE(stepDurationNs(100, 110, lanes), std::int64_t{70});
+        // Mirrored: the lanes lie inside the step.
+        report.startNs = 0;
+        report.endNs = 120;
+        QCOMPARE(stepDurationNs(report), std::int64_t{120});
+    }
+
     void timestampsComeFromSpans() {
         // Two micro-batches, two packs (waiting 3 and 4 ns inside them), the update.
         const Span spans[] = {

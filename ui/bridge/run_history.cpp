@@ -106,14 +106,7 @@ const TraceLane& RunHistory::traceLane(int index, int replica) const {
 }
 
 double RunHistory::stepWallMs(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {
-    std::int64_t start = step.startNs;
-    std::int64_t end = step.endNs;
-    for (const ReplicaRecord* record : replicas) {
-        if (record == nullptr || !record->active) continue;
-        start = std::min(start, record->startNs);
-        end = std::max(end, record->stepEndNs);
-    }
-    return ms(end - start);
+    return ms(stepDurationNs(step.startNs, step.endNs, replicas));
 }
 
 void RunHistory::addTrace(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {

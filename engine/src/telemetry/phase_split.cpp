@@ -76,6 +76,26 @@ const char* spanKindName(SpanKind kind) {
     return "?";
 }
 
+std::int64_t stepDurationNs(const StepReport& report) {
+    std::int64_t start = report.startNs, end = report.endNs;
+    for (const ReplicaStepStats& lane : report.replicas) {
+        if (!lane.active) continue;
+        start = std::min(start, lane.startNs);
+        end = std::max(end, lane.updateEndNs);
+    }
+    return end - start;
+}
+
+std::int64_t stepDurationNs(std::int64_t stepStartNs, std::int64_t stepEndNs, std::span<const ReplicaRecord* const> lanes) {
+    std::int64_t start = stepStartNs, end = stepEndNs;
+    for (const ReplicaRecord* lane : lanes) {
+        if (lane == nullptr || !lane->active) continue;
+        start = std::min(start, lane->startNs);
+        end = std::max(end, lane->stepEndNs);
+    }
+    return end - start;
+}
+
 double PhaseSplit::total() const {
     double sum = 0.0;
     for (double value : ns) sum += value;
