@@ -4,6 +4,8 @@
 #include "cuda_math.h"
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -115,6 +117,18 @@ __global__ void addColumnSums(const float* dz, float* db, long long rows, long l
 
 // The optimizers write each product and sum as the CPU loops do; __fmul_rn / __fadd_rn keep the
 // compiler from fusing them into FMAs, which would round differently.
+__global__ void toHalf(int half, const float* source, unsigned short* destination, long long count) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    destination[i] = half == 1 ? __half_as_ushort(__float2half_rn(source[i])) : __bfloat16_as_ushort(__float2bfloat16_rn(source[i]));
+}
+
+__global__ void fromHalf(int half, const unsigned short* source, float* destination, long long count) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    destination[i] = half == 1 ? __half2float(__ushort_as_half(source[i])) : __bfloat162float(__ushort_as_bfloat16(source[i]));
+}
+
 __global__ void addInto(float* destination, const float* source, long long count) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < count) destination[i] += source[i];
@@ -452,6 +466,38 @@ int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const flo
                                      static_cast<int>(inputs), &one, w, static_cast<int>(units), x, static_cast<int>(inputs), &zero,
                                      z, static_cast<int>(units)),
                          message, device, "dense forward product");
+    if (code != 0) return code;
+    biasActivate<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, b, rows, units, activation);
+    return check(cudaGetLastError(), message, device, "dense forward bias and activation");
+}
+
+int distlabCudaToHalf(DistlabCudaDevice* device, int half, const float* source, void* destination, long long count, char* message) {
+    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "to 16 bits", "half is 1 (float16) or 2 (bfloat16)");
+    if (count <= 0) return 0;
+    toHalf<<<blocksFor(count), kThreads, 0, device->stream>>>(half, source, static_cast<unsigned short*>(destination), count);
+    return check(cudaGetLastError(), message, device, "to 16 bits");
+}
+
+int distlabCudaFromHalf(DistlabCudaDevice* device, int half, const void* source, float* destination, long long count, char* message) {
+    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "from 16 bits", "half is 1 (float16) or 2 (bfloat16)");
+    if (count <= 0) return 0;
+    fromHalf<<<blocksFor(count), kThreads, 0, device->stream>>>(half, static_cast<const unsigned short*>(source), destination, count);
+    return check(cudaGetLastError(), message, device, "from 16 bits");
+}
+
+int distlabCudaDenseForwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* b, float* z, float* y,
+                                long long rows, long long inputs, long long units, int activation, char* message) {
+    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "dense forward", "half is 1 (float16) or 2 (bfloat16)");
+    if (rows <= 0 || units <= 0) return 0;
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType type = half == 1 ? CUDA_R_16F : CUDA_R_16BF;
+    // As the float32 forward, the product transposed for column-major cuBLAS; tensor cores with
+    // float32 accumulation and a float32 result.
+    const int code = checkBlas(cublasGemmEx(device->blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(units), static_cast<int>(rows),
+                                            static_cast<int>(inputs), &one, w, type, static_cast<int>(units), x, type,
+                                            static_cast<int>(inputs), &zero, z, CUDA_R_32F, static_cast<int>(units),
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                               message, device, "dense forward product (16 bits)");
     if (code != 0) return code;
     biasActivate<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, b, rows, units, activation);
     return check(cudaGetLastError(), message, device, "dense forward bias and activation");

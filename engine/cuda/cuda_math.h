@@ -95,6 +95,16 @@ int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const flo
 int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
                              const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
                              long long units, int activation, char* message);
+/* 16-bit compute. `half` is 1 for float16, 2 for bfloat16 (IEEE binary16 and bfloat16 as the
+ * engine's dtype.hpp converts them: round to nearest even). */
+int distlabCudaToHalf(DistlabCudaDevice* device, int half, const float* source, void* destination, long long count, char* message);
+int distlabCudaFromHalf(DistlabCudaDevice* device, int half, const void* source, float* destination, long long count, char* message);
+/* The dense forward on tensor cores: x [rows, inputs] and w [inputs, units] in 16 bits, the
+ * product accumulated in float32 (as mixed precision computes), z = x w + b and y = act(z) in
+ * float32. */
+int distlabCudaDenseForwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* b, float* z, float* y,
+                                long long rows, long long inputs, long long units, int activation, char* message);
+
 /* The optimizers, each one kernel over every parameter at once, as engine/src/optim computes them.
  * SGD: values -= rate * grads; with momentum mu (velocity not null): b = mu b + g, then
  * values -= rate * b (nesterov: rate * (g + mu b)). */

@@ -4,7 +4,8 @@
 // (engine/src/optim) over three steps; a whole training step against the one_device trainer, and
 // the same step replayed from a CUDA graph bit for bit; the ring all-reduce over logical GPUs of
 // one physical GPU against the CPU ring bit for bit, directly and through the Communicator of a
-// LogicalGpuGroup (a thread per rank, Work handles in flight); the caching allocator and
+// LogicalGpuGroup (a thread per rank, Work handles in flight); float16 and bfloat16 conversions
+// and the tensor-core forward; the caching allocator and
 // a logical GPU's memory limit with the clear out-of-memory message. Plain C++ (no Qt), so it runs
 // on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include "distlab/data/batch_sampler.hpp"
 #include "distlab/distribute/mirrored_trainer.hpp"
 #include "distlab/optim/optimizer.hpp"
+#include "distlab/tensor/dtype.hpp"
 #include "trainer_fixtures.hpp"
 #include "comm/logical_gpu_group.hpp"
 #include "model/dense_kernels.hpp"
@@ -460,6 +462,92 @@ void logicalGpuCommunicators() {
     expect(rootEverywhere, "logical-GPU broadcast: not the root's values everywhere");
 }
 
+/// 16-bit compute: the device's conversions are the engine's (dtype.hpp) bit for bit, and the
+/// tensor-core forward of 16-bit inputs with float32 accumulation equals the CPU's float32
+/// forward of the same (rounded) values. Then what tensor cores buy on a large product.
+void sixteenBitsOnTensorCores(DistlabCudaDevice* device, std::mt19937& random) {
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    for (const int half : {1, 2}) {
+        const distlab::DType dtype = half == 1 ? distlab::DType::Float16 : distlab::DType::BFloat16;
+        const char* name = half == 1 ? "float16" : "bfloat16";
+        // Conversions, with values across the ranges (denormals, overflow to infinity, ties).
+        std::vector<float> values = randomValues(65536, random, 300.0f);
+        values.push_back(1e-7f);
+        values.push_back(70000.0f);
+        values.push_back(1.0009765625f);  // a tie between two float16 neighbours
+        const auto count = static_cast<long long>(values.size());
+        std::vector<std::uint16_t> expected(values.size());
+        distlab::narrow16(dtype, values.data(), expected.data(), values.size());
+        Buffers buffers(device);
+        float* source = buffers.upload(values);
+        void* bits = buffers.allocate(values.size() / 2 + 1);
+        std::vector<std::uint16_t> converted(values.size());
+        if (distlabCudaToHalf(device, half, source, bits, count, message) != 0 ||
+            distlabCudaDownload(device, converted.data(), bits, values.size() * 2, message) != 0 ||
+            distlabCudaSynchronize(device, message) != 0)
+            return expect(false, message);
+        expect(converted == expected, std::string(name) + ": the device rounds as dtype.hpp does");
+        float* back = buffers.allocate(values.size());
+        if (distlabCudaFromHalf(device, half, bits, back, count, message) != 0) return expect(false, message);
+        std::vector<float> widened(values.size());
+        distlab::widen16(dtype, expected.data(), widened.data(), values.size());
+        expect(buffers.download(back, values.size()) == widened, std::string(name) + ": the device widens as dtype.hpp does");
+
+        // The forward.
+        const long long rows = 256, inputs = 784, units = 256;
+        auto rounded = [&](std::vector<float> v) {
+            std::vector<std::uint16_t> b(v.size());
+            distlab::narrow16(dtype, v.data(), b.data(), v.size());
+            distlab::widen16(dtype, b.data(), v.data(), v.size());
+            return v;
+        };
+        const std::vector<float> x = rounded(randomValues(rows * inputs, random));
+        const std::vector<float> w = rounded(randomValues(inputs * units, random, 1.0f / 28.0f));
+        const std::vector<float> bias = randomValues(units, random, 0.1f);
+        std::vector<float> z(rows * units), y(rows * units);
+        distlab::kernels::denseForward(x.data(), w.data(), bias.data(), z.data(), rows, inputs, units);
+        distlab::kernels::activate(distlab::Activation::Gelu, z.data(), y.data(), rows * units);
+        float *gx = buffers.upload(x), *gw = buffers.upload(w), *gb = buffers.upload(bias);
+        void* x16 = buffers.allocate(x.size() / 2 + 1);
+        void* w16 = buffers.allocate(w.size() / 2 + 1);
+        float *gz = buffers.allocate(z.size()), *gy = buffers.allocate(y.size());
+        if (distlabCudaToHalf(device, half, gx, x16, static_cast<long long>(x.size()), message) != 0 ||
+            distlabCudaToHalf(device, half, gw, w16, static_cast<long long>(w.size()), message) != 0 ||
+            distlabCudaDenseForwardHalf(device, half, x16, w16, gb, gz, gy, rows, inputs, units, 4, message) != 0)
+            return expect(false, message);
+        const double error = relativeError(buffers.download(gy, y.size()), y);
+        std::printf("  %s inputs on tensor cores, float32 accumulation, gelu [256x784]x[784x256]: relative error %.2e\n", name, error);
+        expect(error <= 1e-5, std::string(name) + " forward differs from the CPU's float32 forward of the same values");
+    }
+
+    // What tensor cores buy: a 4096 x 4096 x 4096 product, float32 (no TF32) against bfloat16.
+    const long long n = 4096;
+    Buffers buffers(device);
+    float* a = buffers.upload(randomValues(n * n, random));
+    float* bmat = buffers.upload(randomValues(n * n, random));
+    float* bias = buffers.upload(std::vector<float>(n, 0.0f));
+    float *c = buffers.allocate(n * n), *out = buffers.allocate(n * n);
+    void* a16 = buffers.allocate(n * n / 2);
+    void* b16 = buffers.allocate(n * n / 2);
+    distlabCudaToHalf(device, 2, a, a16, n * n, message);
+    distlabCudaToHalf(device, 2, bmat, b16, n * n, message);
+    const auto time = [&](bool sixteen) {
+        distlabCudaSynchronize(device, message);
+        const auto begin = std::chrono::steady_clock::now();
+        constexpr int kRepeats = 10;
+        for (int i = 0; i < kRepeats; ++i)
+            sixteen ? distlabCudaDenseForwardHalf(device, 2, a16, b16, bias, c, out, n, n, n, 0, message)
+                    : distlabCudaDenseForward(device, a, bmat, bias, c, out, n, n, n, 0, message);
+        distlabCudaSynchronize(device, message);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() / kRepeats;
+        return 2.0 * double(n) * double(n) * double(n) / seconds * 1e-12;
+    };
+    time(false);
+    time(true);
+    const double fp32 = time(false), bf16 = time(true);
+    std::printf("  4096^3 product: float32 %.1f TFLOP/s, bfloat16 on tensor cores %.1f TFLOP/s (%.1fx)\n", fp32, bf16, bf16 / fp32);
+}
+
 void allocatorCachesAndCounts(DistlabCudaDevice* device) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     DistlabCudaMemoryStats before{}, after{};
@@ -538,6 +626,7 @@ int main() {
     optimizersMatchTheCpu(device, random);
     lossesMatchTheCpu(device, random);
     allocatorCachesAndCounts(device);
+    sixteenBitsOnTensorCores(device, random);
     aTrainingStepMatchesTheCpuEngine(device);
     ringOverLogicalGpusMatchesTheCpuRing();
     logicalGpuCommunicators();
