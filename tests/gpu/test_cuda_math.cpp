@@ -10,6 +10,7 @@
 // on GPU machines that have only the CUDA toolkit. Exit 77 (CTest: skipped) where no GPU is usable.
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -250,8 +251,10 @@ void lossesMatchTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
 /// engine's one_device trainer on the same batches from the same initial weights.
 class GpuClassifier {
 public:
-    GpuClassifier(DistlabCudaDevice* device, const distlab::Model& model, long long batch)
-        : m_device(device), m_buffers(device), m_batch(batch) {
+    /// `batch` rows per step on this device; the loss is scaled by 1 / `globalBatch` (TF's
+    /// convention: replicas' gradients add up to the global batch's).
+    GpuClassifier(DistlabCudaDevice* device, const distlab::Model& model, long long batch, long long globalBatch = 0)
+        : m_device(device), m_buffers(device), m_batch(batch), m_globalBatch(globalBatch > 0 ? globalBatch : batch) {
         const auto& infos = model.store().infos();
         m_inputs = infos[0].shape[0];
         m_hidden = infos[0].shape[1];
@@ -283,7 +286,9 @@ public:
             expect(false, message);
     }
     /// Queues one step on the stream.
-    bool queueStep(float rate, float momentum) {
+    bool queueStep(float rate, float momentum) { return queueGradient() && queueUpdate(rate, momentum); }
+    /// Forward, loss and backward into the gradient buffer.
+    bool queueGradient() {
         char message[DISTLAB_CUDA_MESSAGE_SIZE];
         float *w1 = m_params + m_offsets[0], *b1 = m_params + m_offsets[1], *w2 = m_params + m_offsets[2], *b2 = m_params + m_offsets[3];
         float *dw1 = m_grads + m_offsets[0], *db1 = m_grads + m_offsets[1], *dw2 = m_grads + m_offsets[2], *db2 = m_grads + m_offsets[3];
@@ -292,15 +297,23 @@ public:
             distlabCudaDenseForward(m_device, m_x, w1, b1, m_z1, m_y1, m_batch, m_inputs, m_hidden, 2, message) == 0 &&
             distlabCudaDenseForward(m_device, m_y1, w2, b2, m_z2, m_z2, m_batch, m_hidden, m_classes, 0, message) == 0 &&
             distlabCudaSoftmaxCrossEntropy(m_device, m_z2, m_labels, m_dlogits, m_rowLoss, m_rowCorrect, m_batch, m_classes,
-                                           1.0f / static_cast<float>(m_batch), message) == 0 &&
+                                           1.0f / static_cast<float>(m_globalBatch), message) == 0 &&
             distlabCudaDenseBackward(m_device, m_y1, w2, m_z2, m_z2, m_dlogits, m_dz2, dw2, db2, m_dy1, m_batch, m_hidden, m_classes, 0,
                                      message) == 0 &&
             distlabCudaDenseBackward(m_device, m_x, w1, m_z1, m_y1, m_dy1, m_dz1, dw1, db1, nullptr, m_batch, m_inputs, m_hidden, 2,
-                                     message) == 0 &&
-            distlabCudaSgd(m_device, m_params, m_grads, m_velocity, m_count, rate, momentum, 0, message) == 0;
+                                     message) == 0;
         if (!ok) expect(false, message);
         return ok;
     }
+    /// Momentum SGD over every parameter at once.
+    bool queueUpdate(float rate, float momentum) {
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        const bool ok = distlabCudaSgd(m_device, m_params, m_grads, m_velocity, m_count, rate, momentum, 0, message) == 0;
+        if (!ok) expect(false, message);
+        return ok;
+    }
+    float* grads() const { return m_grads; }
+    long long parameterCount() const { return m_count; }
     /// Records one step into a graph (once), then launches it.
     void graphStep(float rate, float momentum) {
         char message[DISTLAB_CUDA_MESSAGE_SIZE];
@@ -320,7 +333,7 @@ public:
 private:
     DistlabCudaDevice* m_device;
     Buffers m_buffers;
-    long long m_batch, m_inputs = 0, m_hidden = 0, m_classes = 0, m_count = 0;
+    long long m_batch, m_globalBatch, m_inputs = 0, m_hidden = 0, m_classes = 0, m_count = 0;
     std::int64_t m_offsets[4] = {};
     float *m_params, *m_grads, *m_velocity, *m_x, *m_z1, *m_y1, *m_z2, *m_dlogits, *m_dz2, *m_dy1, *m_dz1, *m_rowLoss;
     int *m_labels, *m_rowCorrect;
@@ -548,6 +561,53 @@ void sixteenBitsOnTensorCores(DistlabCudaDevice* device, std::mt19937& random) {
     std::printf("  4096^3 product: float32 %.1f TFLOP/s, bfloat16 on tensor cores %.1f TFLOP/s (%.1fx)\n", fp32, bf16, bf16 / fp32);
 }
 
+/// Mirrored on 4 logical GPUs of one physical GPU: each replica computes its shard's gradient on
+/// its own stream, the ring all-reduces them, every replica applies the same update. It ends
+/// where the CPU engine's mirrored trainer on 4 logical CPU devices ends, and its copies are equal.
+void mirroredOnLogicalGpus() {
+    using namespace distlab;
+    constexpr int kReplicas = 4;
+    RunConfig config = testing::smallConfig(kReplicas, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 1);
+    config.model.layers = {{"dense", 16, Activation::Tanh, ""}, {"dense", 3, Activation::Linear, ""}};
+    const DataSplit data = testing::makeClassificationData(240, 5, 3, 3);
+    const long long global = config.data.globalBatchSize, shard = global / kReplicas;
+    const auto rate = static_cast<float>(config.optimizer.learningRate);
+    MirroredTrainer cpu(config, data);
+    LogicalGpuGroup group(kReplicas, 0, 0);
+    std::vector<std::unique_ptr<GpuClassifier>> replicas;
+    for (int r = 0; r < kReplicas; ++r)
+        replicas.push_back(std::make_unique<GpuClassifier>(group.device(r), cpu.primaryModel(), shard, global));
+    BatchSampler sampler(data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed);
+    Tensor x;
+    BatchTargets targets;
+    constexpr int kSteps = 30;
+    for (int step = 0; step < kSteps; ++step) {
+        cpu.step();
+        const auto batch = sampler.next();
+        std::vector<float*> grads;
+        for (int r = 0; r < kReplicas; ++r) {
+            gatherBatch(data.train, BatchSampler::shard(batch, r, kReplicas, 0, 1), x, targets);
+            replicas[r]->upload(x, targets.labels);
+            replicas[r]->queueGradient();
+            grads.push_back(replicas[r]->grads());
+        }
+        char message[DISTLAB_CUDA_MESSAGE_SIZE];
+        if (distlabCudaRingAllReduce(group.devices(), grads.data(), kReplicas, replicas[0]->parameterCount(), 0, message) != 0)
+            return expect(false, message);
+        for (auto& replica : replicas) replica->queueUpdate(rate, 0.9f);
+    }
+    const auto cpuValues = cpu.primaryModel().store().values();
+    const std::vector<float> reference(cpuValues.begin(), cpuValues.end());
+    const std::vector<float> first = replicas[0]->params();
+    bool copiesEqual = true;
+    for (int r = 1; r < kReplicas; ++r) copiesEqual = copiesEqual && replicas[r]->params() == first;
+    const double error = relativeError(first, reference);
+    std::printf("  mirrored on %d logical GPUs, %d steps, vs the CPU mirrored trainer: relative error %.2e, copies %s\n", kReplicas,
+                kSteps, error, copiesEqual ? "identical" : "DIFFER");
+    expect(error <= 1e-5, "mirrored on logical GPUs differs from the CPU mirrored trainer by " + std::to_string(error));
+    expect(copiesEqual, "mirrored copies on logical GPUs are identical");
+}
+
 void allocatorCachesAndCounts(DistlabCudaDevice* device) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     DistlabCudaMemoryStats before{}, after{};
@@ -630,6 +690,7 @@ int main() {
     aTrainingStepMatchesTheCpuEngine(device);
     ringOverLogicalGpusMatchesTheCpuRing();
     logicalGpuCommunicators();
+    mirroredOnLogicalGpus();
     distlabCudaClose(device);
     aLogicalLimitGivesAClearError(0);
     std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
