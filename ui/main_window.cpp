@@ -279,6 +279,9 @@ void MainWindow::buildMenus() {
     QMenu* recent = file->addMenu(tr("Open &recent"));
     m_recent = new RecentFiles(recent, this);
     connect(m_recent, &RecentFiles::openRequested, this, [this](const QString& path) { openConfig(path); });
+    m_examples = file->addMenu(tr("&Examples"));
+    m_examples->setObjectName(QStringLiteral("examplesMenu"));
+    buildExamplesMenu(m_examples);  // main_window_run.cpp
     file->addAction(m_save);
     file->addAction(m_saveAs);
     file->addSeparator();

@@ -15,6 +15,7 @@ class QAction;
 class QDockWidget;
 class QDoubleSpinBox;
 class QLabel;
+class QMenu;
 class QSlider;
 class QTabWidget;
 class QToolBar;
@@ -51,7 +52,10 @@ public:
 
     // Files. Each shows an error through the prompts and returns false when it fails; the current
     // run is then untouched. openConfig returns once the file is parsed: a data file that fails to
-    // load is reported later (runRejected), also leaving the current run as it was.
+    // load is reported later (runRejected), also leaving the current run as it was. A save says in
+    // the status bar where it wrote.
+    /// Opens a run config in place of the current run; when that run has trained, asks first
+    /// (false, nothing changed, when the person keeps it).
     bool openConfig(const QString& path, bool play = false);
     bool saveConfig(const QString& path);
     bool saveWeights(const QString& path);
@@ -95,6 +99,8 @@ public:
     QString speedText() const;
     QString statusText() const;
     QString currentFile() const { return m_currentFile; }
+    /// File ▸ Examples: one action per example run (exampleFiles), opening it as File ▸ Open does.
+    QMenu* examplesMenu() const { return m_examples; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -133,6 +139,12 @@ private:
     QString askSavePath(const QString& caption, const QString& filter, const QString& suffix);
     QString askOpenPath(const QString& caption, const QString& filter);
     void showError(const QString& title, const QString& message);
+    /// Before an action that throws the current run away (`what`: "open run.json"): true when
+    /// nothing has trained yet, or the person agrees.
+    bool confirmDiscard(const QString& what);
+    /// Says in the status bar for a while that `what` was saved to `path`.
+    void showSaved(const QString& what, const QString& path);
+    void buildExamplesMenu(QMenu* menu);
 
     SessionController* m_controller;
     UserPrompts m_prompts;
@@ -153,6 +165,7 @@ private:
     QAction* m_compare = nullptr;
     NetworkView* m_setupDiagram = nullptr;
     RecentFiles* m_recent = nullptr;
+    QMenu* m_examples = nullptr;
     QAction* m_play = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_step = nullptr;

@@ -2,6 +2,10 @@
 #include "main_window.hpp"
 
 #include <QAction>
+#include <QCoreApplication>
+#include <QDir>
+#include <QMenu>
+#include <QStatusBar>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -56,6 +60,39 @@ void MainWindow::showError(const QString& title, const QString& message) {
     if (m_prompts.error) m_prompts.error(this, title, message);
 }
 
+bool MainWindow::confirmDiscard(const QString& what) {
+    const std::int64_t steps = m_controller->hasRun() ? m_controller->stepsDone() : 0;
+    if (steps <= 0) return true;  // nothing trained: nothing to lose
+    if (!m_prompts.confirm) return false;
+    return m_prompts.confirm(this, tr("Discard the current run?"),
+                             tr("To %1, the current run \"%2\" is discarded: its %3 trained step(s), curves and "
+                                "weights are lost (save its weights or export its metrics first to keep them). "
+                                "Discard it?")
+                                 .arg(what, QString::fromStdString(m_controller->config().name),
+                                      QLocale().toString(steps)));
+}
+
+void MainWindow::showSaved(const QString& what, const QString& path) {
+    statusBar()->showMessage(tr("Saved %1 to %2").arg(what, QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())),
+                             10000);
+}
+
+void MainWindow::buildExamplesMenu(QMenu* menu) {
+    menu->clear();
+    const QStringList files = exampleFiles(QCoreApplication::applicationDirPath());
+    for (const QString& file : files) {
+        QAction* action = menu->addAction(QFileInfo(file).completeBaseName(), this, [this, file] { openConfig(file); });
+        action->setObjectName(QStringLiteral("example:") + QFileInfo(file).completeBaseName());
+        action->setData(file);
+        action->setToolTip(QDir::toNativeSeparators(file));
+    }
+    if (files.isEmpty()) {
+        QAction* none = menu->addAction(tr("No examples found"));
+        none->setEnabled(false);
+        none->setToolTip(tr("Looked in %1").arg(exampleFolders(QCoreApplication::applicationDirPath()).join(QStringLiteral(", "))));
+    }
+}
+
 void MainWindow::startRun(const RunConfig& config, bool play) {
     m_applyTimer.stop();
     m_setupEdited = false;
@@ -76,6 +113,7 @@ void MainWindow::playClicked() {
 }
 
 void MainWindow::resetClicked() {
+    if (!confirmDiscard(tr("start again from the seed"))) return;
     m_applyTimer.stop();
     m_setupEdited = false;
     m_setup->setPendingNote({});
@@ -295,6 +333,7 @@ bool MainWindow::openConfig(const QString& path, bool play) {
                   tr("%1\n\nThe current run is unchanged.").arg(QString::fromStdString(config.error().message)));
         return false;
     }
+    if (!confirmDiscard(tr("open %1").arg(QFileInfo(path).fileName()))) return false;
     m_applyTimer.stop();
     m_setupEdited = false;
     m_pendingFile = QFileInfo(path).absoluteFilePath();
@@ -314,6 +353,8 @@ bool MainWindow::saveConfig(const QString& path) {
     }
     m_currentFile = QFileInfo(path).absoluteFilePath();
     m_recent->add(m_currentFile);
+    updateTitle();
+    showSaved(tr("the run config"), path);
     return true;
 }
 
@@ -322,6 +363,7 @@ bool MainWindow::saveWeights(const QString& path) {
     // The primary model: the servers' copy for parameter servers (what the CLI saves too).
     m_controller->runBetweenSteps([&](Trainer& trainer) { status = distlab::saveWeights(trainer.primaryModel(), local(path)); });
     if (!status) showError(tr("Could not save the weights"), QString::fromStdString(status.error().message));
+    else showSaved(tr("the weights"), path);
     return status.ok();
 }
 
@@ -340,6 +382,7 @@ bool MainWindow::exportMetrics(const QString& path) {
         showError(tr("Could not export the metrics"), QString::fromStdString(status.error().message));
         return false;
     }
+    showSaved(tr("the metrics"), path);
     return true;
 }
 
@@ -352,6 +395,7 @@ bool MainWindow::exportTrace(const QString& path) {
         showError(tr("Could not export the timeline"), QString::fromStdString(status.error().message));
         return false;
     }
+    showSaved(tr("the timeline"), path);
     return true;
 }
 
@@ -360,6 +404,7 @@ bool MainWindow::saveViewPng(const QString& path) {
         showError(tr("Could not save the picture"), QString::fromStdString(status.error().message));
         return false;
     }
+    showSaved(tr("the picture"), path);
     return true;
 }
 

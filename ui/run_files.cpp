@@ -4,8 +4,10 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPixmap>
+#include <QStandardPaths>
 #include <QWidget>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -112,6 +114,38 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
         }
     }
     return writer->close();
+}
+
+QStringList exampleFolders(const QString& applicationDir) {
+    QStringList folders;
+    auto add = [&](const QString& folder) {
+        const QString clean = QDir::cleanPath(folder);
+        if (!clean.isEmpty() && !folders.contains(clean)) folders.append(clean);
+    };
+    add(QDir(applicationDir).filePath(QStringLiteral("../share/distlab/examples")));
+    for (const QString& data : QStandardPaths::standardLocations(QStandardPaths::GenericDataLocation))
+        add(QDir(data).filePath(QStringLiteral("distlab/examples")));
+#ifdef DISTLAB_SOURCE_EXAMPLES_DIR
+    add(QStringLiteral(DISTLAB_SOURCE_EXAMPLES_DIR));
+#endif
+    return folders;
+}
+
+QStringList exampleFiles(const QString& applicationDir) {
+    QStringList names;
+    QStringList files;
+    for (const QString& folder : exampleFolders(applicationDir)) {
+        const QFileInfoList entries =
+            QDir(folder).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
+        for (const QFileInfo& entry : entries) {
+            if (names.contains(entry.fileName())) continue;
+            names.append(entry.fileName());
+            files.append(entry.absoluteFilePath());
+        }
+    }
+    std::sort(files.begin(), files.end(),
+              [](const QString& a, const QString& b) { return QFileInfo(a).fileName() < QFileInfo(b).fileName(); });
+    return files;
 }
 
 Status saveWidgetPng(QWidget* widget, const QString& path) {

@@ -26,6 +26,13 @@ Status exportMetricsCsv(const RunHistory& history, const QString& path);
 /// Writes the timeline's steps as a Chrome trace (one track per device).
 Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceNames, const QString& runName,
                            const QString& path);
+/// Where File ▸ Examples looks for example runs, first match wins: where the package installs them
+/// (`<applicationDir>/../share/distlab/examples`, then `distlab/examples` under the XDG data folders,
+/// e.g. /usr/share) and the source tree's resources/examples (a build that is not installed).
+QStringList exampleFolders(const QString& applicationDir);
+/// The example runs (*.json) of those folders, sorted by file name; a name found twice comes from
+/// the first folder.
+QStringList exampleFiles(const QString& applicationDir);
 /// Saves a picture of `widget` (QWidget::grab) as PNG.
 Status saveWidgetPng(QWidget* widget, const QString& path);
 

@@ -191,13 +191,72 @@ private slots:
         QCOMPARE(first->data.noise, 0.123456789012345);
         const Result<RunConfig> second = parseRunConfig(runConfigToJson(*first), "rich.json");
         QVERIFY2(second.ok(), qPrintable(errorOf(second)));
-        QVERIFY(*second == *first);
+        // The same run: the idx, csv and random keys a synthetic run does not read are not written.
+        QVERIFY(*second == withUnusedKeysReset(*first));
+        QVERIFY(second->data.kind == first->data.kind && second->data.noise == first->data.noise);
+        QCOMPARE(second->data.labelColumn, std::int64_t{-1});
+        QCOMPARE(q(runConfigToJson(*second)), q(runConfigToJson(*first)));
 
         RunConfig sgd = *first;
         sgd.optimizer = OptimizerConfig{OptimizerKind::Sgd, 0.5, 0.9, true};
         const Result<RunConfig> third = parseRunConfig(runConfigToJson(sgd), "sgd.json");
         QVERIFY2(third.ok(), qPrintable(errorOf(third)));
         QVERIFY(third->optimizer == sgd.optimizer);
+    }
+
+    void writtenConfigHoldsOnlyWhatTheRunUses() {
+        // A parameter-server run on synthetic data whose in-memory config still holds CSV and
+        // mirrored values (as the app keeps them when the source or strategy changes).
+        RunConfig config;
+        config.name = "ps";
+        LayerConfig out;
+        out.units = 2;
+        config.model.layers = {out};
+        config.data.path = "old.csv";
+        config.data.labelColumn = 3;
+        config.data.images = "i.gz";
+        config.data.features = 7;
+        config.strategy.type = StrategyKind::ParameterServer;
+        config.strategy.devices = {cpu(0), cpu(1)};
+        config.strategy.numPacks = 4;
+        config.strategy.workers = 3;
+        config.strategy.partitioner.kind = PartitionerConfig::Kind::Fixed;
+        config.strategy.partitioner.numShards = 2;
+        config.strategy.partitioner.maxShardBytes = 4096;
+        const std::string text = runConfigToJson(config);
+        for (const char* unused : {"\"path\"", "\"test_path\"", "\"label_column\"", "\"images\"", "\"labels\"",
+                                   "\"features\"", "\"classes\"", "\"outputs\"", "\"devices\"", "\"num_packs\"",
+                                   "\"gradient_accumulation_steps\"", "\"cross_device_ops\"", "\"gradients_to_aggregate\"",
+                                   "\"max_shard_bytes\"", "\"min_shard_bytes\""}) {
+            QVERIFY2(text.find(unused) == std::string::npos, (std::string(unused) + " in\n" + text).c_str());
+        }
+        for (const char* used : {"\"kind\"", "\"samples\"", "\"workers\"", "\"num_shards\"", "\"global_batch_size\""}) {
+            QVERIFY2(text.find(used) != std::string::npos, used);
+        }
+        const Result<RunConfig> reread = parseRunConfig(text, "ps.json");
+        QVERIFY2(reread.ok(), qPrintable(errorOf(reread)));
+        QVERIFY(*reread == withUnusedKeysReset(config));
+        QCOMPARE(reread->strategy.workers, std::int64_t{3});
+        QCOMPARE(reread->strategy.partitioner.numShards, std::int64_t{2});
+        QCOMPARE(q(runConfigToJson(*reread)), q(text));  // saving again changes nothing
+
+        // CSV writes its own keys (test_path only when given); one device has nothing to reduce.
+        RunConfig csv = config;
+        csv.strategy = StrategyConfig{};
+        csv.strategy.numPacks = 3;
+        csv.data.source = DataSource::Csv;
+        const std::string csvText = runConfigToJson(csv);
+        QVERIFY(csvText.find("\"path\": \"old.csv\"") != std::string::npos);
+        QVERIFY(csvText.find("\"label_column\": 3") != std::string::npos);
+        for (const char* unused : {"\"test_path\"", "\"kind\"", "\"noise\"", "\"samples\"", "\"images\"", "\"num_packs\"",
+                                   "\"cross_device_ops\"", "\"workers\""}) {
+            QVERIFY2(csvText.find(unused) == std::string::npos, (std::string(unused) + " in\n" + csvText).c_str());
+        }
+        QVERIFY(csvText.find("\"devices\"") != std::string::npos);
+        const Result<RunConfig> csvBack = parseRunConfig(csvText, "csv.json");
+        QVERIFY2(csvBack.ok(), qPrintable(errorOf(csvBack)));
+        QVERIFY(*csvBack == withUnusedKeysReset(csv));
+        QCOMPARE(q(csvBack->data.path), q("old.csv"));
     }
 
     void writerKeyOrderAndIndent() {

@@ -2,8 +2,10 @@
 // workers in the strategy panel, train ~300 updates, check the topology counted pushes from every
 // worker and the staleness histogram's mean is near N - 1 = 3; slow a worker (its count grows
 // slower), kill one (training goes on), switch to sync live, lose a server (the run stops with the
-// engine's error) and resume from a checkpoint; run the mirrored / async / sync comparison and close
-// it mid-run within a second; the window fits 1280x800.
+// engine's error) and resume from a checkpoint; lose a server with no checkpoint saved by hand: the
+// view keeps the run's true picture and resumes from the checkpoint the app kept while it trained;
+// run the mirrored / async / sync comparison and close it mid-run within a second; the window fits
+// 1280x800.
 #include <QtTest>
 
 #include <QComboBox>
@@ -235,6 +237,88 @@ private slots:
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 10, 30000);
         QVERIFY(window.controller().history().lastStep().step > resumedAt);
+        QCOMPARE(m_recorder->errors.size(), 1);
+    }
+
+    // The run: the example config opened through the window, a worker killed and another
+    // slowed, then "Lose server 0" without any checkpoint saved by hand. The view must keep the
+    // picture of the run as it was when the server was lost, and offer a way on: the checkpoint the
+    // app kept while the run trained, named by its update, resumed with the view's button.
+    void losingAServerKeepsTheTruePictureAndTheKeptCheckpointResumes() {
+        MainWindow& window = *m_window;
+        window.controller().setAutoCheckpointInterval(200);  // ms of running (the app keeps one every few seconds)
+        QVERIFY(window.openConfig(QStringLiteral(DISTLAB_EXAMPLES_DIR "/circle-parameter-server-4.json"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::ParameterServer, kLoadTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Running, kLoadTimeoutMs);
+        ParameterServerView& view = window.parameterServerView();
+        window.views().setCurrentWidget(&view);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 200, 30000);
+        QTest::mouseClick(&view.workerControls().killButton(2), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.topology().worker(2).alive, 5000);
+        view.workerControls().speedSlider(1).setValue(30);
+        QTRY_COMPARE_WITH_TIMEOUT(view.topology().worker(1).speed, 0.3, 5000);
+        const std::int64_t seen = window.controller().history().stepsSeen();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= seen + 300, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().checkpointStep() > 0, 10000);  // kept by the app meanwhile
+        QTRY_COMPARE_WITH_TIMEOUT(view.histogram().theory(), 2.0, 5000);
+
+        QTest::mouseClick(view.loseServerButton(0), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Failed, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_recorder->errors.size(), 1, 5000);
+        QVERIFY2(m_recorder->errors.front().contains(QStringLiteral("parameter server ps:0 was lost")), qPrintable(m_recorder->errors.front()));
+        // Let the views take the last records and redraw a few times.
+        QTest::qWait(500);
+        view.topology().update();
+        QCoreApplication::processEvents();
+
+        // The true picture: worker 2 still dead, the speeds as set, the counts of what happened.
+        const TopologyCanvas& topology = view.topology();
+        QVERIFY(!topology.worker(2).alive);
+        QCOMPARE(topology.worker(1).speed, 0.3);
+        QCOMPARE(topology.worker(3).speed, 0.5);  // from the config
+        QCOMPARE(topology.worker(0).speed, 1.0);
+        std::int64_t pushed = 0, applied = 0;
+        for (int w = 0; w < 4; ++w) {
+            pushed += topology.worker(w).gradients;
+            applied += topology.worker(w).applied;
+            QVERIFY2(topology.worker(w).gradients >= topology.worker(w).applied,
+                     qPrintable(QStringLiteral("worker %1: %2 pushed, %3 applied").arg(w).arg(topology.worker(w).gradients).arg(topology.worker(w).applied)));
+        }
+        const std::int64_t updates = window.controller().history().updates().updates();
+        QCOMPARE(applied, updates);
+        QVERIFY2(pushed >= updates && pushed <= updates + 4, qPrintable(QStringLiteral("%1 pushed, %2 applied").arg(pushed).arg(updates)));
+        auto* summary = view.findChild<QLabel*>(QStringLiteral("parameterServerSummary"));
+        QVERIFY(summary != nullptr);
+        QVERIFY2(summary->text().contains(QStringLiteral("from %1 gradients pushed").arg(QLocale().toString(pushed))), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("3 of 4 workers")), qPrintable(summary->text()));
+        QCOMPARE(view.histogram().theory(), 2.0);  // the 3 workers that were live, not 4
+        auto* staleness = view.findChild<QLabel*>(QStringLiteral("stalenessText"));
+        QVERIFY2(staleness->text().contains(QStringLiteral("theory for 3 live worker(s)")), qPrintable(staleness->text()));
+
+        // A way on: the note names the checkpoint's update, and Resume is enabled.
+        const std::int64_t kept = window.controller().checkpointStep();
+        QVERIFY(kept > 0);
+        auto* note = view.findChild<QLabel*>(QStringLiteral("runEndedNote"));
+        QVERIFY(note != nullptr && note->isVisibleTo(&view));
+        QVERIFY2(note->text().contains(QStringLiteral("update %1").arg(QLocale().toString(kept))), qPrintable(note->text()));
+        QPushButton* resume = view.resumeButton();
+        QVERIFY(resume->isEnabled());
+        QTest::mouseClick(resume, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, kLoadTimeoutMs);
+        std::int64_t resumedAt = -1;
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().runBetweenSteps([&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
+                                     resumedAt == kept, 5000);
+        // The resumed run keeps the workers as they were: worker 2 dead, worker 1 slow.
+        ParameterServerControls* controls = window.controller().parameterServerControls();
+        QVERIFY(controls != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(!controls->workerStatus(2).alive, 5000);
+        QCOMPARE(controls->workerStatus(1).speed, 0.3);
+        QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
+        window.playAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 50, 30000);
+        QVERIFY(window.controller().history().lastStep().step > kept);
+        QCOMPARE(window.controller().state(), SessionState::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.topology().worker(2).alive, 5000);
         QCOMPARE(m_recorder->errors.size(), 1);
     }
 

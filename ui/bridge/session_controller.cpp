@@ -1,7 +1,11 @@
 #include "bridge/session_controller.hpp"
 
+#include <QDir>
+#include <QFile>
 #include <QLocale>
 #include <QMetaObject>
+
+#include <distlab/io/checkpoint.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -49,6 +53,13 @@ private:
     std::uint64_t m_runId;
 };
 
+// What a checkpoint task posted to the session answers.
+struct CheckpointAnswer {
+    std::string path;
+    std::int64_t step = -1;
+    std::string error;  // empty: written
+};
+
 struct SessionController::Run {
     Run(std::uint64_t runId, int replicas) : id(runId), history(replicas), drain(replicas) {}
     std::uint64_t id;
@@ -61,6 +72,8 @@ struct SessionController::Run {
     TelemetryDrain drain;
     std::unique_ptr<ObserverBridge> observer;
     std::future<PlotPoints> points;            // the session's answer to requestPoints()
+    std::future<CheckpointAnswer> checkpoint;  // an automatic checkpoint on its way
+    std::future<CheckpointAnswer> resume;      // resumeFromCheckpoint()'s restore, run after loading
     std::unique_ptr<TrainingSession> session;  // last: stopped and joined before the rest goes
 };
 
@@ -129,6 +142,14 @@ void SessionController::becomeCurrent(std::unique_ptr<Run> run) {
     m_clockRunning = false;
     m_watchedParameter = 0;
     m_watchedElement = 0;
+    m_checkpointClock.start();
+    if (!m_keepCheckpoint && m_checkpointStep >= 0) {  // a checkpoint belongs to the run it was taken of
+        if (!m_checkpointPath.empty()) QFile::remove(QFile::decodeName(m_checkpointPath.c_str()));
+        m_checkpointPath.clear();
+        m_checkpointStep = -1;
+        emit checkpointChanged();
+    }
+    m_keepCheckpoint = false;
     resetTickStats();
     emit runReplaced();
     emit pointsChanged();
@@ -340,6 +361,121 @@ bool SessionController::applyLive(const RunConfig& draft) {
     return true;
 }
 
+std::string SessionController::newCheckpointPath() {
+    if (!m_checkpointDir.isValid()) return {};
+    const QString name = QStringLiteral("run-checkpoint-%1.safetensors").arg(++m_checkpointFiles);
+    return QFile::encodeName(QDir::toNativeSeparators(m_checkpointDir.filePath(name))).toStdString();
+}
+
+void SessionController::keepCheckpoint(const std::string& path, std::int64_t step) {
+    if (!m_checkpointPath.empty() && m_checkpointPath != path) QFile::remove(QFile::decodeName(m_checkpointPath.c_str()));
+    m_checkpointPath = path;
+    m_checkpointStep = step;
+    emit checkpointChanged();
+}
+
+void SessionController::autoCheckpoint() {
+    if (m_autoCheckpointMs <= 0 || !m_current || !m_current->loaded || m_current->checkpoint.valid()) return;
+    if (m_config.strategy.type != StrategyKind::ParameterServer) return;
+    if (m_current->session->state() != SessionState::Running) return;
+    if (m_checkpointClock.isValid() && m_checkpointClock.elapsed() < m_autoCheckpointMs) return;
+    m_checkpointClock.start();
+    const std::string path = newCheckpointPath();
+    if (path.empty()) return;
+    // Written on the session thread between two updates: only it may read the trainer.
+    m_current->checkpoint = m_current->session->post([path](Trainer& trainer) {
+        CheckpointAnswer answer;
+        answer.path = path;
+        answer.step = trainer.stepsDone();
+        if (Status written = saveCheckpoint(trainer, path); !written) answer.error = written.error().message;
+        return answer;
+    });
+}
+
+void SessionController::takeCheckpointAnswers() {
+    auto ready = [](std::future<CheckpointAnswer>& answer) {
+        return answer.valid() && answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    if (ready(m_current->checkpoint)) {
+        try {
+            CheckpointAnswer answer = m_current->checkpoint.get();
+            if (answer.error.empty() && answer.step > 0) keepCheckpoint(answer.path, answer.step);
+            else QFile::remove(QFile::decodeName(answer.path.c_str()));
+        } catch (const std::exception&) {
+            // the run ended before it was written: the checkpoint kept before stays
+        }
+    }
+    if (ready(m_current->resume)) {
+        QString message;
+        bool ok = false;
+        try {
+            CheckpointAnswer answer = m_current->resume.get();
+            ok = answer.error.empty();
+            message = ok ? tr("Resumed from the checkpoint at update %1.").arg(QLocale().toString(answer.step))
+                         : tr("Could not resume: %1").arg(QString::fromStdString(answer.error));
+        } catch (const std::exception& error) {
+            message = tr("Could not resume: %1").arg(QString::fromUtf8(error.what()));
+        }
+        if (ok) m_current->session->requestSnapshot();
+        emit resumeFinished(ok, message);
+    }
+}
+
+bool SessionController::saveCheckpointNow(QString* error) {
+    const std::string path = newCheckpointPath();
+    if (path.empty()) {
+        if (error) *error = tr("no folder for temporary files");
+        return false;
+    }
+    CheckpointAnswer answer;
+    answer.error = tr("the run has not loaded yet, or it has ended").toStdString();
+    runBetweenSteps([&](Trainer& trainer) {
+        answer.step = trainer.stepsDone();
+        const Status written = saveCheckpoint(trainer, path);
+        answer.error = written ? std::string() : written.error().message;
+    });
+    if (!answer.error.empty()) {
+        QFile::remove(QFile::decodeName(path.c_str()));
+        if (error) *error = QString::fromStdString(answer.error);
+        return false;
+    }
+    keepCheckpoint(path, answer.step);
+    if (m_current) m_checkpointClock.start();
+    return true;
+}
+
+bool SessionController::resumeFromCheckpoint() {
+    if (!m_current || m_checkpointStep < 0 || m_checkpointPath.empty()) return false;
+    // The workers dead when the run ended stay dead in the resumed run (unless all were: then none is).
+    std::vector<int> dead;
+    int workers = 0;
+    if (ParameterServerControls* controls = parameterServerControls()) {
+        workers = controls->workerCount();
+        for (int w = 0; w < workers; ++w)
+            if (!controls->workerStatus(w).alive) dead.push_back(w);
+    }
+    if (static_cast<int>(dead.size()) >= workers) dead.clear();
+    const std::string path = m_checkpointPath;
+    const std::int64_t step = m_checkpointStep;
+    m_keepCheckpoint = true;
+    restartRun(m_config, false);
+    // Runs on the new session's thread once it has loaded, before any Play or Step queued later.
+    m_current->resume = m_current->session->post([path, step, dead](Trainer& trainer) {
+        CheckpointAnswer answer;
+        answer.path = path;
+        answer.step = step;
+        if (Status restored = resumeCheckpoint(trainer, path); !restored) {
+            answer.error = restored.error().message;
+            return answer;
+        }
+        answer.step = trainer.stepsDone();
+        if (ParameterServerControls* controls = trainer.parameterServerControls())
+            for (int w : dead) controls->killWorker(w);
+        return answer;
+    });
+    return true;
+}
+
 const RunHistory& SessionController::history() const { return m_current ? m_current->history : *m_emptyHistory; }
 
 double SessionController::runningSeconds() const {
@@ -371,6 +507,8 @@ void SessionController::tick() {
                            current == SessionState::Failed;
         m_current->drain.drain(session.telemetry(), m_current->history, ended);
         takeReadyPoints();
+        takeCheckpointAnswers();
+        if (!ended) autoCheckpoint();
         auto latest = session.latestSnapshot();
         if (latest && latest != m_snapshot) {
             m_snapshot = std::move(latest);

@@ -6,6 +6,8 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QPointF>
+#include <QString>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdint>
@@ -99,6 +101,21 @@ public:
     /// run can change (mode, worker speeds); returns false (nothing done) otherwise.
     bool applyLive(const RunConfig& draft);
 
+    // Checkpoints of a parameter-server run, kept by the app while it trains: a lost server ends the
+    // run (a TrainingError), and the kept checkpoint is the way on. Written on the session thread
+    // (a posted task) to a temporary file that lives as long as the controller.
+    /// Every `milliseconds` of running the current parameter-server run is checkpointed (0: never).
+    void setAutoCheckpointInterval(int milliseconds) { m_autoCheckpointMs = milliseconds; }
+    int autoCheckpointInterval() const { return m_autoCheckpointMs; }
+    /// The update the kept checkpoint of the current run was taken at; -1 when none is kept.
+    std::int64_t checkpointStep() const { return m_checkpointStep; }
+    /// Checkpoints the current run now (waits about one step). False when it cannot (the message
+    /// in `error`, when given).
+    bool saveCheckpointNow(QString* error = nullptr);
+    /// Starts the current run's config again from the kept checkpoint, paused, with the workers that
+    /// were dead (killed) when it ended dead again. The result comes at a later tick (resumeFinished).
+    bool resumeFromCheckpoint();
+
     const RunHistory& history() const;
     std::shared_ptr<const ModelSnapshot> snapshot() const { return m_snapshot; }
     const PlotPoints& points() const { return m_points; }
@@ -132,6 +149,10 @@ signals:
     void liveConfigChanged();
     /// A live control reached a run that has already ended: `message` says so.
     void liveControlRefused(const QString& message);
+    /// checkpointStep() changed (a checkpoint was kept, or the run it belonged to was replaced).
+    void checkpointChanged();
+    /// A resume asked with resumeFromCheckpoint() is done: `ok`, or why not in `message`.
+    void resumeFinished(bool ok, const QString& message);
 
 private:
     struct Run;
@@ -146,6 +167,11 @@ private:
     void applyWatched();
     /// The current run's parameter-server controls while it is live; null (and liveControlRefused) otherwise.
     ParameterServerControls* liveControls(const QString& what);
+    /// Posts an automatic checkpoint when one is due; takes the answer of the last one posted.
+    void autoCheckpoint();
+    void takeCheckpointAnswers();
+    std::string newCheckpointPath();
+    void keepCheckpoint(const std::string& path, std::int64_t step);
 
     std::unique_ptr<Run> m_current;
     std::unique_ptr<Run> m_pending;
@@ -166,6 +192,13 @@ private:
     double m_lastTickCpuMs = 0.0;
     double m_maxTickCpuMs = 0.0;
     std::int64_t m_tickCount = 0;
+    QTemporaryDir m_checkpointDir;
+    int m_autoCheckpointMs = 3000;
+    QElapsedTimer m_checkpointClock;          // since the last automatic checkpoint was posted
+    std::string m_checkpointPath;             // the kept checkpoint's file
+    std::int64_t m_checkpointStep = -1;
+    std::uint64_t m_checkpointFiles = 0;
+    bool m_keepCheckpoint = false;            // becomeCurrent keeps it: the new run resumes from it
 };
 
 }  // namespace distlab::ui

@@ -54,7 +54,8 @@ void addParameterServerExplanations(QHash<QString, Explanation>& t) {
         "reads the new parameters (a pull). Each worker shows its gradient count and speed; paused and killed "
         "workers are grey.</p><p>Slow a worker, pause it or kill it while training: the others go on, and a "
         "killed worker's unfinished batch is redone by another. Losing a server stops the run with an error, as "
-        "a real cluster would: reset, or resume from a checkpoint saved earlier.</p>");
+        "a real cluster would; the app keeps a checkpoint every few seconds while the run trains, so <i>Resume "
+        "from checkpoint</i> goes on from the update it names (or reset).</p>");
     add("view.staleness", "Staleness",
         "<p>For every applied update: how many other updates were applied between the worker's read of the "
         "parameters and the apply of its gradient. The dashed line is the theory for N live workers: N − 1 on "

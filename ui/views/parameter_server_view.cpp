@@ -1,7 +1,6 @@
 #include "views/parameter_server_view.hpp"
 
 #include <QComboBox>
-#include <QFile>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -10,8 +9,6 @@
 #include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QVBoxLayout>
-
-#include <distlab/io/checkpoint.hpp>
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
@@ -44,8 +41,16 @@ ParameterServerView::ParameterServerView(SessionController& controller, QWidget*
     connect(&controller, &SessionController::runReplaced, this, [this] {
         m_topologyReady = false;
         m_lostServer = -1;
+        m_lostAt = -1;
         m_drawnUpdates = -1;
+        m_status.clear();
         m_histogram->clear();
+        updateCheckpointText();
+    });
+    connect(&controller, &SessionController::checkpointChanged, this, &ParameterServerView::updateCheckpointText);
+    connect(&controller, &SessionController::resumeFinished, this, [this](bool ok, const QString& message) {
+        m_resumeMessage = ok ? tr("%1 Press Play to go on.").arg(message) : message;
+        updateCheckpointText();
     });
     connect(&controller, &SessionController::stateChanged, this, &ParameterServerView::onStateChanged);
     connect(&controller, &SessionController::liveConfigChanged, this, [this] {
@@ -90,8 +95,11 @@ QWidget* ParameterServerView::buildRunPage() {
     m_summary->setObjectName(QStringLiteral("parameterServerSummary"));
     m_summary->setWordWrap(true);
     auto* save = new QPushButton(tr("Save checkpoint"), content);
-    save->setToolTip(tr("Keep the run's state (weights, optimizer, step, data position) to resume from later"));
+    save->setToolTip(tr("Keep the run's state (weights, optimizer, step, data position) to resume from later. "
+                        "The app also keeps one by itself every few seconds while the run trains."));
     m_resume = new QPushButton(tr("Resume from checkpoint"), content);
+    m_resume->setObjectName(QStringLiteral("resumeCheckpointButton"));
+    m_resume->setToolTip(tr("Start the run again from the last checkpoint (paused), with the workers as they were"));
     m_resume->setEnabled(false);
     auto* compare = new QPushButton(tr("Compare…"), content);
     compare->setToolTip(tr("Train this model mirrored, with async and with sync parameter servers side by side"));
@@ -192,10 +200,10 @@ void ParameterServerView::buildTopology() {
         auto* lose = new QPushButton(tr("Lose server %1").arg(s), m_serverRow);
         lose->setObjectName(QStringLiteral("loseServerButton%1").arg(s));
         lose->setToolTip(tr("Server %1 fails: the run stops with an error, as a real cluster's would. Reset, or resume "
-                            "from a checkpoint saved before.").arg(s));
+                            "from the last checkpoint (the app keeps one every few seconds while it trains).").arg(s));
         m_serverButtons->addWidget(lose, 1, Qt::AlignHCenter);
         connect(lose, &QPushButton::clicked, this, [this, s] {
-            if (ParameterServerControls* c = controller().parameterServerControls()) {
+            if (ParameterServerControls* c = controller().isLive() ? controller().parameterServerControls() : nullptr) {
                 c->killParameterServer(s);
                 m_lostServer = s;
                 m_canvas->setServerLost(s);
@@ -205,6 +213,8 @@ void ParameterServerView::buildTopology() {
     const int workers = controls->workerCount();
     m_canvas->setWorkers(std::vector<TopologyCanvas::Worker>(static_cast<std::size_t>(workers)));
     m_workers->setWorkerCount(workers);
+    m_status.assign(static_cast<std::size_t>(workers), WorkerStatus{});
+    for (int w = 0; w < workers; ++w) m_status[static_cast<std::size_t>(w)] = controls->workerStatus(w);
     m_lastApplied.assign(static_cast<std::size_t>(workers), 0);
     m_rateBase.assign(static_cast<std::size_t>(workers), 0);
     m_rates.assign(static_cast<std::size_t>(workers), 0.0);
@@ -230,6 +240,7 @@ bool ParameterServerView::refresh() {
         return invalid() && controller().hasRun();  // the page names the new run's strategy
     }
     if (!m_topologyReady) buildTopology();
+    if (!m_topologyReady) return false;  // the new run is still loading: nothing true to show yet
     ParameterServerControls* controls = controller().parameterServerControls();
     const UpdateTally& tally = controller().history().updates();
     const int workers = static_cast<int>(m_lastApplied.size());
@@ -239,7 +250,10 @@ bool ParameterServerView::refresh() {
     std::int64_t pushed = 0;
     for (int w = 0; w < workers; ++w) {
         const auto index = static_cast<std::size_t>(w);
-        const WorkerStatus status = controls ? controls->workerStatus(w) : WorkerStatus{};
+        // The run's own controls while it has them (they stay readable after it ended); otherwise
+        // the worker as last seen, never a default one.
+        if (controls != nullptr) m_status[index] = controls->workerStatus(w);
+        const WorkerStatus status = m_status[index];
         const std::int64_t applied = tally.applied(w);
         if (applied > m_lastApplied[index]) m_canvas->pulse(w);
         m_lastApplied[index] = applied;
@@ -287,29 +301,58 @@ void ParameterServerView::updateStalenessText(int liveWorkers, double theory) {
 }
 
 bool ParameterServerView::saveCheckpoint() {
-    TrainingSession* session = controller().session();
-    if (session == nullptr || !m_checkpointDir.isValid()) return false;
-    const std::string path = QFile::encodeName(m_checkpointDir.filePath(QStringLiteral("last.safetensors"))).toStdString();
-    Status status = Error{tr("the run has not loaded yet").toStdString()};
-    auto save = [&](Trainer& trainer) {
-        status = distlab::saveCheckpoint(trainer, path);
-        m_checkpointStep = trainer.stepsDone();
-    };
-    controller().runBetweenSteps(save);
-    if (!status) {
-        m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(QString::fromStdString(status.error().message)));
+    QString error;
+    m_resumeMessage.clear();
+    if (!controller().saveCheckpointNow(&error)) {
+        m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(error));
         return false;
     }
-    m_checkpointText->setText(tr("Checkpoint saved at update %1.").arg(QLocale().toString(m_checkpointStep)));
-    m_resume->setEnabled(true);
+    updateCheckpointText();
     return true;
 }
 
 bool ParameterServerView::resumeCheckpoint() {
-    if (m_checkpointStep < 0) return false;
-    m_resumePending = true;
-    controller().restartRun(controller().config(), false);
+    m_resumeMessage.clear();
+    if (!controller().resumeFromCheckpoint()) return false;
+    m_checkpointText->setText(tr("Resuming from the checkpoint at update %1…").arg(QLocale().toString(controller().checkpointStep())));
     return true;
+}
+
+void ParameterServerView::updateCheckpointText() {
+    const std::int64_t step = controller().checkpointStep();
+    m_resume->setEnabled(step >= 0 && controller().hasRun() && controller().state() != SessionState::Loading);
+    if (!m_resumeMessage.isEmpty()) {
+        m_checkpointText->setText(m_resumeMessage);
+    } else {
+        m_checkpointText->setText(step >= 0 ? tr("Last checkpoint at update %1.").arg(QLocale().toString(step)) : QString());
+    }
+    updateEndedNote();
+}
+
+void ParameterServerView::updateEndedNote() {
+    auto* ended = findChild<QLabel*>(QStringLiteral("runEndedNote"));
+    if (ended == nullptr) return;
+    const SessionState state = controller().state();
+    const bool alive = state == SessionState::Running || state == SessionState::Paused || state == SessionState::Stepping;
+    const QLocale locale;
+    const std::int64_t checkpoint = controller().checkpointStep();
+    if (state == SessionState::Finished) {
+        ended->setText(tr("The run has finished after %1 updates: the worker and server controls act only on a live "
+                          "run. Press Play to train again from the start.").arg(locale.toString(controller().stepsDone())));
+    } else if (state == SessionState::Failed && m_lostServer >= 0) {
+        const QString lost = tr("Server %1 was lost at update %2: the run stopped, as a real cluster's would.")
+                                 .arg(m_lostServer).arg(locale.toString(m_lostAt >= 0 ? m_lostAt : controller().stepsDone()));
+        ended->setText(checkpoint >= 0
+                           ? tr("%1 <b>Resume from checkpoint</b> goes on from update %2, the last checkpoint the app "
+                                "kept; or Reset to train again from the start.").arg(lost, locale.toString(checkpoint))
+                           : tr("%1 No checkpoint was kept before the loss: Reset to train again from the start.").arg(lost));
+    } else if (state == SessionState::Failed || state == SessionState::Stopped) {
+        ended->setText(checkpoint >= 0
+                           ? tr("The run has ended: the worker and server controls act only on a live run. <b>Resume from "
+                                "checkpoint</b> goes on from update %1, or Reset to train again.").arg(locale.toString(checkpoint))
+                           : tr("The run has ended: the worker and server controls act only on a live run. Reset to train again."));
+    }
+    ended->setVisible(!alive && state != SessionState::Loading && controller().hasRun());
 }
 
 void ParameterServerView::onStateChanged() {
@@ -318,27 +361,9 @@ void ParameterServerView::onStateChanged() {
     m_serverRow->setEnabled(alive);
     m_workers->setEnabled(alive);
     m_mode->setEnabled(alive);
-    if (auto* ended = findChild<QLabel*>(QStringLiteral("runEndedNote"))) {
-        const QLocale locale;
-        if (state == SessionState::Finished) {
-            ended->setText(tr("The run has finished after %1 updates: the worker and server controls act only on a live "
-                              "run. Press Play to train again from the start.").arg(locale.toString(controller().stepsDone())));
-        } else if (state == SessionState::Failed || state == SessionState::Stopped) {
-            ended->setText(tr("The run has ended: the worker and server controls act only on a live run. Reset to train again."));
-        }
-        ended->setVisible(!alive && state != SessionState::Loading && controller().hasRun());
-    }
-    if (!m_resumePending || state != SessionState::Paused) return;
-    m_resumePending = false;
-    const std::string path = QFile::encodeName(m_checkpointDir.filePath(QStringLiteral("last.safetensors"))).toStdString();
-    Status status = Error{tr("the run is not paused").toStdString()};
-    controller().runBetweenSteps([&](Trainer& trainer) { status = distlab::resumeCheckpoint(trainer, path); });
-    if (status) {
-        if (TrainingSession* session = controller().session()) session->requestSnapshot();
-        m_checkpointText->setText(tr("Resumed from the checkpoint at update %1: press Play.").arg(QLocale().toString(m_checkpointStep)));
-    } else {
-        m_checkpointText->setText(tr("Could not resume: %1").arg(QString::fromStdString(status.error().message)));
-    }
+    if (state == SessionState::Failed && m_lostServer >= 0 && m_lostAt < 0) m_lostAt = controller().stepsDone();
+    if (state == SessionState::Running) m_resumeMessage.clear();
+    updateCheckpointText();  // also the note that says the run has ended
 }
 
 }  // namespace distlab::ui

@@ -5,10 +5,11 @@
 // and the staleness histogram against its theory. For any other run: what the tab is for and how to
 // start one. GUI thread only.
 #include <QElapsedTimer>
-#include <QTemporaryDir>
 
 #include <cstdint>
 #include <vector>
+
+#include <distlab/distribute/parameter_server_controls.hpp>
 
 #include "views/live_view.hpp"
 
@@ -40,8 +41,10 @@ public:
     bool showingRun() const;
     /// Saves a checkpoint of the current run (to a temporary file kept while the app runs).
     bool saveCheckpoint();
-    /// Starts the run again from the last checkpoint (paused); false when none was saved.
+    /// Starts the run again from the last checkpoint (paused); false when none was saved or kept.
     bool resumeCheckpoint();
+    /// "Resume from checkpoint": enabled while the app keeps a checkpoint of the current run.
+    QPushButton* resumeButton() const { return m_resume; }
 
 signals:
     /// "Compare mirrored, async and sync" was clicked.
@@ -58,6 +61,8 @@ private:
     void buildTopology();
     void onStateChanged();
     void updateStalenessText(int liveWorkers, double theory);
+    void updateCheckpointText();
+    void updateEndedNote();
 
     QStackedWidget* m_pages;
     QLabel* m_introText;
@@ -78,9 +83,9 @@ private:
     std::vector<double> m_rates;              // updates per second
     QElapsedTimer m_rateClock;
     std::int64_t m_drawnUpdates = -1;
-    QTemporaryDir m_checkpointDir;
-    std::int64_t m_checkpointStep = -1;
-    bool m_resumePending = false;
+    std::vector<WorkerStatus> m_status;       // per worker, as last read while the run was live
+    std::int64_t m_lostAt = -1;               // the update the lost server stopped the run at
+    QString m_resumeMessage;                  // what the last resume said
 };
 
 }  // namespace distlab::ui

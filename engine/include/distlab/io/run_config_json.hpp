@@ -25,9 +25,15 @@ Result<RunConfig> loadRunConfig(const std::string& path, const std::vector<std::
 /// Messages use the JSON paths, so they read the same as parseRunConfig's.
 Status validateRunConfig(const RunConfig& config, const std::string& fileName);
 
-/// Writes the config as JSON: every field, stable key order, 2-space indent, devices as an explicit
-/// list. parseRunConfig(runConfigToJson(c)) equals c for every valid c (baseDirectory is not written).
+/// Writes the config as JSON: only the keys the run uses (docs/interfaces.md §1.11: the data source's
+/// own keys, no devices for parameter servers, ...), stable key order, 2-space indent, devices as an
+/// explicit list. parseRunConfig(runConfigToJson(c)) equals withUnusedKeysReset(c) for every valid c
+/// (baseDirectory is not written); the two are the same run.
 std::string runConfigToJson(const RunConfig& config);
+
+/// `config` with every field its run does not use (another data source's keys, a parameter-server
+/// run's devices, the other optimizer's keys, ...) back at its default: what reading a saved config gives.
+RunConfig withUnusedKeysReset(const RunConfig& config);
 
 /// Applies "--set key.path=value" overrides to JSON text before parsing, e.g. "optimizer.learning_rate=0.1",
 /// "strategy.replicas=4", "model.layers[1].units=64". The value is parsed as JSON if it can be, else

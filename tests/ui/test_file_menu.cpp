@@ -1,0 +1,230 @@
+// The File menu as a person uses it: opening a config, an example or Reset asks before throwing a
+// trained run away; a save says where it wrote; a saved config holds only what its run uses and
+// opens as the same run; File ▸ Examples lists the examples of the source tree or of the package.
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QMenu>
+#include <QComboBox>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QTemporaryDir>
+
+#include <memory>
+
+#include <distlab/io/run_config_json.hpp>
+
+#include "main_window.hpp"
+#include "panels/run_setup_panel.hpp"
+#include "panels/strategy_panel.hpp"
+#include "run_files.hpp"
+#include "ui_test_support.hpp"
+
+using namespace distlab;
+using namespace distlab::ui;
+using namespace distlab::ui::testing;
+
+namespace {
+
+QString examplesDir() { return QStringLiteral(DISTLAB_EXAMPLES_DIR); }
+
+QString readText(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(file.readAll());
+}
+
+QAction* actionNamed(MainWindow& window, const QString& text) {
+    for (QAction* action : window.findChildren<QAction*>())
+        if (action->text() == text) return action;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestFileMenu : public QObject {
+    Q_OBJECT
+    std::unique_ptr<Recorder> m_recorder;
+    std::unique_ptr<MainWindow> m_window;
+
+    /// One Step, as a person clicks it, and the step has trained.
+    void trainOneStep() {
+        MainWindow& window = *m_window;
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepAction()->isEnabled(), kLoadTimeoutMs);
+        const std::int64_t before = window.controller().stepsDone();
+        window.stepAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() > before, kLoadTimeoutMs);
+    }
+    QAction* exampleAction(const QString& name) {
+        QMenu* menu = m_window->examplesMenu();
+        if (menu == nullptr) return nullptr;
+        for (QAction* action : menu->actions())
+            if (action->text() == name) return action;
+        return nullptr;
+    }
+
+private slots:
+    void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-test-file-menu")); }
+
+    void init() {
+        m_recorder = std::make_unique<Recorder>();
+        m_window = openWindow(*m_recorder, QSize(1200, 800), MainWindow::defaultConfig());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
+    }
+
+    void cleanup() {
+        m_window.reset();
+        m_recorder.reset();
+    }
+
+    void examplesMenuListsAndOpensTheExamples() {
+        QMenu* menu = m_window->examplesMenu();
+        QVERIFY(menu != nullptr);
+        // It hangs under File.
+        QMenu* file = m_window->menuBar()->findChild<QMenu*>();
+        QVERIFY(file != nullptr);
+        QVERIFY(file->actions().contains(menu->menuAction()));
+        QStringList expected;
+        for (const QFileInfo& entry : QDir(examplesDir()).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+            expected.append(entry.completeBaseName());
+        QVERIFY(expected.size() >= 4);
+        QStringList shown;
+        for (QAction* action : menu->actions()) shown.append(action->text());
+        QCOMPARE(shown, expected);
+
+        // Nothing trained yet: it opens without a question.
+        QAction* example = exampleAction(QStringLiteral("spiral-mirrored-4"));
+        QVERIFY(example != nullptr);
+        example->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_window->controller().config().name),
+                                  QStringLiteral("spiral-mirrored-4"), kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
+        QVERIFY(m_recorder->questions.isEmpty());
+        QVERIFY(m_recorder->errors.isEmpty());
+        QCOMPARE(m_window->currentFile(), QFileInfo(example->data().toString()).absoluteFilePath());
+    }
+
+    void examplesAreFoundWhereThePackageInstallsThem() {
+        // cmake/DistlabPackaging.cmake installs them to <prefix>/share/distlab/examples, the app to
+        // <prefix>/bin.
+        QTemporaryDir prefix;
+        QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("bin")));
+        QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("share/distlab/examples")));
+        const QString installed = prefix.filePath(QStringLiteral("share/distlab/examples"));
+        QVERIFY(QFile::copy(examplesDir() + "/circle-one-device.json", installed + "/circle-one-device.json"));
+        QVERIFY(QFile::copy(examplesDir() + "/circle-one-device.json", installed + "/only-installed.json"));
+        const QString bin = prefix.filePath(QStringLiteral("bin"));
+        QCOMPARE(exampleFolders(bin).value(0), QDir::cleanPath(installed));
+        const QStringList files = exampleFiles(bin);
+        QVERIFY2(files.contains(installed + "/only-installed.json"), qPrintable(files.join(", ")));
+        QVERIFY(files.contains(installed + "/circle-one-device.json"));  // the installed copy comes first
+        QVERIFY(!files.contains(QDir(examplesDir()).absoluteFilePath("circle-one-device.json")));
+        QVERIFY(files.contains(QDir(examplesDir()).absoluteFilePath("spiral-mirrored-4.json")));
+    }
+
+    void openingAsksBeforeDiscardingATrainedRun() {
+        MainWindow& window = *m_window;
+        trainOneStep();
+        const std::int64_t trained = window.controller().stepsDone();
+        const std::string name = window.controller().config().name;
+
+        // File ▸ Examples: "no" keeps the run as it is.
+        m_recorder->answer = false;
+        QAction* example = exampleAction(QStringLiteral("circle-parameter-server-4"));
+        QVERIFY(example != nullptr);
+        example->trigger();
+        QCOMPARE(m_recorder->questions.size(), 1);
+        QVERIFY2(m_recorder->questions.front().contains(QLocale().toString(trained)), qPrintable(m_recorder->questions.front()));
+        QTest::qWait(300);
+        QCOMPARE(window.controller().config().name, name);
+        QCOMPARE(window.controller().stepsDone(), trained);
+
+        // File ▸ Open (and Open recent): the same question, the same answer.
+        QVERIFY(!window.openConfig(examplesDir() + "/spiral-mirrored-4.json"));
+        QCOMPARE(m_recorder->questions.size(), 2);
+        QVERIFY(m_recorder->errors.isEmpty());
+        QTest::qWait(300);
+        QCOMPARE(window.controller().config().name, name);
+        QCOMPARE(window.controller().stepsDone(), trained);
+
+        // "Yes" opens it.
+        m_recorder->answer = true;
+        example->trigger();
+        QCOMPARE(m_recorder->questions.size(), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().name, std::string("circle-parameter-server-4"), kLoadTimeoutMs);
+        QVERIFY(m_recorder->errors.isEmpty());
+    }
+
+    void resetAsksBeforeDiscardingATrainedRun() {
+        MainWindow& window = *m_window;
+        // Untrained: Reset needs no question.
+        window.resetAction()->trigger();
+        QVERIFY(m_recorder->questions.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        trainOneStep();
+        trainOneStep();
+        const std::int64_t trained = window.controller().stepsDone();
+        m_recorder->answer = false;
+        window.resetAction()->trigger();
+        QCOMPARE(m_recorder->questions.size(), 1);
+        QTest::qWait(300);
+        QCOMPARE(window.controller().stepsDone(), trained);
+        m_recorder->answer = true;
+        window.resetAction()->trigger();
+        QCOMPARE(m_recorder->questions.size(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().stepsDone(), std::int64_t{0}, kLoadTimeoutMs);
+    }
+
+    void saveSaysWhereItWrote() {
+        MainWindow& window = *m_window;
+        QTemporaryDir folder;
+        const QString path = folder.filePath(QStringLiteral("mine.json"));
+        QVERIFY(window.saveConfig(path));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QDir::toNativeSeparators(path)),
+                 qPrintable(window.statusBar()->currentMessage()));
+        // Save again with File ▸ Save (the current file now): the same confirmation.
+        window.statusBar()->clearMessage();
+        QAction* save = actionNamed(window, MainWindow::tr("&Save run config"));
+        QVERIFY(save != nullptr);
+        save->trigger();
+        QVERIFY2(window.statusBar()->currentMessage().contains(QDir::toNativeSeparators(path)),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY(m_recorder->errors.isEmpty());
+    }
+
+    void savedParameterServerConfigHoldsOnlyWhatTheRunUses() {
+        MainWindow& window = *m_window;
+        // As a person would: the built-in example (synthetic circle, one device) switched to
+        // parameter servers in the set-up.
+        window.setup().strategyPanel().typeBox().setCurrentIndex(3);
+        window.applySetupNow();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::ParameterServer, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        QTemporaryDir folder;
+        const QString path = folder.filePath(QStringLiteral("ps.json"));
+        QVERIFY(window.saveConfig(path));
+        const QString text = readText(path);
+        for (const char* unused : {"\"path\"", "\"test_path\"", "\"label_column\"", "\"images\"", "\"labels\"",
+                                   "\"features\"", "\"devices\"", "\"num_packs\"", "\"gradient_accumulation_steps\""}) {
+            QVERIFY2(!text.contains(QLatin1String(unused)), qPrintable(QLatin1String(unused) + " in\n" + text));
+        }
+        QVERIFY(text.contains(QLatin1String("\"workers\"")));
+        QVERIFY(text.contains(QLatin1String("\"kind\": \"circle\"")));
+
+        // It reads back to the same run, and opens as it.
+        auto reloaded = loadRunConfig(path.toStdString());
+        QVERIFY2(reloaded.ok(), reloaded.ok() ? "" : reloaded.error().message.c_str());
+        RunConfig expected = withUnusedKeysReset(window.controller().config());
+        expected.baseDirectory = reloaded->baseDirectory;
+        QVERIFY(*reloaded == expected);
+        QCOMPARE(reloaded->strategy.workers, window.controller().config().strategy.workers);
+        QVERIFY(window.openConfig(path));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::ParameterServer, kLoadTimeoutMs);
+        QVERIFY(m_recorder->errors.isEmpty());
+    }
+};
+
+QTEST_MAIN(TestFileMenu)
+#include "test_file_menu.moc"
