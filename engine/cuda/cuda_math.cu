@@ -503,6 +503,32 @@ int distlabCudaDenseForwardHalf(DistlabCudaDevice* device, int half, const void*
     return check(cudaGetLastError(), message, device, "dense forward bias and activation");
 }
 
+int distlabCudaDenseBackwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* z, const float* y,
+                                 const float* dy, float* dz, void* dz16, float* dw, float* db, float* dx, long long rows,
+                                 long long inputs, long long units, int activation, char* message) {
+    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "dense backward", "half is 1 (float16) or 2 (bfloat16)");
+    if (rows <= 0 || units <= 0) return 0;
+    activationBackward<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, dy, dz, rows * units, activation);
+    int code = check(cudaGetLastError(), message, device, "activation backward");
+    if (code == 0) code = distlabCudaToHalf(device, half, dz, dz16, rows * units, message);
+    if (code != 0) return code;
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType type = half == 1 ? CUDA_R_16F : CUDA_R_16BF;
+    // The float32 backward's products with 16-bit operands (see distlabCudaDenseBackward).
+    code = checkBlas(cublasGemmEx(device->blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(units), static_cast<int>(inputs),
+                                  static_cast<int>(rows), &one, dz16, type, static_cast<int>(units), x, type, static_cast<int>(inputs),
+                                  &one, dw, CUDA_R_32F, static_cast<int>(units), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     message, device, "kernel gradient product (16 bits)");
+    if (code != 0) return code;
+    addColumnSums<<<blocksFor(units), kThreads, 0, device->stream>>>(dz, db, rows, units);
+    code = check(cudaGetLastError(), message, device, "bias gradient");
+    if (code != 0 || dx == nullptr) return code;
+    return checkBlas(cublasGemmEx(device->blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(inputs), static_cast<int>(rows),
+                                  static_cast<int>(units), &one, w, type, static_cast<int>(units), dz16, type, static_cast<int>(units),
+                                  &zero, dx, CUDA_R_32F, static_cast<int>(inputs), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     message, device, "input gradient product (16 bits)");
+}
+
 int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
                              const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
                              long long units, int activation, char* message) {

@@ -105,6 +105,13 @@ int distlabCudaFromHalf(DistlabCudaDevice* device, int half, const void* source,
 int distlabCudaDenseForwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* b, float* z, float* y,
                                 long long rows, long long inputs, long long units, int activation, char* message);
 
+/* The dense backward on tensor cores: dz = dy * act'(z) in float32 (and rounded to 16 bits into
+ * `dz16`, [rows, units], for the products), dw += x^T dz and dx = dz w^T (when dx is not null) from
+ * 16-bit operands with float32 accumulation, db += column sums of the float32 dz. */
+int distlabCudaDenseBackwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* z, const float* y,
+                                 const float* dy, float* dz, void* dz16, float* dw, float* db, float* dx, long long rows,
+                                 long long inputs, long long units, int activation, char* message);
+
 /* The optimizers, each one kernel over every parameter at once, as engine/src/optim computes them.
  * SGD: values -= rate * grads; with momentum mu (velocity not null): b = mu b + g, then
  * values -= rate * b (nesterov: rate * (g + mu b)). */

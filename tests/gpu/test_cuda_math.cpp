@@ -531,6 +531,38 @@ void sixteenBitsOnTensorCores(DistlabCudaDevice* device, std::mt19937& random) {
         const double error = relativeError(buffers.download(gy, y.size()), y);
         std::printf("  %s inputs on tensor cores, float32 accumulation, gelu [256x784]x[784x256]: relative error %.2e\n", name, error);
         expect(error <= 1e-5, std::string(name) + " forward differs from the CPU's float32 forward of the same values");
+
+        // The backward. Its products take the 16-bit dz the GPU rounded: the CPU computes the same
+        // products in float32 from those very operands; dz itself against the CPU's activation
+        // gradient, the bias gradient against column sums of the GPU's float32 dz.
+        const std::vector<float> dy = randomValues(rows * units, random);
+        float *gdy = buffers.upload(dy), *gdz = buffers.allocate(z.size()), *gdw = buffers.upload(std::vector<float>(inputs * units, 0.0f));
+        float *gdb = buffers.upload(std::vector<float>(units, 0.0f)), *gdx = buffers.allocate(rows * inputs);
+        void* gdz16 = buffers.allocate(z.size() / 2 + 1);
+        if (distlabCudaDenseBackwardHalf(device, half, x16, w16, gz, gy, gdy, gdz, gdz16, gdw, gdb, gdx, rows, inputs, units, 4, message) != 0)
+            return expect(false, message);
+        std::vector<float> cpuDz(z.size());
+        distlab::kernels::activationBackward(distlab::Activation::Gelu, z.data(), y.data(), dy.data(), cpuDz.data(), rows * units);
+        const std::vector<float> gpuDz = buffers.download(gdz, z.size());
+        std::vector<std::uint16_t> dzBits(z.size());
+        distlabCudaDownload(device, dzBits.data(), gdz16, dzBits.size() * 2, message);
+        distlabCudaSynchronize(device, message);
+        std::vector<float> dz16(z.size());
+        distlab::widen16(dtype, dzBits.data(), dz16.data(), dz16.size());
+        std::vector<float> dw(inputs * units, 0.0f), db(units, 0.0f), dx(rows * inputs);
+        distlab::kernels::denseBackward(x.data(), w.data(), dz16.data(), dw.data(), db.data(), dx.data(), rows, inputs, units);
+        for (long long j = 0; j < units; ++j) {
+            float sum = 0.0f;
+            for (long long r = 0; r < rows; ++r) sum += gpuDz[r * units + j];
+            db[j] = sum;
+        }
+        const double dzError = relativeError(gpuDz, cpuDz);
+        const double dwError = relativeError(buffers.download(gdw, dw.size()), dw);
+        const double dbError = relativeError(buffers.download(gdb, db.size()), db);
+        const double dxError = relativeError(buffers.download(gdx, dx.size()), dx);
+        std::printf("  %s backward on tensor cores: dz %.2e, dw %.2e, db %.2e, dx %.2e\n", name, dzError, dwError, dbError, dxError);
+        expect(dzError <= 1e-5 && dwError <= 1e-5 && dbError <= 1e-5 && dxError <= 1e-5,
+               std::string(name) + " backward differs from the CPU's float32 backward of the same 16-bit operands");
     }
 
     // What tensor cores buy: a 4096 x 4096 x 4096 product, float32 (no TF32) against bfloat16.
