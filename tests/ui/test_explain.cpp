@@ -72,6 +72,13 @@ private slots:
         QCOMPARE(body.count(QStringLiteral("<b>")), 5);
     }
 
+    void theSpeedTextSaysTheDefaultPaceAndHowServersTakeIt() {
+        const QString body = explanationFor(QStringLiteral("run.speed")).body;
+        QVERIFY(body.contains(QStringLiteral("%1 steps per second").arg(MainWindow::kDefaultStepsPerSecond)));
+        QVERIFY(body.contains(QStringLiteral("No limit")));
+        QVERIFY(body.contains(QStringLiteral("<b>workers</b>")));
+    }
+
     void theWindowTitleNamesTheAppOnce() {
         Recorder recorder;
         auto window = openWindow(recorder, QSize(1600, 900), MainWindow::defaultConfig());

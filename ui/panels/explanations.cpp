@@ -117,7 +117,12 @@ QHash<QString, Explanation> buildTable() {
         "<b>Step</b> runs exactly one optimizer step; <b>Reset</b> discards the run and starts it again from "
         "the same seed.</p>");
     add("run.speed", "Speed limit", "<p>At most this many steps per second, so you can follow a run step by "
-        "step. The limit applies at once; at the right end there is no limit.</p>");
+        "step. A window opens at 20 steps per second; the label beside the slider says how long the whole "
+        "run takes at that pace. <b>No limit</b> trains as fast as the machine can, and a second click "
+        "brings the pace back. A new limit applies at once.</p>"
+        "<p>Under parameter servers the limit paces the <b>workers</b>, not the updates: a worker's gradient "
+        "takes at least as long as the limit allows, and a worker at speed 0.5 twice that, so a straggler "
+        "still pushes half as often and staleness looks as it would at full speed.</p>");
     // Views
     add("view.variable_lab", "Variable lab",
         "<p>Try TensorFlow's distributed-variable rules by hand, without training: create a variable under a "
