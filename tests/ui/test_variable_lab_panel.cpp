@@ -118,6 +118,30 @@ private slots:
     }
 
     // docs/semantics.md §2, first row: 2 replicas from 1.0, assign_add with per-replica t = [1, 2].
+    void theChangedCardStaysInView() {
+        // Many variables in a short panel: whichever card an op changes is scrolled into view.
+        VariableLabPanel panel;
+        panel.resize(1000, 560);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QStringList names = {"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"};
+        for (const QString& name : names) {
+            Creation c;
+            c.name = name;
+            create(panel, c);
+        }
+        QCoreApplication::processEvents();
+        for (const QString& name : {QStringLiteral("v7"), QStringLiteral("v0"), QStringLiteral("v5"), QStringLiteral("v1")}) {
+            apply(panel, name, "replica", "assign_add", {1.0, 2.0});
+            QCoreApplication::processEvents();
+            QVERIFY2(panel.cardInView(name), qPrintable(name));
+        }
+        // Not every card fits at once, so the scrolling was needed.
+        int inView = 0;
+        for (const QString& name : names) inView += panel.cardInView(name) ? 1 : 0;
+        QVERIFY2(inView < names.size(), qPrintable(QString::number(inView)));
+    }
+
     void mirroredPerReplicaAssignAdd() {
         QFETCH(QString, aggregation);
         QFETCH(QStringList, copies);

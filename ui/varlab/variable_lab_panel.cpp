@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QTimer>
+#include <QPointer>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -224,7 +226,11 @@ VariableOpResult VariableLabPanel::applyOp(const QString& name, const VariableOp
         outcome = tr("copies %1 → %2").arg(valuesText(variable, before), valuesText(variable, result.replicaValues));
     }
     logEntry(title, outcome, QString::fromStdString(result.rule), !result.ok);
-    m_cardsScroll->ensureWidgetVisible(entry->card, 0, 0);  // the card the op changed stays in view
+    // The card the op changed stays in view: scrolled to once the cards' layout has settled (a
+    // card created or resized just now has no final place yet).
+    QTimer::singleShot(0, this, [this, changedCard = QPointer<QWidget>(entry->card)] {
+        if (changedCard) m_cardsScroll->ensureWidgetVisible(changedCard, 0, 0);
+    });
     return result;
 }
 
@@ -287,6 +293,14 @@ QString VariableLabPanel::kindText(const QString& variable) const {
 QString VariableLabPanel::readText(const QString& variable) const {
     const VariableCard* found = card(variable);
     return found == nullptr ? QString() : found->readText();
+}
+
+bool VariableLabPanel::cardInView(const QString& variable) const {
+    const VariableCard* found = card(variable);
+    if (found == nullptr || m_cardsScroll == nullptr) return false;
+    const QWidget* viewport = m_cardsScroll->viewport();
+    const QRect onViewport(found->mapTo(viewport, QPoint(0, 0)), found->size());
+    return viewport->rect().contains(onViewport);
 }
 
 bool VariableLabPanel::divergenceShown(const QString& variable) const {

@@ -51,6 +51,8 @@ public:
     QString kindText(const QString& variable) const;
     /// The card's cross-replica read line ("Cross-replica read returns 3 (SUM of the copies)").
     QString readText(const QString& variable) const;
+    /// True when `variable`'s card lies wholly inside the visible part of the cards' scroll area.
+    bool cardInView(const QString& variable) const;
     /// True while `variable`'s card shows the "copies differ" hint.
     bool divergenceShown(const QString& variable) const;
     /// The newest log entry as plain text (title, outcome, rule on three lines); empty if none.
