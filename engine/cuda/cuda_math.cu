@@ -3,6 +3,8 @@
 // CPU kernels of engine/src/model/dense_kernels.hpp formula for formula).
 #include "cuda_math.h"
 
+#include "comm/ring_schedule.hpp"
+
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -139,12 +141,8 @@ __global__ void divideBy(float* values, float divisor, long long count) {
     if (i < count) values[i] /= divisor;
 }
 
-// The CPU ring's chunk boundaries (in_process_algorithms.cpp, ringChunkBegin) and segment size.
-constexpr long long kRingSegmentElements = 256 * 1024;
-long long ringChunkBegin(long long total, int ranks, int chunk) {
-    const long long base = total / ranks, extra = total % ranks;
-    return chunk * base + (chunk < extra ? chunk : extra);
-}
+using distlab::comm_detail::kRingSegmentElements;  // the CPU ring's schedule (comm/ring_schedule.hpp)
+using distlab::comm_detail::ringChunkBegin;
 
 __global__ void sgd(float* values, const float* grads, float* velocity, long long count, float rate, float momentum,
                     int nesterov) {

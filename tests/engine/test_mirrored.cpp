@@ -160,6 +160,9 @@ private slots:
                         break;
                     case SpanKind::Optimizer: ++updates; break;
                     case SpanKind::Broadcast: QFAIL("no broadcast under mirrored"); break;
+                    case SpanKind::Pull:
+                    case SpanKind::Delay:
+                    case SpanKind::Push: QFAIL("no parameter-server spans under mirrored"); break;
                     }
                 }
                 QCOMPARE(forwards, 3);

@@ -6,10 +6,6 @@
 namespace distlab::comm_detail {
 namespace {
 
-// Elements per ring segment: a larger buffer is reduced segment by segment, each a complete
-// ring, so the chunk a rank has just written is still in cache when its successor reads it.
-constexpr std::int64_t kRingSegmentElements = 256 * 1024;
-
 int floorLog2(int value) { return value <= 1 ? 0 : std::bit_width(static_cast<unsigned>(value)) - 1; }
 
 float* begin(std::span<float> buffer) { return buffer.data(); }
@@ -37,11 +33,6 @@ void combineFrom(CollectiveStep& step, int stepIndex, ReduceOp op, std::span<flo
 }
 
 }  // namespace
-
-std::int64_t ringChunkBegin(std::int64_t total, int ranks, int chunk) {
-    const std::int64_t base = total / ranks, extra = total % ranks;
-    return chunk * base + std::min<std::int64_t>(chunk, extra);
-}
 
 void reduceToOneDeviceAllReduce(CollectiveStep& step, std::span<float> buffer, ReduceOp op) {
     const int n = step.size(), rank = step.rank();

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "comm/collective_step.hpp"
+#include "comm/ring_schedule.hpp"
 
 namespace distlab::comm_detail {
 
@@ -34,9 +35,5 @@ void ringAllReduce(CollectiveStep& step, std::span<float> buffer, ReduceOp op);
 /// adds its children's sums; rank 0 divides for MEAN; then level by level each node copies its
 /// parent's result. 2 floor(log2 N) steps.
 void treeAllReduce(CollectiveStep& step, std::span<float> buffer, ReduceOp op);
-
-/// The range of ring chunk `chunk` (0 <= chunk <= N) of `total` elements split among N ranks:
-/// chunk c covers [ringChunkBegin(c), ringChunkBegin(c + 1)).
-std::int64_t ringChunkBegin(std::int64_t total, int ranks, int chunk);
 
 }  // namespace distlab::comm_detail

@@ -148,6 +148,11 @@ public:
     virtual void setTrace(CollectiveTrace* trace) = 0;
 
 private:
+    /// Runs `call` (allReduce or broadcast of a float32 span) on a 16-bit buffer through the
+    /// float32 workspace: widened before, rounded back once after.
+    template <typename Call>
+    Work through32(BufferView buffer, Call call);
+
     std::vector<float> m_wide;  ///< the float32 workspace of 16-bit reductions
 };
 
