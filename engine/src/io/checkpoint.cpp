@@ -43,6 +43,11 @@ Status copyParameters(const SafeTensorsFile& file, ParameterStore& store, const 
     return Ok{};
 }
 
+// A saved run is a checkpoint with its curves beside the weights: they are not the model's.
+void dropSavedRunCurves(SafeTensorsFile& file) {
+    std::erase_if(file.tensors, [](const auto& entry) { return entry.first.starts_with(kSavedRunTensorPrefix); });
+}
+
 Result<std::int64_t> metadataInteger(const SafeTensorsFile& file, const std::string& key, const std::string& path) {
     const auto found = file.metadata.find(key);
     if (found == file.metadata.end()) return Error{path + ": __metadata__." + key + ": missing (is this a DistLab checkpoint?)"};
@@ -65,6 +70,7 @@ Status saveWeights(const Model& model, const std::string& path) {
 Status loadWeights(Trainer& trainer, const std::string& path, const std::string& field) {
     auto file = readSafeTensors(path, field);
     if (!file) return file.error();
+    dropSavedRunCurves(*file);
     ParameterStore& store = trainer.primaryModel().store();
     const auto expected = expectedParameters(store);
     if (auto status = checkTensorsMatch(*file, expected, path); !status) return status;
@@ -73,7 +79,7 @@ Status loadWeights(Trainer& trainer, const std::string& path, const std::string&
     return Ok{};
 }
 
-Status saveCheckpoint(Trainer& trainer, const std::string& path) {
+SafeTensorsFile checkpointContents(Trainer& trainer) {
     SafeTensorsFile file;
     const ParameterStore& store = trainer.primaryModel().store();
     addParameters(file, store);
@@ -93,12 +99,15 @@ Status saveCheckpoint(Trainer& trainer, const std::string& path) {
     file.metadata["optimizer_iterations"] = std::to_string(optimizer.iterations());
     file.metadata["learning_rate"] = std::to_string(trainer.learningRate());
     file.metadata["config"] = runConfigToJson(trainer.config());
-    return writeSafeTensors(path, file);
+    return file;
 }
+
+Status saveCheckpoint(Trainer& trainer, const std::string& path) { return writeSafeTensors(path, checkpointContents(trainer)); }
 
 Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::string& field) {
     auto file = readSafeTensors(path, field);
     if (!file) return file.error();
+    dropSavedRunCurves(*file);
     if (file->metadata[kFormatKey] != kCheckpointFormat)
         return Error{path + ": __metadata__.format: not a DistLab checkpoint (a weights file? use --init-weights)"};
     auto step = metadataInteger(*file, "step", path);

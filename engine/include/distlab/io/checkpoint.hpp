@@ -7,6 +7,7 @@
 
 #include "distlab/core/error.hpp"
 #include "distlab/distribute/trainer.hpp"
+#include "distlab/io/safetensors.hpp"
 
 namespace distlab {
 
@@ -18,6 +19,11 @@ Status saveWeights(const Model& model, const std::string& path);
 Status loadWeights(Trainer& trainer, const std::string& path, const std::string& field = "weights");
 /// Writes a checkpoint of the trainer's state. Not while a step runs.
 Status saveCheckpoint(Trainer& trainer, const std::string& path);
+/// What saveCheckpoint writes, in memory: for a file that is a checkpoint and more (a saved run,
+/// distlab/io/saved_run.hpp). Not while a step runs.
+SafeTensorsFile checkpointContents(Trainer& trainer);
+/// Tensors under this prefix are a saved run's curves: loading weights and resuming ignore them.
+inline constexpr std::string_view kSavedRunTensorPrefix = "history/";
 /// Restores a checkpoint into a trainer built from the same config, so that the next step is
 /// the one an uninterrupted run would take; `field` as for loadWeights. Not while a step runs.
 Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::string& field = "checkpoint");
