@@ -79,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
     resize(1440, 900);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     buildActions();
+    buildSavedRunActions();
     buildViews();
     buildDocks();
     buildToolBar();
@@ -287,6 +288,11 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(m_loadWeights);
     file->addAction(m_saveWeights);
+    file->addSeparator();
+    file->addAction(m_saveRun);
+    file->addAction(m_openSavedRun);
+    file->addAction(m_compareSaved);
+    file->addAction(m_clearComparison);
     file->addSeparator();
     file->addAction(m_exportMetrics);
     file->addAction(m_exportTrace);

@@ -6,6 +6,8 @@
 #include <QString>
 #include <QTimer>
 
+#include <memory>
+
 #include <distlab/io/run_config.hpp>
 #include <distlab/session/session_observer.hpp>
 
@@ -30,6 +32,7 @@ class LearningView;
 class NetworkView;
 class ParameterServerView;
 class RecentFiles;
+class RunHistory;
 class ReplicaView;
 class RunSetupPanel;
 class SessionController;
@@ -61,6 +64,16 @@ public:
     bool saveWeights(const QString& path);
     bool loadWeights(const QString& path);
     bool exportMetrics(const QString& path);
+    /// Saves the current run (paused or finished, at least one step) with its curves and metrics.
+    bool saveRun(const QString& path);
+    /// Opens a saved run in place of the current run (asks first when that run has trained): its
+    /// curves are shown and Play goes on training from where it was saved.
+    bool openSavedRun(const QString& path);
+    /// Draws a saved run's curves dashed beside the current run's (Learning tab).
+    bool compareWithSavedRun(const QString& path);
+    void clearComparison();
+    /// The saved run being compared with, or null.
+    const RunHistory* comparisonRun() const { return m_reference.get(); }
     bool exportTrace(const QString& path);
     /// Saves a picture of the current view tab.
     bool saveViewPng(const QString& path);
@@ -109,6 +122,7 @@ protected:
 
 private:
     void buildActions();
+    void buildSavedRunActions();  // main_window_saved_runs.cpp
     void buildMenus();
     void buildToolBar();
     void buildDocks();
@@ -176,6 +190,12 @@ private:
     QAction* m_saveWeights = nullptr;
     QAction* m_loadWeights = nullptr;
     QAction* m_exportMetrics = nullptr;
+    QAction* m_saveRun = nullptr;
+    QAction* m_openSavedRun = nullptr;
+    QAction* m_compareSaved = nullptr;
+    QAction* m_clearComparison = nullptr;
+    std::unique_ptr<RunHistory> m_reference;  // the saved run compared with (drawn by the Learning view)
+    bool m_openingSavedRun = false;           // a saved run's restore is on its way (resumeFinished)
     QAction* m_exportTrace = nullptr;
     QAction* m_savePng = nullptr;
     QSlider* m_speed = nullptr;

@@ -223,6 +223,9 @@ void MainWindow::onStateChanged(SessionState state) {
     m_step->setEnabled(state == SessionState::Paused);
     m_reset->setEnabled(m_controller->hasRun());
     m_saveWeights->setEnabled(loaded && idle);
+    m_saveRun->setEnabled(loaded && idle);
+    m_saveRun->setToolTip(idle ? tr("Save the run with its weights, optimizer state, curves and metrics, to reopen or compare later")
+                               : tr("Pause the run to save it"));
     m_loadWeights->setEnabled(loaded && idle);
     m_saveWeights->setToolTip(idle ? QString() : tr("Pause the run to save its weights"));
     updateStatus();

@@ -61,27 +61,23 @@ Status saveRunConfigFile(const RunConfig& config, const QString& path) {
 }
 
 Status exportMetricsCsv(const RunHistory& history, const QString& path) {
-    std::string text =
-        "step,epoch,wall_seconds,loss,accuracy,learning_rate,step_ms,compute_ms,optimizer_ms,communication_ms,waiting_ms,"
-        "samples_per_second,test_loss,test_accuracy";
-    // Parameter-server runs: whose gradient each update applied and how stale it was (as the CLI's metrics).
+    // Parameter-server runs also say whose gradient each update applied and how stale it was (as
+    // the CLI's metrics); the columns are the ones a saved run keeps (metricColumns).
     const bool parameterServers = history.isParameterServer();
-    text += parameterServers ? ",worker,staleness\n" : "\n";
+    std::vector<MetricColumn> columns;
+    for (const MetricColumn& column : metricColumns())
+        if (parameterServers || !column.parameterServer) columns.push_back(column);
+    std::string text;
+    for (const MetricColumn& column : columns) (text += text.empty() ? "" : ",") += column.name;
+    text += '\n';
     const std::vector<MetricRow> rows = history.rows();
     text.reserve(text.size() + rows.size() * 130);
     for (const MetricRow& row : rows) {
-        text += std::to_string(row.step);
-        text += ',';
-        text += std::to_string(row.epoch);
-        for (double value : {row.wallSeconds, row.loss, row.accuracy, row.learningRate, row.stepMs, row.computeMs,
-                             row.optimizerMs, row.communicationMs, row.waitingMs, row.samplesPerSecond, row.testLoss, row.testAccuracy}) {
-            appendNumber(text, value);
-        }
-        if (parameterServers) {
-            text += ',';
-            text += std::to_string(row.worker);
-            text += ',';
-            text += std::to_string(row.staleness);
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+            const double value = columns[c].get(row);
+            if (columns[c].integer) (text += c == 0 ? "" : ",") += std::to_string(static_cast<std::int64_t>(value));
+            else if (c == 0) text += QString::number(value, 'g', 10).toStdString();
+            else appendNumber(text, value);
         }
         text += '\n';
     }

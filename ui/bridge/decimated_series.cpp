@@ -43,6 +43,27 @@ void DecimatedSeries::clear() {
     ++m_version;
 }
 
+void DecimatedSeries::restore(std::span<const SeriesPoint> points) {
+    clear();
+    if (points.empty()) return;
+    m_closed.reserve(m_capacity);
+    std::int64_t width = 1;
+    for (const SeriesPoint& point : points) {
+        m_closed.push_back(point);
+        m_appended += point.samples;
+        while (width < point.samples) width *= 2;
+        if (m_closed.size() >= m_capacity) {
+            m_bucketWidth = width;
+            mergePairs();
+            width = m_bucketWidth;
+        }
+    }
+    m_bucketWidth = std::max(m_bucketWidth, width);
+    m_newest = points.back();
+    m_newest.low = m_newest.high = m_newest.mean;
+    m_newest.samples = 1;
+}
+
 void DecimatedSeries::closeBucket() {
     if (m_closed.capacity() == 0) m_closed.reserve(m_capacity);
     m_closed.push_back(m_pending);

@@ -8,6 +8,7 @@
 // GUI thread only (no locking).
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace distlab::ui {
@@ -35,6 +36,9 @@ public:
     /// Appends one sample (x increasing). O(1) amortised; allocates only on the first append.
     void append(double step, double wallSeconds, float value);
     void clear();
+    /// Replaces the content with `points` (x increasing, as forEach gave them: a saved run's curve);
+    /// appends go on after them at the widest bucket width among them.
+    void restore(std::span<const SeriesPoint> points);
 
     bool empty() const { return heldCount() == 0; }
     /// Points held now: at most capacity + 1.

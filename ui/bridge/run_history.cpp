@@ -30,6 +30,35 @@ void accumulate(StepSplit& into, const StepSplit& part, double sign) {
 
 }  // namespace
 
+std::span<const MetricColumn> metricColumns() {
+#define DISTLAB_METRIC_COLUMN(name, member, integer, server)                                                   \
+    MetricColumn {                                                                                             \
+        name, [](const MetricRow& row) { return static_cast<double>(row.member); },                            \
+            [](MetricRow& row, double value) { row.member = static_cast<decltype(row.member)>(value); }, integer, \
+            server                                                                                             \
+    }
+    static const MetricColumn columns[] = {
+        DISTLAB_METRIC_COLUMN("step", step, true, false),
+        DISTLAB_METRIC_COLUMN("epoch", epoch, true, false),
+        DISTLAB_METRIC_COLUMN("wall_seconds", wallSeconds, false, false),
+        DISTLAB_METRIC_COLUMN("loss", loss, false, false),
+        DISTLAB_METRIC_COLUMN("accuracy", accuracy, false, false),
+        DISTLAB_METRIC_COLUMN("learning_rate", learningRate, false, false),
+        DISTLAB_METRIC_COLUMN("step_ms", stepMs, false, false),
+        DISTLAB_METRIC_COLUMN("compute_ms", computeMs, false, false),
+        DISTLAB_METRIC_COLUMN("optimizer_ms", optimizerMs, false, false),
+        DISTLAB_METRIC_COLUMN("communication_ms", communicationMs, false, false),
+        DISTLAB_METRIC_COLUMN("waiting_ms", waitingMs, false, false),
+        DISTLAB_METRIC_COLUMN("samples_per_second", samplesPerSecond, false, false),
+        DISTLAB_METRIC_COLUMN("test_loss", testLoss, false, false),
+        DISTLAB_METRIC_COLUMN("test_accuracy", testAccuracy, false, false),
+        DISTLAB_METRIC_COLUMN("worker", worker, true, true),
+        DISTLAB_METRIC_COLUMN("staleness", staleness, true, true),
+    };
+#undef DISTLAB_METRIC_COLUMN
+    return columns;
+}
+
 RunHistory::RunHistory(int replicas)
     : m_replicas(std::max(1, replicas)),
       m_global(static_cast<std::size_t>(GlobalSeries::Count)),
@@ -129,7 +158,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     const double stepMs = stepWallMs(step, replicas);
     m_lastStepMs = stepMs;
     const double x = static_cast<double>(step.step);
-    const double wall = static_cast<double>(step.endNs) / kNsPerSecond;
+    const double wall = m_wallOffsetSeconds + static_cast<double>(step.endNs) / kNsPerSecond;
     auto add = [&](GlobalSeries which, double value) {
         m_global[static_cast<std::size_t>(which)].append(x, wall, static_cast<float>(value));
     };
@@ -293,7 +322,7 @@ void RunHistory::addEval(const EvalRecord& eval) {
     ++m_version;
     m_hasTest = true;
     const double x = static_cast<double>(eval.step);
-    const double wall = static_cast<double>(eval.wallNs) / kNsPerSecond;
+    const double wall = m_wallOffsetSeconds + static_cast<double>(eval.wallNs) / kNsPerSecond;
     m_global[static_cast<std::size_t>(GlobalSeries::TestLoss)].append(x, wall, static_cast<float>(eval.testLoss));
     if (eval.testAccuracy >= 0.0) {
         m_global[static_cast<std::size_t>(GlobalSeries::TestAccuracy)].append(x, wall, static_cast<float>(eval.testAccuracy));
@@ -313,6 +342,60 @@ void RunHistory::addEval(const EvalRecord& eval) {
         }
         break;
     }
+}
+
+SavedHistory RunHistory::saved() const {
+    SavedHistory saved;
+    for (const DecimatedSeries& series : m_global) {
+        std::vector<SeriesPoint>& points = saved.series.emplace_back();
+        points.reserve(series.heldCount());
+        series.forEach([&](const SeriesPoint& point) { points.push_back(point); });
+    }
+    saved.rows = rows();
+    saved.steps = m_lastStep.step;
+    saved.samplesPerSecond = m_samplesPerSecond;
+    saved.regression = m_regression;
+    saved.hasTest = m_hasTest;
+    saved.parameterServer = m_parameterServer;
+    return saved;
+}
+
+void RunHistory::restore(const SavedHistory& saved) {
+    ++m_version;
+    double lastWall = 0.0;
+    for (std::size_t s = 0; s < m_global.size() && s < saved.series.size(); ++s) {
+        m_global[s].restore(saved.series[s]);
+        if (!saved.series[s].empty()) lastWall = std::max(lastWall, saved.series[s].back().wallSeconds);
+    }
+    // The newest rows go to the recent ring, older ones to the thinned part (as if they had left it).
+    const std::size_t recent = std::min(saved.rows.size(), kRecentRows);
+    const std::size_t older = saved.rows.size() - recent;
+    m_olderRows.assign(saved.rows.begin(), saved.rows.begin() + static_cast<std::ptrdiff_t>(older));
+    while (m_olderRows.size() >= kMaxOlderRows) {
+        std::size_t write = 0;
+        for (std::size_t read = 0; read < m_olderRows.size(); read += 2) m_olderRows[write++] = m_olderRows[read];
+        m_olderRows.resize(write);
+        m_olderStride *= 2;
+    }
+    if (recent > 0) {
+        m_recentRows.resize(kRecentRows);
+        std::copy(saved.rows.end() - static_cast<std::ptrdiff_t>(recent), saved.rows.end(), m_recentRows.begin());
+        lastWall = std::max(lastWall, saved.rows.back().wallSeconds);
+    }
+    m_recentHead = 0;
+    m_recentCount = recent;
+    m_wallOffsetSeconds = lastWall;
+    m_lastStep.step = saved.steps;
+    if (!saved.rows.empty()) {
+        m_lastStep.loss = saved.rows.back().loss;
+        m_lastStep.accuracy = std::isnan(saved.rows.back().accuracy) ? -1.0 : saved.rows.back().accuracy;
+        m_lastStep.epoch = saved.rows.back().epoch;
+        m_lastStepMs = saved.rows.back().stepMs;
+    }
+    m_samplesPerSecond = saved.samplesPerSecond;
+    m_regression = saved.regression;
+    m_hasTest = saved.hasTest;
+    m_parameterServer = saved.parameterServer;
 }
 
 void RunHistory::clearWatched() {

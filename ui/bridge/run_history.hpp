@@ -59,10 +59,33 @@ struct MetricRow {
     std::int64_t staleness = 0;    ///< parameter servers: updates between the gradient's read and its apply
 };
 
+/// One column of the metrics table, as the CSV export and a saved run name it (in this order).
+struct MetricColumn {
+    const char* name;
+    double (*get)(const MetricRow&);
+    void (*set)(MetricRow&, double);
+    bool integer;          ///< written as an integer
+    bool parameterServer;  ///< only parameter-server runs have it
+};
+/// Every column, in the CSV's order (docs/interfaces.md §12.2).
+std::span<const MetricColumn> metricColumns();
+
 /// One lane of one step as the trace export keeps it (the phase split's timestamps).
 struct TraceLane {
     std::int64_t step = 0;  ///< 0: the lane did not report the step
     StepTimes times;
+};
+
+/// What a saved run keeps of a RunHistory (ui/bridge/saved_history.hpp writes and reads it): the
+/// whole-run series and the metrics rows. Per-replica series, the timeline and the trace are not kept.
+struct SavedHistory {
+    std::vector<std::vector<SeriesPoint>> series;  ///< by GlobalSeries (Count of them)
+    std::vector<MetricRow> rows;
+    std::int64_t steps = 0;             ///< updates done
+    double samplesPerSecond = 0.0;      ///< the last throughput window's
+    bool regression = false;
+    bool hasTest = false;
+    bool parameterServer = false;
 };
 
 class RunHistory {
@@ -83,6 +106,11 @@ public:
     /// timeline and the window keep).
     void addStep(const StepRecord& step, std::span<const ReplicaRecord* const> replicas, bool timeline = true);
     void addEval(const EvalRecord& eval);
+    /// What a saved run keeps of this history.
+    SavedHistory saved() const;
+    /// Starts from a saved run's history (a fresh history only): its series and rows are shown, and
+    /// the steps that follow go on after them (wall time after the saved run's last).
+    void restore(const SavedHistory& saved);
     /// Forgets the watched values (a different parameter element is followed from now on).
     void clearWatched();
 
@@ -165,6 +193,7 @@ private:
     StepRecord m_lastStep;
     std::int64_t m_stepsSeen = 0;
     std::int64_t m_trainingStartNs = -1;  // the first step's start
+    double m_wallOffsetSeconds = 0.0;     // a restored run's wall time before this session
     std::int64_t m_windowStartNs = -1;
     std::int64_t m_windowLastNs = 0;
     std::int64_t m_windowSteps = 0;

@@ -74,6 +74,7 @@ struct SessionController::Run {
     std::future<PlotPoints> points;            // the session's answer to requestPoints()
     std::future<CheckpointAnswer> checkpoint;  // an automatic checkpoint on its way
     std::future<CheckpointAnswer> resume;      // resumeFromCheckpoint()'s restore, run after loading
+    bool clearHistoryOnFailedResume = false;   // the history shown is a saved run's (openSavedRun)
     std::unique_ptr<TrainingSession> session;  // last: stopped and joined before the rest goes
 };
 
@@ -417,6 +418,11 @@ void SessionController::takeCheckpointAnswers() {
             message = tr("Could not resume: %1").arg(QString::fromUtf8(error.what()));
         }
         if (ok) m_current->session->requestSnapshot();
+        if (!ok && m_current->clearHistoryOnFailedResume) {
+            // The saved curves must not stand beside weights that are not theirs.
+            m_current->history = RunHistory(static_cast<int>(m_current->config.strategy.replicaCount()));
+            emit ticked();
+        }
         emit resumeFinished(ok, message);
     }
 }
@@ -456,14 +462,25 @@ bool SessionController::resumeFromCheckpoint() {
     }
     if (static_cast<int>(dead.size()) >= workers) dead.clear();
     const std::string path = m_checkpointPath;
-    const std::int64_t step = m_checkpointStep;
     m_keepCheckpoint = true;
     restartRun(m_config, false);
-    // Runs on the new session's thread once it has loaded, before any Play or Step queued later.
-    m_current->resume = m_current->session->post([path, step, dead](Trainer& trainer) {
+    postResume(path, std::move(dead));
+    return true;
+}
+
+void SessionController::openSavedRun(const RunConfig& config, const std::string& path, const SavedHistory& history) {
+    restartRun(config, false);
+    m_current->history.restore(history);
+    m_current->clearHistoryOnFailedResume = true;
+    postResume(path, {});
+    emit ticked();
+}
+
+void SessionController::postResume(const std::string& path, std::vector<int> dead) {
+    // Runs on the session's thread once it has loaded, before any Play or Step queued later.
+    m_current->resume = m_current->session->post([path, dead = std::move(dead)](Trainer& trainer) {
         CheckpointAnswer answer;
         answer.path = path;
-        answer.step = step;
         if (Status restored = resumeCheckpoint(trainer, path); !restored) {
             answer.error = restored.error().message;
             return answer;
@@ -473,7 +490,6 @@ bool SessionController::resumeFromCheckpoint() {
             for (int w : dead) controls->killWorker(w);
         return answer;
     });
-    return true;
 }
 
 const RunHistory& SessionController::history() const { return m_current ? m_current->history : *m_emptyHistory; }

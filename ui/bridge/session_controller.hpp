@@ -22,6 +22,7 @@
 namespace distlab::ui {
 
 class RunHistory;
+struct SavedHistory;
 
 /// The 2-D data points drawn under the decision boundary (at most kMaxPoints per split).
 struct PlotPoints {
@@ -115,6 +116,10 @@ public:
     /// Starts the current run's config again from the kept checkpoint, paused, with the workers that
     /// were dead (killed) when it ended dead again. The result comes at a later tick (resumeFinished).
     bool resumeFromCheckpoint();
+    /// Starts `config` as the current run, paused, showing `history` (a saved run's curves) and
+    /// resuming from the saved run at `path` (a checkpoint): Play goes on from where it was saved.
+    /// The result comes at a later tick (resumeFinished); when it fails the history is cleared.
+    void openSavedRun(const RunConfig& config, const std::string& path, const SavedHistory& history);
 
     const RunHistory& history() const;
     std::shared_ptr<const ModelSnapshot> snapshot() const { return m_snapshot; }
@@ -172,6 +177,9 @@ private:
     void takeCheckpointAnswers();
     std::string newCheckpointPath();
     void keepCheckpoint(const std::string& path, std::int64_t step);
+    /// Posts the restore of checkpoint `path` to the current run (before any Play or Step queued
+    /// later), killing the workers in `dead` once restored; resumeFinished follows.
+    void postResume(const std::string& path, std::vector<int> dead);
 
     std::unique_ptr<Run> m_current;
     std::unique_ptr<Run> m_pending;

@@ -17,6 +17,9 @@ namespace distlab::ui {
 namespace {
 const QColor kTrainColor(0x1f, 0x77, 0xb4);
 const QColor kTestColor(0xd6, 0x27, 0x28);
+// A saved run compared with the live one: the same hues, darker and dashed.
+const QColor kReferenceTrainColor(0x0b, 0x3c, 0x5d);
+const QColor kReferenceTestColor(0x7f, 0x1d, 0x1d);
 QColor faint(QColor color) {
     color.setAlpha(70);
     return color;
@@ -73,9 +76,26 @@ LearningView::LearningView(SessionController& controller, QWidget* parent) : Liv
     m_smoothingValue->setText(QString::number(smoothing(), 'f', 2));
 }
 
+void LearningView::setReference(const RunHistory* reference, const QString& label) {
+    m_reference = reference;
+    m_referenceLabel = label;
+    invalidate();
+    refreshIfVisible();
+}
+
 double LearningView::smoothing() const { return m_smoothing->value() / 100.0; }
 
 void LearningView::setSmoothing(double weight) { m_smoothing->setValue(static_cast<int>(weight * 100.0 + 0.5)); }
+
+void LearningView::addReferenceCurves(std::vector<Curve>& curves, GlobalSeries train, GlobalSeries test, double weight) const {
+    if (m_reference == nullptr) return;
+    // Smoothed as the live train curve is (the raw one would hide both); dashed, named after the run.
+    curves.push_back({&m_reference->series(train), tr("%1: train").arg(m_referenceLabel), kReferenceTrainColor, 2.0,
+                      Qt::DashLine, weight, true});
+    if (!m_reference->series(test).empty())
+        curves.push_back({&m_reference->series(test), tr("%1: test").arg(m_referenceLabel), kReferenceTestColor, 2.0,
+                          Qt::DashLine, 0.0, true});
+}
 
 bool LearningView::refresh() {
     const RunHistory& history = controller().history();
@@ -85,9 +105,14 @@ bool LearningView::refresh() {
     const XAxis axis = m_axis->currentIndex() == 0 ? XAxis::Step : XAxis::WallSeconds;
     // Both charts share one x range (the loss chart keeps it stable), so their axes end at the
     // same step; when it moves, both are redrawn in this frame.
-    const std::pair<double, double> range = sharedXRange(
-        *m_loss, {&history.series(GlobalSeries::TrainLoss), &history.series(GlobalSeries::TestLoss),
-                  &history.series(GlobalSeries::TrainAccuracy), &history.series(GlobalSeries::TestAccuracy)}, axis);
+    std::vector<const DecimatedSeries*> shown{&history.series(GlobalSeries::TrainLoss), &history.series(GlobalSeries::TestLoss),
+                                              &history.series(GlobalSeries::TrainAccuracy),
+                                              &history.series(GlobalSeries::TestAccuracy)};
+    if (m_reference != nullptr) {
+        for (GlobalSeries which : {GlobalSeries::TrainLoss, GlobalSeries::TestLoss, GlobalSeries::TrainAccuracy, GlobalSeries::TestAccuracy})
+            if (!m_reference->series(which).empty()) shown.push_back(&m_reference->series(which));
+    }
+    const std::pair<double, double> range = sharedXRange(*m_loss, shown, axis);
     const bool moved = range != m_sharedRange;
     m_sharedRange = range;
     if (invalid() || moved) {
@@ -110,6 +135,7 @@ bool LearningView::refresh() {
                         smoothed ? 1.0 : 2.0, Qt::SolidLine, 0.0, !smoothed});
         if (smoothed) loss.push_back({&history.series(GlobalSeries::TrainLoss), tr("train"), kTrainColor, 2.0, Qt::SolidLine, weight, true});
         loss.push_back({&history.series(GlobalSeries::TestLoss), tr("test"), kTestColor, 2.0, Qt::SolidLine, 0.0, true});
+        addReferenceCurves(loss, GlobalSeries::TrainLoss, GlobalSeries::TestLoss, weight);
         drawn += feedChart(*m_loss, loss, axis, kChartPointBudget, &m_sharedRange);
     }
     if (!accuracyDue) return drawn > 0;
@@ -128,6 +154,7 @@ bool LearningView::refresh() {
                                 Qt::SolidLine, weight, true});
         }
         accuracy.push_back({&history.series(GlobalSeries::TestAccuracy), tr("test"), kTestColor, 2.0, Qt::SolidLine, 0.0, true});
+        addReferenceCurves(accuracy, GlobalSeries::TrainAccuracy, GlobalSeries::TestAccuracy, weight);
         drawn += feedChart(*m_accuracy, accuracy, axis, kChartPointBudget, &m_sharedRange);
     }
     return drawn > 0;

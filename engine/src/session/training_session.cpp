@@ -193,6 +193,8 @@ bool TrainingSession::processCommands(bool block) {
         case Command::Task:
             lock.unlock();
             task.run(*m_trainer);
+            // A task may have moved the run's progress (a checkpoint restored): the count follows.
+            m_stepsDone.store(m_trainer->stepsDone(), std::memory_order_relaxed);
             lock.lock();
             break;
         }
