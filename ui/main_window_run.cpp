@@ -66,7 +66,7 @@ bool MainWindow::confirmDiscard(const QString& what) {
     if (!m_prompts.confirm) return false;
     return m_prompts.confirm(this, tr("Discard the current run?"),
                              tr("To %1, the current run \"%2\" is discarded: its %3 trained step(s), curves and "
-                                "weights are lost (save its weights or export its metrics first to keep them). "
+                                "weights are lost (File ▸ Save run keeps them to reopen later). "
                                 "Discard it?")
                                  .arg(what, QString::fromStdString(m_controller->config().name),
                                       QLocale().toString(steps)));
