@@ -13,5 +13,6 @@ void addVarlabCommand(CLI::App& app, int& exitCode);
 void addValidateCommand(CLI::App& app, int& exitCode);
 void addDevicesCommand(CLI::App& app, int& exitCode);
 void addCollectivesCommand(CLI::App& app, int& exitCode);
+void addCompareCommand(CLI::App& app, int& exitCode);
 
 }  // namespace distlab::cli

@@ -47,6 +47,15 @@ std::string readString(const Json& value, const std::string& path, const std::st
 std::size_t readChoice(const Json& value, std::span<const std::string_view> candidates, const std::string& path,
                        const std::string& fileName);
 
+/// Sets the value at `keyPath` ("optimizer.learning_rate", "model.layers[1].units") of `document`:
+/// the one implementation behind `--set` and a study's variant overrides (docs/interfaces.md §1.10).
+/// Missing objects on the path are created, an index equal to an array's size appends, and setting
+/// strategy.replicas drops strategy.devices (and the reverse). Returns false when keyPath is
+/// malformed (the caller says what it expected); any other problem throws InputError
+/// "<fileName>: <where>: <what>".
+bool setAtKeyPath(Json& document, std::string_view keyPath, Json value, const std::string& fileName,
+                  const std::string& where);
+
 /// One JSON object of the config: key checks and typed reads with defaults.
 class ObjectReader {
 public:

@@ -54,12 +54,19 @@ Json overrideValue(const std::string& text) {
 void applyOne(Json& document, const std::string& setting, const std::string& file) {
     const std::string where = "--set " + quotedJson(setting);
     const std::size_t equals = setting.find('=');
-    std::vector<PathStep> steps;
-    if (equals == std::string::npos || !parseKeyPath(std::string_view(setting).substr(0, equals), steps)) {
+    if (equals == std::string::npos ||
+        !setAtKeyPath(document, std::string_view(setting).substr(0, equals), overrideValue(setting.substr(equals + 1)), file,
+                      where)) {
         fail(file, where, "expected key.path=value, e.g. optimizer.learning_rate=0.1 or model.layers[1].units=64");
     }
-    Json value = overrideValue(setting.substr(equals + 1));
+}
 
+}  // namespace
+
+bool run_config_detail::setAtKeyPath(Json& document, std::string_view keyPath, Json value, const std::string& file,
+                  const std::string& where) {
+    std::vector<PathStep> steps;
+    if (!parseKeyPath(keyPath, steps)) return false;
     Json* current = &document;
     std::string path;
     for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -89,9 +96,8 @@ void applyOne(Json& document, const std::string& setting, const std::string& fil
         }
     }
     *current = std::move(value);
+    return true;
 }
-
-}  // namespace
 
 Result<std::string> applyOverrides(std::string_view jsonText, const std::vector<std::string>& overrides,
                                    const std::string& fileName) {

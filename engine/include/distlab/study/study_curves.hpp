@@ -1,0 +1,61 @@
+#pragma once
+// A variant's per-step curves, bounded in memory whatever the run's length, for the study's
+// overlays (loss, accuracy, step time, throughput of up to six variants on one chart). Points are
+// kept, not averaged: every k-th update, k doubling whenever the buffer fills, so a curve always
+// spans the whole run with between capacity/2 and capacity points, and each point is a real
+// update a cursor can name. (The app's live views keep min/max buckets instead, RunHistory.)
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace distlab {
+
+struct StudyCurvePoint {
+    std::int64_t step = 0;
+    double seconds = 0.0;  ///< training seconds up to this update
+    double loss = 0.0;     ///< the update's training loss
+    double accuracy = std::numeric_limits<double>::quiet_NaN();  ///< the batch's (NaN for regression)
+    double stepMs = 0.0;   ///< stepDurationNs, milliseconds
+    double samplesPerSecond = 0.0;  ///< the update's global batch / stepMs
+};
+
+struct StudyEvalPoint {
+    std::int64_t step = 0;
+    double seconds = 0.0;
+    double testLoss = 0.0;
+    double testAccuracy = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// Keeps every stride-th value added; when `capacity` are kept, drops every other one and doubles
+/// the stride. Not thread-safe.
+template <typename T>
+class ThinnedSeries {
+public:
+    explicit ThinnedSeries(std::size_t capacity = 2048) : m_capacity(capacity < 2 ? 2 : capacity) { m_points.reserve(m_capacity); }
+    void add(const T& point) {
+        if (m_seen++ % m_stride != 0) return;
+        if (m_points.size() == m_capacity) {
+            for (std::size_t i = 0; 2 * i < m_points.size(); ++i) m_points[i] = m_points[2 * i];
+            m_points.resize((m_capacity + 1) / 2);
+            m_stride *= 2;
+            if ((m_seen - 1) % m_stride != 0) return;  // this one falls between the new stride's points
+        }
+        m_points.push_back(point);
+    }
+    const std::vector<T>& points() const { return m_points; }
+    std::size_t capacity() const { return m_capacity; }
+
+private:
+    std::size_t m_capacity;
+    std::vector<T> m_points;
+    std::uint64_t m_stride = 1;
+    std::uint64_t m_seen = 0;
+};
+
+/// Both curves of one variant.
+struct StudyCurves {
+    ThinnedSeries<StudyCurvePoint> steps;
+    ThinnedSeries<StudyEvalPoint> evaluations{512};
+};
+
+}  // namespace distlab
