@@ -1,0 +1,167 @@
+// Running a study (engine/include/distlab/study/study_runner.hpp): every variant trains its steps,
+// its row's phase shares are the phase split of the very reports it trained on, cancelling one
+// variant or all stops them and leaves the others, and the curves stay bounded.
+#include <distlab/study/study_runner.hpp>
+#include <distlab/study/study_table.hpp>
+
+#include <QtTest>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+using namespace distlab;
+
+namespace {
+
+const std::string kBase =
+    R"({"seed": 5, "model": {"layers": [{"units": 6, "activation": "tanh"}, {"units": 2}]},)"
+    R"( "data": {"samples": 300, "noise": 0.05, "global_batch_size": 16}, "optimizer": {"learning_rate": 0.1}})";
+
+Study makeStudy(std::int64_t steps, const std::string& mode = "sequential", const std::string& extra = "") {
+    const std::string text = R"({"name": "t", "base": )" + kBase + R"(, "steps": )" + std::to_string(steps) +
+                             R"(, "mode": ")" + mode + "\"" + (extra.empty() ? "" : ", " + extra) +
+                             R"(, "variants": [{"label": "one", "set": {}},)"
+                             R"( {"label": "two", "set": {"strategy.type": "mirrored", "strategy.replicas": 2}}]})";
+    Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
+    if (!study) qFatal("%s", study.error().message.c_str());
+    return std::move(*study);
+}
+
+/// Sums the phase split of every report it hears, per variant, as an independent witness; and
+/// cancels a variant after a given update when asked.
+class Witness : public StudyObserver {
+public:
+    explicit Witness(StudyRunner* runner = nullptr, int cancelVariant = -1, std::int64_t cancelAt = 0)
+        : m_runner(runner), m_cancelVariant(cancelVariant), m_cancelAt(cancelAt) {}
+    void onVariantState(int variant, VariantState state, const std::string&) override {
+        const std::lock_guard lock(m_mutex);
+        states[variant].push_back(state);
+    }
+    void onStep(int variant, const StepReport& report, const std::optional<EvalResult>& test) override {
+        const std::lock_guard lock(m_mutex);
+        split[variant].add(splitStep(report));
+        ++steps[variant];
+        if (test) ++evaluations[variant];
+        if (variant == m_cancelVariant && report.step == m_cancelAt) m_runner->cancel(variant);
+    }
+    std::map<int, PhaseSplit> split;
+    std::map<int, std::int64_t> steps;
+    std::map<int, std::int64_t> evaluations;
+    std::map<int, std::vector<VariantState>> states;
+
+private:
+    std::mutex m_mutex;
+    StudyRunner* m_runner;
+    int m_cancelVariant;
+    std::int64_t m_cancelAt;
+};
+
+}  // namespace
+
+class TestStudyRunner : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyVariantRunsAndItsSharesComeFromThePhaseSplit() {
+        StudyRunner runner(makeStudy(40, "sequential", R"("target_accuracy": 0.55, "eval_every": 10)"));
+        Witness witness;
+        const std::vector<StudyRow> rows = runner.run(&witness);
+        QCOMPARE(rows.size(), std::size_t{2});
+        for (int v = 0; v < 2; ++v) {
+            const StudyRow& row = rows[static_cast<std::size_t>(v)];
+            QCOMPARE(row.state, VariantState::Finished);
+            QCOMPARE(row.steps, std::int64_t{40});
+            QCOMPARE(witness.steps[v], std::int64_t{40});
+            QCOMPARE(witness.evaluations[v], std::int64_t{4});  // updates 10, 20, 30 and the last
+            // The same reports, the same function, the same order of additions: equal to the bit.
+            for (Phase phase : kPhases) QCOMPARE(row.phaseTotalsNs[phase], witness.split[v][phase]);
+            const PhaseShares expected = phaseShares(witness.split[v]);
+            QCOMPARE(row.shares.compute, expected.compute);
+            QCOMPARE(row.shares.communication, expected.communication);
+            QCOMPARE(row.shares.waiting, expected.waiting);
+            QCOMPARE(row.shares.optimizer, expected.optimizer);
+            QVERIFY(std::abs(row.shares.compute + row.shares.communication + row.shares.waiting + row.shares.optimizer - 1.0) < 1e-9);
+            QVERIFY(row.samplesPerSecond > 0);
+            QVERIFY(row.testLoss.has_value());
+            QVERIFY(row.accuracy >= 0 && row.accuracy <= 1);
+            QVERIFY(row.peakMemoryBytes.has_value() && *row.peakMemoryBytes > 0);
+            QVERIFY(row.stepsToTarget.has_value());  // circle data passes 55 % within 40 updates
+            QCOMPARE(*row.stepsToTarget % 10, std::int64_t{0});  // found at an evaluation
+            QCOMPARE(witness.states[v], (std::vector<VariantState>{VariantState::Loading, VariantState::Running, VariantState::Finished}));
+            QCOMPARE(runner.progress(v).state, VariantState::Finished);
+            QCOMPARE(runner.progress(v).stepsDone, std::int64_t{40});
+            QCOMPARE(runner.curves(v).steps.points().size(), std::size_t{40});
+            QCOMPARE(runner.curves(v).evaluations.points().size(), std::size_t{4});
+        }
+        QCOMPARE(rows[0].bytesPerStep, 0.0);  // one device reduces nothing
+        QVERIFY(rows[1].bytesPerStep > 0);
+        // Same seed and data, same global batch: the two strategies compute the same first loss (up
+        // to the order of the float additions).
+        QVERIFY(std::abs(runner.curves(0).steps.points()[0].loss - runner.curves(1).steps.points()[0].loss) < 1e-5);
+    }
+
+    void cancellingOneVariantLeavesTheOther() {
+        StudyRunner runner(makeStudy(30));
+        Witness witness(&runner, 0, 5);
+        const std::vector<StudyRow> rows = runner.run(&witness);
+        QCOMPARE(rows[0].state, VariantState::Cancelled);
+        QCOMPARE(rows[0].steps, std::int64_t{5});
+        QVERIFY(rows[0].testLoss.has_value());  // a stopped variant still gets its test figures
+        QCOMPARE(rows[1].state, VariantState::Finished);
+        QCOMPARE(rows[1].steps, std::int64_t{30});
+    }
+
+    void cancellingAllBeforeTheRunRunsNothing() {
+        StudyRunner runner(makeStudy(30));
+        runner.cancelAll();
+        Witness witness;
+        const std::vector<StudyRow> rows = runner.run(&witness);
+        for (const StudyRow& row : rows) {
+            QCOMPARE(row.state, VariantState::Cancelled);
+            QCOMPARE(row.steps, std::int64_t{0});
+        }
+        QVERIFY(witness.steps.empty());
+        QCOMPARE(makeStudyTable(rows, 0).rows[0][1], std::string("cancelled"));
+    }
+
+    void simultaneousVariantsRunAtOnce() {
+        StudyRunner runner(makeStudy(25, "simultaneous"));
+        Witness witness(&runner, 1, 10);
+        const std::vector<StudyRow> rows = runner.run(&witness);
+        QCOMPARE(rows[0].state, VariantState::Finished);
+        QCOMPARE(rows[0].steps, std::int64_t{25});
+        QCOMPARE(rows[1].state, VariantState::Cancelled);
+        QCOMPARE(rows[1].steps, std::int64_t{10});
+        QVERIFY(!rows[0].peakMemoryBytes.has_value());  // the accounting cannot tell variants apart
+        for (Phase phase : kPhases) QCOMPARE(rows[0].phaseTotalsNs[phase], witness.split[0][phase]);
+    }
+
+    void aVariantThatCannotBeBuiltFailsAlone() {
+        const std::string text = R"({"base": )" + kBase + R"(, "steps": 5, "variants": [{"label": "ok", "set": {}},)"
+                                 R"( {"label": "no data", "set": {"data.source": "csv", "data.path": "/nonexistent/d.csv"}}]})";
+        Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
+        QVERIFY2(study.ok(), study.ok() ? "" : study.error().message.c_str());
+        StudyRunner runner(std::move(*study));
+        const std::vector<StudyRow> rows = runner.run();
+        QCOMPARE(rows[0].state, VariantState::Finished);
+        QCOMPARE(rows[1].state, VariantState::Failed);
+        QVERIFY(rows[1].buildFailed);
+        QVERIFY2(rows[1].message.find("data.path") != std::string::npos, rows[1].message.c_str());
+    }
+
+    void thinnedCurvesStayBoundedAndSpanTheRun() {
+        ThinnedSeries<std::int64_t> series(16);
+        for (std::int64_t i = 0; i < 10000; ++i) series.add(i);
+        const auto& points = series.points();
+        QVERIFY(points.size() >= 8 && points.size() <= 16);
+        QCOMPARE(points.front(), std::int64_t{0});
+        const std::int64_t stride = points[1] - points[0];
+        for (std::size_t i = 1; i < points.size(); ++i) QCOMPARE(points[i] - points[i - 1], stride);  // evenly spaced
+        QVERIFY(points.back() + 2 * stride > 9999);  // up to the end of the run
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStudyRunner)
+#include "test_study_runner.moc"
