@@ -145,8 +145,11 @@ int runCompare(const CompareOptions& options) {
     printTable(runner.study(), table);
 
     int exitCode = 0;
-    for (const StudyRow& row : rows)
-        if (row.state == VariantState::Failed && exitCode == 0) exitCode = row.buildFailed ? 2 : 3;
+    for (const StudyRow& row : rows) {
+        if (row.state != VariantState::Failed) continue;
+        std::fprintf(stderr, "error: variant \"%s\": %s\n", row.label.c_str(), row.message.c_str());
+        if (exitCode == 0) exitCode = row.buildFailed ? 2 : 3;
+    }
     std::string failure;
     if (metrics)
         if (Status closed = metrics->close(); !closed) failure = closed.error().message;

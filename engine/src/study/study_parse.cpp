@@ -52,12 +52,20 @@ void parseBase(const ObjectReader& reader, StudySpec& spec) {
     }
 }
 
+// A study without a name is called after its file: "runs/reductions.study.json" -> "reductions".
+std::string defaultName(const std::string& file) {
+    std::string name = std::filesystem::path(file).filename().string();
+    for (std::string_view suffix : {".json", ".study"})
+        if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+    return name.empty() ? std::string("study") : name;
+}
+
 StudySpec parseSpec(const std::string& text, const std::string& file) {
     const Json document = parseJsonDocument(text, file);
     const ObjectReader reader(document, "", file);
     reader.allowOnly({"name", "base", "variants", "baseline", "target_accuracy", "steps", "eval_every", "mode"});
     StudySpec spec;
-    spec.name = reader.string("name", spec.name);
+    spec.name = reader.string("name", defaultName(file));
     parseBase(reader, spec);
     const Json* variants = reader.find("variants");
     if (variants == nullptr) reader.fail("variants", "required key is missing (a study compares 2 to 6 variants)");

@@ -117,12 +117,18 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
     publishState(VariantState::Loading, {});
     MemoryWindow memory;
     if (measureMemory) memory.start();
-    auto created = Trainer::create(config);
-    if (!created) {
-        tally.setBuildFailed();
-        return publishState(VariantState::Failed, created.error().message);
+    std::unique_ptr<Trainer> owned;
+    try {
+        auto created = Trainer::create(config);
+        if (!created) {
+            tally.setBuildFailed();
+            return publishState(VariantState::Failed, created.error().message);
+        }
+        owned = std::move(*created);
+    } catch (const std::exception& error) {  // out of memory while building: this variant fails, not the study
+        return publishState(VariantState::Failed, error.what());
     }
-    Trainer& trainer = **created;
+    Trainer& trainer = *owned;
     publishState(VariantState::Running, {});
 
     const std::int64_t evalEvery = m_study.evalEvery(config.steps);

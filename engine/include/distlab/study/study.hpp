@@ -34,7 +34,7 @@ struct StudyVariantSpec {
 
 /// The study file as written (what the app saves, what studyToJson writes).
 struct StudySpec {
-    std::string name = "study";
+    std::string name = "study";  ///< read from a file without "name": the file's name less ".study.json"
     std::string baseConfigPath;  ///< the base as a file (relative to the study's folder) ...
     std::string baseConfigJson;  ///< ... or inline (a run config's JSON); at most one of the two
     std::vector<StudyVariantSpec> variants;
