@@ -1,7 +1,7 @@
 // `distlab-cli collectives`: measures the all-reduce the way nccl-tests does. Sizes double from
-// --min-bytes to --max-bytes; at each size every replica (a thread) runs an untimed warm-up, then
-// K timed iterations; a correctness check before and after the timing counts the elements off the
-// exact result (the buffers hold small integers, so every algorithm's float sum is exact).
+// --min-bytes to --max-bytes; each is measured by the engine's measureAllReduce
+// (comm/all_reduce_benchmark.hpp: warm-up, timed iterations, the result checked against the exact
+// one), which the study's step-time model fits too.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +14,7 @@
 
 #include "cli_options.hpp"
 #include "commands.hpp"
+#include "distlab/comm/all_reduce_benchmark.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/io/run_config_json.hpp"
 #include "distlab/tensor/aligned_allocator.hpp"
@@ -40,12 +41,6 @@ struct Options {
     bool json = false, memcpy = false;
 };
 
-struct Row {
-    long long bytes = 0, elements = 0;
-    double timeUs = 0, algbw = 0, busbw = 0;
-    long long wrong = 0;
-};
-
 std::optional<long long> parseBytes(std::string_view text) {
     long long scale = 1;
     if (!text.empty()) {
@@ -56,50 +51,6 @@ std::optional<long long> parseBytes(std::string_view text) {
     const auto value = parseCount(text);
     if (!value || *value > (1LL << 40) / scale) return std::nullopt;
     return *value * scale;
-}
-
-// Rank r's element i: a small integer, so sums of up to thousands of ranks stay exact in float.
-float fillValue(int rank, long long i) { return static_cast<float>((i * 7 + rank * 3) % 17 - 8); }
-
-Row measure(InProcessGroup& group, std::vector<AlignedVector<float>>& buffers, long long elements, const Options& options) {
-    const int n = group.size();
-    std::vector<long long> wrong(static_cast<std::size_t>(n), 0), elapsedNs(static_cast<std::size_t>(n), 0);
-    float expected[17];  // element i's result depends on i % 17 only
-    for (int k = 0; k < 17; ++k) {
-        long long sum = 0;
-        for (int r = 0; r < n; ++r) sum += static_cast<long long>(fillValue(r, k));
-        expected[k] = options.op == ReduceOp::Mean ? static_cast<float>(sum) / static_cast<float>(n) : static_cast<float>(sum);
-    }
-    auto rankMain = [&](int rank) {
-        Communicator& comm = group.communicator(rank);
-        const std::span<float> buffer(buffers[static_cast<std::size_t>(rank)].data(), static_cast<std::size_t>(elements));
-        auto checked = [&] {
-            for (long long i = 0; i < elements; ++i) buffer[static_cast<std::size_t>(i)] = fillValue(rank, i);
-            comm.allReduce(buffer, options.op).wait();
-            for (long long i = 0; i < elements; ++i)
-                if (buffer[static_cast<std::size_t>(i)] != expected[i % 17]) ++wrong[static_cast<std::size_t>(rank)];
-        };
-        checked();
-        for (long long w = 0; w < options.warmup; ++w) comm.allReduce(buffer, options.op).wait();
-        comm.barrier().wait();
-        const std::int64_t start = nowNs();
-        for (long long k = 0; k < options.iters; ++k) comm.allReduce(buffer, options.op).wait();
-        elapsedNs[static_cast<std::size_t>(rank)] = nowNs() - start;
-        checked();
-    };
-    std::vector<std::thread> threads;
-    for (int r = 1; r < n; ++r) threads.emplace_back(rankMain, r);
-    rankMain(0);
-    for (std::thread& thread : threads) thread.join();
-
-    Row row;
-    row.elements = elements;
-    row.bytes = elements * static_cast<long long>(sizeof(float));
-    row.timeUs = static_cast<double>(*std::max_element(elapsedNs.begin(), elapsedNs.end())) / 1e3 / static_cast<double>(options.iters);
-    row.algbw = row.timeUs > 0 ? static_cast<double>(row.bytes) / (row.timeUs * 1e3) : 0.0;
-    row.busbw = row.algbw * 2.0 * (n - 1) / n;
-    for (long long w : wrong) row.wrong += w;
-    return row;
 }
 
 // This machine's copy bandwidth: `threads` threads each memcpy their own `bytes` buffer.
@@ -186,17 +137,17 @@ int runCollectives(const Arguments& args) {
     for (CrossDeviceOps algorithm : options.algorithms) {
         InProcessGroup group(n, algorithm);
         for (long long bytes = options.minBytes; bytes <= options.maxBytes; bytes *= 2) {
-            const Row row = measure(group, buffers, bytes / 4, options);
+            const AllReduceMeasurement row = measureAllReduce(group, buffers, bytes / 4, options.op, options.warmup, options.iters);
             wrong += row.wrong;
             if (options.json) {
                 nlohmann::ordered_json out{{"collective", "all_reduce"}, {"backend", "inprocess"}, {"algorithm", configName(algorithm)},
                                            {"op", opName}, {"replicas", n}, {"bytes", row.bytes}, {"elements", row.elements},
-                                           {"iters", options.iters}, {"time_us", row.timeUs}, {"algbw_gbps", row.algbw},
-                                           {"busbw_gbps", row.busbw}, {"wrong", row.wrong}};
+                                           {"iters", options.iters}, {"time_us", row.timeUs}, {"algbw_gbps", row.algbwGbps},
+                                           {"busbw_gbps", row.busbwGbps}, {"wrong", row.wrong}};
                 std::printf("%s\n", out.dump().c_str());
             } else {
                 std::printf("  %-24s %12lld %11lld %11.2f %11.3f %11.3f %6lld\n", configName(algorithm), row.bytes, row.elements,
-                            row.timeUs, row.algbw, row.busbw, row.wrong);
+                            row.timeUs, row.algbwGbps, row.busbwGbps, row.wrong);
             }
             std::fflush(stdout);
             if (bytes > options.maxBytes / 2) break;  // the next doubling would pass max (or overflow)
