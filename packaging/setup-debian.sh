@@ -16,6 +16,9 @@ readonly PACKAGES=(
   libeigen3-dev libgloo-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth fonts-dejavu-core libgl1-mesa-dev libxkbcommon-dev
   dataset-fashion-mnist python3 python3-torch python3-numpy libopenblas0-openmp
+  # the engine's matrix products (OpenBLAS's OpenMP build), and the pthreads build beside it so the
+  # benchmarks can measure PyTorch with each (tests/bench/compare_pytorch.py)
+  libopenblas-openmp-dev libopenblas0-pthread
   ca-certificates
   # the package and its checks (cpack -G DEB, dpkg-shlibdeps, desktop entry, AppStream, scripts)
   dpkg-dev file desktop-file-utils appstream shellcheck groff-base
@@ -126,6 +129,25 @@ install_packages() {
   say "packages installed"
 }
 
+# Installing the pthreads build of OpenBLAS makes it the system's libblas.so.3 (its priority is
+# the higher), but on few cores its threads fight PyTorch's own (W3 about 3x slower), so the OpenMP
+# build is selected explicitly wherever both are registered.
+prefer_openmp_blas() {
+  local triplet name group folder current listing
+  triplet="$(uname -m)-linux-gnu"
+  folder="/usr/lib/$triplet/openblas-openmp"
+  for name in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
+    group="$name-$triplet"
+    listing="$(update-alternatives --query "$group" 2>/dev/null || true)"
+    [[ "$listing" == *"Alternative: $folder/$name"* ]] || continue
+    current="$(sed -n 's/^Value: //p' <<<"$listing")"
+    if [[ "$current" != "$folder/$name" ]]; then
+      say "selecting OpenBLAS's OpenMP build for $name"
+      as_root update-alternatives --set "$group" "$folder/$name"
+    fi
+  done
+}
+
 build_preset() {
   local preset="$1"
   say "configuring (cmake --preset $preset, build directory build/$preset)"
@@ -165,6 +187,7 @@ launch_app() {
 }
 
 install_packages
+prefer_openmp_blas
 if ((!build)); then
   say "done (--no-build: nothing configured or built)"
   exit 0

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "distlab/io/run_config.hpp"
+#include "model/matrix_product.hpp"
 
 namespace distlab::kernels {
 
@@ -79,19 +80,19 @@ void activationBackward(Activation act, const S* z, const S* y, const S* dy, S* 
 /// z = x W + b for x [batch, in], W [in, out], b [out].
 template <typename S>
 void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, std::int64_t in, std::int64_t out) {
-    MatrixMap<S> zm(z, batch, out);
-    zm.noalias() = ConstMatrixMap<S>(x, batch, in) * ConstMatrixMap<S>(w, in, out);
-    zm.rowwise() += ConstRowVectorMap<S>(b, out);
+    matrixProduct(Op::None, Op::None, batch, out, in, x, w, S(0), z);
+    MatrixMap<S>(z, batch, out).rowwise() += ConstRowVectorMap<S>(b, out);
 }
 
-/// dW += x^T dz, db += column sums of dz, and dx = dz W^T when dx is not null.
+/// dW += x^T dz, db += column sums of dz (= instead of += when not accumulate), and dx = dz W^T
+/// when dx is not null.
 template <typename S>
 void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std::int64_t batch, std::int64_t in,
-                   std::int64_t out) {
-    const ConstMatrixMap<S> dzm(dz, batch, out);
-    MatrixMap<S>(dw, in, out).noalias() += ConstMatrixMap<S>(x, batch, in).transpose() * dzm;
-    RowVectorMap<S>(db, out) += dzm.colwise().sum();
-    if (dx != nullptr) MatrixMap<S>(dx, batch, in).noalias() = dzm * ConstMatrixMap<S>(w, in, out).transpose();
+                   std::int64_t out, bool accumulate = true) {
+    matrixProduct(Op::Transpose, Op::None, in, out, batch, x, dz, S(accumulate ? 1 : 0), dw);
+    if (accumulate) RowVectorMap<S>(db, out) += ConstMatrixMap<S>(dz, batch, out).colwise().sum();
+    else RowVectorMap<S>(db, out) = ConstMatrixMap<S>(dz, batch, out).colwise().sum();
+    if (dx != nullptr) matrixProduct(Op::None, Op::Transpose, batch, in, out, dz, w, S(0), dx);
 }
 
 /// Softmax cross-entropy with integer labels. Returns the SUM of per-example losses and writes

@@ -1,0 +1,35 @@
+#pragma once
+// The engine's one matrix product, C = beta C + op(A) op(B) over row-major matrices. Float goes
+// through OpenBLAS's sgemm (matrix_product.cpp; the path chosen by tests/bench/gemm_paths.sh, whose
+// figures are in tests/bench/RESULTS.md: faster than Eigen's AVX-512 kernels on these products, and
+// unlike oneDNN's sgemm it allocates nothing per call); double, which only the gradient checks use,
+// through Eigen.
+#include <Eigen/Core>
+#include <cstdint>
+
+namespace distlab::kernels {
+
+enum class Op : bool { None, Transpose };
+
+/// C[m, n] = beta C + op(A) op(B); op(A) is [m, k], op(B) is [k, n]. Runs on the calling thread's
+/// OpenMP team (omp_get_max_threads()); bit-identical for a fixed thread count; allocates nothing.
+void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   float beta, float* c);
+
+/// The same in double, through Eigen.
+inline void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
+                          const double* b, double beta, double* c) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using ConstMap = Eigen::Map<const RowMajor>;
+    Eigen::Map<RowMajor> cm(c, m, n);
+    if (beta == 0.0) cm.setZero();
+    else if (beta != 1.0) cm *= beta;
+    const ConstMap am(a, opA == Op::Transpose ? k : m, opA == Op::Transpose ? m : k);
+    const ConstMap bm(b, opB == Op::Transpose ? n : k, opB == Op::Transpose ? k : n);
+    if (opA == Op::Transpose && opB == Op::Transpose) cm.noalias() += am.transpose() * bm.transpose();
+    else if (opA == Op::Transpose) cm.noalias() += am.transpose() * bm;
+    else if (opB == Op::Transpose) cm.noalias() += am * bm.transpose();
+    else cm.noalias() += am * bm;
+}
+
+}  // namespace distlab::kernels

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds tests/bench/gemm_paths.cpp once per matrix-product path (Eigen with -march=native, OpenBLAS
+# OpenMP build, BLIS OpenMP build, oneDNN) and runs each on 1 and 2 threads: one JSON line per run.
+# Usage: bash tests/bench/gemm_paths.sh [seconds per workload, default 2]
+# Needs, beyond packaging/setup-debian.sh's packages, libblis-openmp-dev and libdnnl-dev (only this
+# measurement uses them).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+seconds=${1:-2}
+lib=/usr/lib/x86_64-linux-gnu
+inc=/usr/include/x86_64-linux-gnu
+flags=(-O3 -march=native -fopenmp -DNDEBUG)
+g++ "${flags[@]}" -DPATH_EIGEN -I/usr/include/eigen3 "$here/gemm_paths.cpp" -o "$out/eigen"
+g++ "${flags[@]}" -I"$inc/openblas-openmp" "$here/gemm_paths.cpp" -o "$out/openblas" -L"$lib/openblas-openmp" \
+  -Wl,-rpath,"$lib/openblas-openmp" -lopenblas
+g++ "${flags[@]}" -I"$inc/blis-openmp" "$here/gemm_paths.cpp" -o "$out/blis" -L"$lib/blis-openmp" \
+  -Wl,-rpath,"$lib/blis-openmp" -lblis
+g++ "${flags[@]}" -DPATH_DNNL "$here/gemm_paths.cpp" -o "$out/dnnl" -ldnnl
+for threads in 1 2; do
+  for path in eigen openblas blis dnnl; do
+    OMP_NUM_THREADS=$threads BLIS_NUM_THREADS=$threads "$out/$path" "$path" "$seconds"
+  done
+done
