@@ -6,15 +6,12 @@
 #include "distlab/core/error.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 #include "distlab/tensor/device_memory.hpp"
+#include "distlab/tensor/reductions.hpp"
 #include "distribute/replica_step.hpp"
 
 namespace distlab {
 namespace {
-double l2Norm(std::span<const float> values) {
-    double sum = 0.0;
-    for (float v : values) sum += static_cast<double>(v) * v;
-    return std::sqrt(sum);
-}
+double l2Norm(std::span<const float> values) { return std::sqrt(sumOfSquares(values)); }
 }  // namespace
 
 MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator,

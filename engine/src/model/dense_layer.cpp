@@ -85,7 +85,8 @@ const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput
     kernels::activationBackward(m_activation, context.preActivation.data(), context.output.data(), gradOutput.data(),
                                 context.gradPre.data(), batch * m_units);
     kernels::denseBackward(input.data(), m_kernel.value.data(), context.gradPre.data(), m_kernel.grad.data(),
-                           m_bias.grad.data(), needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units);
+                           m_bias.grad.data(), needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units,
+                           /*accumulate=*/!context.overwriteGradients);
     return context.gradInput;
 }
 

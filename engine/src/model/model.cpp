@@ -62,11 +62,12 @@ void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
         const Tensor& layerInput = i == 0 ? input : context.layers[i - 1]->output;
+        context.layers[i]->overwriteGradients = m_gradientsZeroed;
         grad = &m_layers[i]->backward(layerInput, *grad, /*needInputGrad=*/i > 0, *context.layers[i]);
     }
+    m_gradientsZeroed = false;
 }
 
-void Model::zeroGradients() { std::fill(m_store.grads().begin(), m_store.grads().end(), 0.0f); }
 
 GradientAggregationStats Model::aggregationStats(const ModelContext& context) {
     GradientAggregationStats total;

@@ -96,6 +96,7 @@ const Tensor& ResidualLayer::branchBackward(std::size_t b, const Tensor& input, 
     const Tensor* grad = &gradOutput;
     for (std::size_t i = branch.size(); i-- > 0;) {
         const Tensor& layerInput = i == 0 ? input : contexts[i - 1]->output;
+        contexts[i]->overwriteGradients = context.overwriteGradients;
         grad = &branch[i]->backward(layerInput, *grad, /*needInputGrad=*/true, *contexts[i]);
     }
     return *grad;

@@ -22,6 +22,9 @@ struct LayerContext {
     virtual ~LayerContext() = default;
     Tensor output;     ///< forward's result
     Tensor gradInput;  ///< backward's d(loss)/d(input), when asked for
+    /// Set by the model before backward: true when the gradients are due to be zero, so backward
+    /// writes them instead of adding to them (saving a pass over every gradient per step).
+    bool overwriteGradients = false;
 };
 
 /// A parameter as its layer holds it: its slices of the model's value and gradient buffers.
@@ -51,7 +54,7 @@ public:
     /// backward needs. Reads the parameters only. Allocation-free once the context has grown.
     virtual const Tensor& forward(const Tensor& input, LayerContext& context) const = 0;
     /// Accumulates this layer's parameter gradients for the micro-batch whose forward filled
-    /// `context` and returns d(loss)/d(input) (context.gradInput; only computed when
+    /// `context` (writes them when context.overwriteGradients) and returns d(loss)/d(input) (context.gradInput; only computed when
     /// needInputGrad). `input` is what that forward received.
     virtual const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
                                    LayerContext& context) = 0;

@@ -42,7 +42,9 @@ public:
     /// accumulates into store().grads(). The input's own gradient is never computed (nothing
     /// consumes it).
     void backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context);
-    void zeroGradients();
+    /// Makes the gradients zero for the next backward, which then writes them rather than adding
+    /// to them: no pass over the buffer. Until that backward, store().grads() keeps old values.
+    void zeroGradients() { m_gradientsZeroed = true; }
 
     ParameterStore& store() { return m_store; }
     const ParameterStore& store() const { return m_store; }
@@ -74,6 +76,7 @@ private:
     ParameterStore m_store;  // before m_layers: the layers declare their parameters in it
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<std::int64_t> m_layerWidths;
+    bool m_gradientsZeroed = false;  // the next backward writes the gradients (zeroGradients)
 };
 
 }  // namespace distlab

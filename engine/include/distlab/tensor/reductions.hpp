@@ -1,0 +1,11 @@
+#pragma once
+// Reductions over whole float buffers that a step runs once per step (gradient norms).
+#include <span>
+
+namespace distlab {
+
+/// Σ v² over `values`, accumulated in double in a fixed order (bit-identical from run to run).
+/// Any thread; allocates nothing.
+double sumOfSquares(std::span<const float> values);
+
+}  // namespace distlab
