@@ -13,6 +13,7 @@
 #include "distlab/data/dataset.hpp"
 #include "distlab/io/atomic_file.hpp"
 #include "distlab/io/staged_file.hpp"
+#include "distlab/study/step_time_model.hpp"
 #include "distlab/study/study_runner.hpp"
 #include "distlab/study/study_table.hpp"
 #include "run_setup.hpp"
@@ -29,6 +30,7 @@ struct CompareOptions {
     std::string csvPath;
     std::string jsonlPath;
     bool quiet = false;
+    bool predict = false;
 };
 
 /// One JSON line per update of a variant: its label, then the metrics' figures (docs/interfaces.md §7),
@@ -119,6 +121,22 @@ void printTable(const Study& study, const StudyTable& table) {
     for (const auto& row : table.rows) print(row);
 }
 
+/// Each variant's predicted step time, before anything trains (a variant the model does not cover
+/// gets a note on stderr and no prediction).
+std::vector<std::optional<StepTimePrediction>> predictStepTimes(const Study& study, bool quiet) {
+    StepTimeModel model;
+    std::vector<std::optional<StepTimePrediction>> predictions;
+    for (const StudyVariant& variant : study.variants) {
+        auto predicted = model.predict(variant.config);
+        if (!quiet) {
+            if (predicted) std::fprintf(stderr, "predicted %s: %.4g ms a step\n", variant.label.c_str(), predicted->stepMs);
+            else std::fprintf(stderr, "predicted %s: nothing (%s)\n", variant.label.c_str(), predicted.error().message.c_str());
+        }
+        predictions.push_back(predicted ? std::optional<StepTimePrediction>(*predicted) : std::nullopt);
+    }
+    return predictions;
+}
+
 Status checkFiles(const CompareOptions& options, const Study& study) {
     std::vector<InputName> inputs{{"STUDY", options.studyPath, {}}};
     for (const StudyVariant& variant : study.variants)
@@ -138,10 +156,12 @@ int runCompare(const CompareOptions& options) {
     }
     std::signal(SIGINT, onCompareInterrupt);
     std::signal(SIGTERM, onCompareInterrupt);
+    const std::vector<std::optional<StepTimePrediction>> predictions =
+        options.predict ? predictStepTimes(*study, options.quiet) : std::vector<std::optional<StepTimePrediction>>{};
     StudyRunner runner(std::move(*study));
     CompareObserver observer(runner, metrics ? &*metrics : nullptr, options.quiet);
     const std::vector<StudyRow> rows = runner.run(&observer);
-    const StudyTable table = makeStudyTable(rows, runner.study().baseline());
+    const StudyTable table = makeStudyTable(rows, runner.study().baseline(), predictions);
     printTable(runner.study(), table);
 
     int exitCode = 0;
@@ -174,6 +194,8 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     command->add_option("--csv", options->csvPath, "write the summary table here as CSV")->type_name("T.csv");
     command->add_option("--jsonl", options->jsonlPath, "write one JSON line per update of every variant here")
         ->type_name("M.jsonl");
+    command->add_flag("--predict", options->predict,
+                      "predict each variant's step time first (a short calibration) and add the prediction and its error to the table");
     command->add_flag("--quiet", options->quiet, "no progress output");
     command->callback([options, &exitCode] { exitCode = runCompare(*options); });
 }

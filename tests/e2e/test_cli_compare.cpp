@@ -82,6 +82,25 @@ private slots:
         QCOMPARE(perVariant["mirrored"], 30);
     }
 
+    void predictionsStandBesideTheMeasurement() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        writeText(dir.filePath("s.study.json"), kStudy);
+        const CliResult result = runCli({"compare", dir.filePath("s.study.json"), "--predict", "--quiet", "--csv", dir.filePath("t.csv")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        QFile csvFile(dir.filePath("t.csv"));
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        const QStringList csv = linesOf(QString::fromUtf8(csvFile.readAll()));
+        QVERIFY2(csv[0].endsWith(",step_ms,predicted_step_ms,prediction_error"), qPrintable(csv[0]));
+        for (int row = 1; row <= 2; ++row) {
+            const QStringList cells = csv[row].split(',');
+            const int n = static_cast<int>(cells.size());
+            QVERIFY(cells[n - 3].toDouble() > 0);  // measured
+            QVERIFY(cells[n - 2].toDouble() > 0);  // predicted
+            QVERIFY2(cells[n - 1].startsWith('+') || cells[n - 1].startsWith('-'), qPrintable(csv[row]));
+        }
+    }
+
     void aBadStudyIsAnInputError() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -19,7 +19,7 @@ const CommandHelp kCommands[] = {
     {"devices", {}},
     {"collectives", {"--backend", "--algorithm", "--replicas", "--min-bytes", "--max-bytes", "--iters", "--warmup-iters", "--op",
                      "--memcpy", "--json"}},
-    {"compare", {"STUDY", "--csv", "--jsonl", "--quiet"}},
+    {"compare", {"STUDY", "--csv", "--jsonl", "--predict", "--quiet"}},
 };
 }  // namespace
 

@@ -26,7 +26,8 @@ std::string csvCell(const std::string& cell) {
 
 }  // namespace
 
-StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline) {
+StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline,
+                          std::span<const std::optional<StepTimePrediction>> predictions) {
     StudyTable table;
     table.header = {"variant",         "state",          "steps",          "seconds",           "final_loss",
                     "test_loss",       "accuracy",       "steps_to_target", "seconds_to_target", "samples_per_sec",
@@ -55,6 +56,17 @@ StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline) {
             split ? share(row.shares.waiting) : std::string(),
             split ? share(row.shares.optimizer) : std::string(),
         });
+    }
+    if (predictions.empty()) return table;
+    for (const char* column : {"step_ms", "predicted_step_ms", "prediction_error"}) table.header.emplace_back(column);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const StudyRow& row = rows[r];
+        const double measuredMs = row.steps > 0 ? row.trainingSeconds * 1e3 / double(row.steps) : 0.0;
+        const std::optional<StepTimePrediction> predicted = r < predictions.size() ? predictions[r] : std::nullopt;
+        std::vector<std::string>& cells = table.rows[r];
+        cells.push_back(row.steps > 0 ? number(measuredMs) : std::string());
+        cells.push_back(predicted ? number(predicted->stepMs) : std::string());
+        cells.push_back(predicted && measuredMs > 0 ? number(predicted->stepMs / measuredMs - 1.0, "%+.3f") : std::string());
     }
     return table;
 }
