@@ -49,7 +49,7 @@ std::string metricsLine(const std::string& label, const StepReport& report, cons
     line["compute_ms"] = split[Phase::Compute] * 1e-6;
     line["optimizer_ms"] = split[Phase::Optimizer] * 1e-6;
     line["comm_ms"] = split[Phase::Communication] * 1e-6;
-    line["wait_ms"] = (split[Phase::Waiting] + split[Phase::Idle]) * 1e-6;
+    line["wait_ms"] = waitingAndIdleNs(split) * 1e-6;
     line["bytes_communicated"] = stepBytesCommunicated(report);
     if (test) {
         line["test_loss"] = test->loss;

@@ -1,6 +1,7 @@
 // Running a study (engine/include/distlab/study/study_runner.hpp): every variant trains its steps,
 // its row's phase shares are the phase split of the very reports it trained on, cancelling one
 // variant or all stops them and leaves the others, and the curves stay bounded.
+#include <distlab/study/study_job.hpp>
 #include <distlab/study/study_runner.hpp>
 #include <distlab/study/study_table.hpp>
 
@@ -149,6 +150,29 @@ private slots:
         QCOMPARE(rows[1].state, VariantState::Failed);
         QVERIFY(rows[1].buildFailed);
         QVERIFY2(rows[1].message.find("data.path") != std::string::npos, rows[1].message.c_str());
+    }
+
+    void aJobRunsOnItsOwnThread() {
+        Witness witness;
+        StudyJob job(makeStudy(20), &witness);
+        QTRY_VERIFY_WITH_TIMEOUT(job.finished(), 30000);
+        for (int v = 0; v < 2; ++v) {
+            QCOMPARE(job.runner().row(v).state, VariantState::Finished);
+            QCOMPARE(job.runner().row(v).steps, std::int64_t{20});
+            // The curves carry each update's phase split, the one the row sums.
+            double compute = 0;
+            const StudyCurves curves = job.runner().curves(v);
+            for (const StudyCurvePoint& point : curves.steps.points()) compute += point.computeMs;
+            QVERIFY(std::abs(compute * 1e6 - job.runner().row(v).phaseTotalsNs[Phase::Compute]) < 1e-3 * compute * 1e6 + 1.0);
+        }
+    }
+
+    void droppingAJobCancelsIt() {
+        std::optional<StudyJob> job(std::in_place, makeStudy(100'000'000), nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(job->runner().progress(0).stepsDone > 0, 30000);
+        QVERIFY(!job->finished());
+        job.reset();  // cancels and joins within an update
+        QVERIFY(true);
     }
 
     void thinnedCurvesStayBoundedAndSpanTheRun() {

@@ -163,9 +163,12 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
                 const std::lock_guard lock(lane.mutex);
                 const StudyRow& row = tally.row();
                 const double stepMs = double(stepDurationNs(report)) * 1e-6;
+                const PhaseSplit& split = tally.lastSplit();
                 lane.curves.steps.add({report.step, row.trainingSeconds, report.loss,
                                        report.accuracy >= 0 ? report.accuracy : std::nan(""), stepMs,
-                                       stepMs > 0 ? double(config.data.globalBatchSize) * 1e3 / stepMs : 0.0});
+                                       stepMs > 0 ? double(config.data.globalBatchSize) * 1e3 / stepMs : 0.0,
+                                       split[Phase::Compute] * 1e-6, split[Phase::Communication] * 1e-6,
+                                       waitingAndIdleNs(split) * 1e-6, split[Phase::Optimizer] * 1e-6});
                 if (test)
                     lane.curves.evaluations.add(
                         {report.step, row.trainingSeconds, test->loss, test->accuracy >= 0 ? test->accuracy : std::nan("")});

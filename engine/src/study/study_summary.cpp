@@ -20,7 +20,7 @@ PhaseShares phaseShares(const PhaseSplit& totals) {
     const double total = totals.total();
     if (!(total > 0.0)) return {};
     return {totals[Phase::Compute] / total, totals[Phase::Communication] / total,
-            (totals[Phase::Waiting] + totals[Phase::Idle]) / total, totals[Phase::Optimizer] / total};
+            waitingAndIdleNs(totals) / total, totals[Phase::Optimizer] / total};
 }
 
 std::int64_t stepBytesCommunicated(const StepReport& report) {
@@ -45,7 +45,8 @@ void VariantTally::addStep(const StepReport& report, std::int64_t stepNs) {
     m_trainingNs += stepNs;
     row.trainingSeconds = double(m_trainingNs) * 1e-9;
     row.finalLoss = report.loss;
-    row.phaseTotalsNs.add(splitStep(report));
+    m_lastSplit = splitStep(report);
+    row.phaseTotalsNs.add(m_lastSplit);
     row.shares = phaseShares(row.phaseTotalsNs);
     m_bytes += double(stepBytesCommunicated(report));
     row.bytesPerStep = m_bytes / double(row.steps);

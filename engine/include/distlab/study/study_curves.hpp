@@ -17,6 +17,12 @@ struct StudyCurvePoint {
     double accuracy = std::numeric_limits<double>::quiet_NaN();  ///< the batch's (NaN for regression)
     double stepMs = 0.0;   ///< stepDurationNs, milliseconds
     double samplesPerSecond = 0.0;  ///< the update's global batch / stepMs
+    // The update's phase split (splitStep, milliseconds), for a time-split overlay; waitingMs is
+    // waiting plus idle, as in the summary's shares.
+    double computeMs = 0.0;
+    double communicationMs = 0.0;
+    double waitingMs = 0.0;
+    double optimizerMs = 0.0;
 };
 
 struct StudyEvalPoint {

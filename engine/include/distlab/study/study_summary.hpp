@@ -16,6 +16,10 @@ namespace distlab {
 enum class VariantState { Waiting, Loading, Running, Finished, Cancelled, Failed };
 const char* variantStateName(VariantState state);  ///< "waiting", "loading", "running", "finished", "cancelled", "failed"
 
+/// What a study calls waiting: the split's waiting for peers plus idle until the slowest lane was
+/// done, as the metrics' wait_ms (docs/interfaces.md §7).
+inline double waitingAndIdleNs(const PhaseSplit& split) { return split[Phase::Waiting] + split[Phase::Idle]; }
+
 /// Shares of the summed phase split, each in [0, 1], adding up to 1 (all 0 when no time was split).
 /// `waiting` is the split's waiting plus idle, as the metrics' wait_ms (docs/interfaces.md §7).
 struct PhaseShares {
@@ -66,6 +70,8 @@ public:
     void setPeakMemory(std::int64_t bytes) { m_row.peakMemoryBytes = bytes; }
     void finish(VariantState state, std::string message = {});
     void setBuildFailed() { m_row.buildFailed = true; }
+    /// The phase split of the update addStep counted last (for the curves).
+    const PhaseSplit& lastSplit() const { return m_lastSplit; }
     const StudyRow& row() const { return m_row; }
 
 private:
@@ -74,6 +80,7 @@ private:
     std::optional<double> m_target;
     std::int64_t m_trainingNs = 0;
     double m_bytes = 0.0;  ///< stepBytesCommunicated summed
+    PhaseSplit m_lastSplit;
 };
 
 }  // namespace distlab

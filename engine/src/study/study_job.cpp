@@ -1,0 +1,16 @@
+#include "distlab/study/study_job.hpp"
+
+namespace distlab {
+
+StudyJob::StudyJob(Study study, StudyObserver* observer)
+    : m_runner(std::move(study)), m_thread([this, observer] {
+          m_runner.run(observer);
+          m_finished.store(true, std::memory_order_release);
+      }) {}
+
+StudyJob::~StudyJob() {
+    m_runner.cancelAll();
+    // m_thread joins as it is destroyed, before the runner it uses.
+}
+
+}  // namespace distlab
