@@ -16,6 +16,7 @@
 #include "bridge/session_controller.hpp"
 #include "main_window.hpp"
 #include "run_files.hpp"
+#include "saved_run_files.hpp"
 
 namespace distlab::ui {
 
@@ -40,6 +41,10 @@ const QCommandLineOption kReport(QStringLiteral("report"),
                                                 "cost as JSON to FILE."),
                                  QStringLiteral("FILE.json"));
 
+const QCommandLineOption kCompare(QStringLiteral("compare"),
+                                  QStringLiteral("Draw the saved run in FILE dashed beside the run's curves (Learning tab)."),
+                                  QStringLiteral("FILE.distlab-run"));
+
 /// Qt's own options, handled by the QApplication (-platform offscreen, -style fusion, ...): accepted
 /// here so that they are not unknown, and hidden from --help.
 QList<QCommandLineOption> qtOptions() {
@@ -61,14 +66,16 @@ QList<QCommandLineOption> qtOptions() {
 /// Every option the app takes; --help and --version are QCommandLineParser's own.
 void defineOptions(QCommandLineParser& parser, QCommandLineOption& help, QCommandLineOption& version) {
     parser.setApplicationDescription(QStringLiteral(
-        "DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON), or a built-in "
+        "DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON, or a saved run, "
+        ".distlab-run), or a built-in "
         "example. Exit codes: 0 success; 2 a bad command line, config or data file; 3 training failed; 1 anything else."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);  // Qt's -platform, -style
     help = parser.addHelpOption();
     version = parser.addVersionOption();
-    parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport});
+    parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport, kCompare});
     parser.addOptions(qtOptions());
-    parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config to open (JSON)."), QStringLiteral("[CONFIG]"));
+    parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config (JSON) or saved run (.distlab-run) to open."),
+                                 QStringLiteral("[CONFIG]"));
 }
 }  // namespace
 
@@ -83,6 +90,7 @@ Result<LaunchOptions> parseLaunchOptions(const QStringList& arguments) {
     options.autostart = parser.isSet(kAutostart);
     options.screenshot = parser.value(kScreenshot);
     options.report = parser.value(kReport);
+    options.compare = parser.value(kCompare);
     for (const auto& [option, target] : {std::pair{&kScreenshotAfter, &options.screenshotAfterMs}, std::pair{&kQuitAfter, &options.quitAfterMs}}) {
         if (!parser.isSet(*option)) continue;
         auto ms = millisecondsOf(QStringLiteral("--") + option->names().constFirst(), parser.value(*option));
@@ -135,8 +143,17 @@ int runApp(int argc, char** argv) {
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.distlab.DistLab"));  // Wayland: window <-> desktop entry and icon
     MainWindow window;
     if (!options->report.isEmpty()) window.noLimitAction()->setChecked(true);  // --report measures full throughput
+    window.show();  // first: a status message shown while the window is hidden would not hide the status line
     if (options->config.isEmpty()) {
         window.startRun(MainWindow::defaultConfig(), options->autostart);
+    } else if (options->config.endsWith(QStringLiteral(".") + QString::fromLatin1(kSavedRunSuffix))) {
+        auto saved = openSavedRunFile(options->config);
+        if (!saved) {
+            printError(QString::fromStdString(saved.error().message));
+            return 2;
+        }
+        window.openSavedRun(options->config);
+        if (options->autostart) window.controller().play();  // after the restore, which is queued first
     } else {
         auto config = openRunConfigFile(options->config);
         if (!config) {
@@ -145,7 +162,13 @@ int runApp(int argc, char** argv) {
         }
         window.openConfig(options->config, options->autostart);
     }
-    window.show();
+    if (!options->compare.isEmpty()) {
+        if (auto saved = openSavedRunFile(options->compare); !saved) {
+            printError(QString::fromStdString(saved.error().message));
+            return 2;
+        }
+        window.compareWithSavedRun(options->compare);
+    }
     int exitCode = 0;
     // A run that cannot load (e.g. a bad data file) is also reported on stderr, for unattended use.
     QObject::connect(&window.controller(), &SessionController::runRejected, &window, [&exitCode](const QString& message) {

@@ -1,7 +1,7 @@
 #pragma once
 // The app's command line (docs/interfaces.md), parsed by QCommandLineParser:
 //   distlab [CONFIG] [--autostart] [--screenshot FILE.png] [--screenshot-after-ms T] [--quit-after-ms T]
-//           [--report FILE.json] [--help] [--version]
+//           [--report FILE.json] [--compare FILE.distlab-run] [--help] [--version]
 // so a run can be opened, started and photographed with no person present. It is parsed before
 // the QApplication exists, so --help, --version and a usage error need no display.
 #include <QString>
@@ -18,6 +18,7 @@ struct LaunchOptions {
     int screenshotAfterMs = 3000;
     int quitAfterMs = -1;         ///< < 0: run until closed
     QString report;               ///< write a self-measurement JSON here when quitting (needs quitAfterMs)
+    QString compare;              ///< a saved run to draw beside the run's curves
     bool help = false;            ///< print launchHelpText() and exit
     bool version = false;         ///< print the version and exit
 };

@@ -369,6 +369,12 @@ private slots:
         QCOMPARE(options->screenshot, QStringLiteral("shot.png"));
         QCOMPARE(options->screenshotAfterMs, 1500);
         QCOMPARE(options->quitAfterMs, 2000);
+        QVERIFY(options->compare.isEmpty());
+        auto compare = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("run.distlab-run"), QStringLiteral("--compare"),
+                                           QStringLiteral("before.distlab-run")});
+        QVERIFY(compare.ok());
+        QCOMPARE(compare->config, QStringLiteral("run.distlab-run"));
+        QCOMPARE(compare->compare, QStringLiteral("before.distlab-run"));
         auto bad = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--quit-after-ms"), QStringLiteral("soon")});
         QVERIFY(!bad.ok());
         QCOMPARE(bad.error().message, std::string("--quit-after-ms: \"soon\" is not a number of milliseconds >= 0"));

@@ -38,14 +38,21 @@ class TestSavedRuns : public QObject {
     QTemporaryDir m_dir;
     Recorder m_recorder;
 
-    /// A window that trained `steps` or more and is paused.
+    /// A window that trained `steps` or more and is paused, as a person gets one: Play, then Pause
+    /// once it is offered. Null (and the test failed) when it did not get there.
     std::unique_ptr<MainWindow> trainedWindow(std::int64_t steps) {
         auto window = openWindow(m_recorder, QSize(1280, 800), untilPaused());
-        [&] { QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs); }();
-        window->playAction()->trigger();
-        [&] { QTRY_VERIFY_WITH_TIMEOUT(window->controller().stepsDone() >= steps, kLoadTimeoutMs); }();
-        window->pauseAction()->trigger();
-        [&] { QTRY_VERIFY_WITH_TIMEOUT(window->controller().state() == SessionState::Paused, kLoadTimeoutMs); }();
+        bool ready = false;
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
+            window->playAction()->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(window->controller().stepsDone() >= steps && window->pauseAction()->isEnabled(),
+                                     kLoadTimeoutMs);
+            window->pauseAction()->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(window->controller().state() == SessionState::Paused, kLoadTimeoutMs);
+            ready = true;
+        }();
+        if (!ready) window.reset();
         return window;
     }
 
@@ -60,6 +67,7 @@ private slots:
         std::int64_t savedLossSamples = 0;
         {
             auto first = trainedWindow(60);
+            QVERIFY(first);
             savedStep = first->controller().stepsDone();
             QVERIFY2(first->saveRun(path), qPrintable(m_recorder.errors.join('\n')));
             savedRows = first->controller().history().rows();
@@ -85,7 +93,8 @@ private slots:
 
         // Play goes on from the saved update: the rows continue without a gap, later in wall time.
         second->playAction()->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(second->controller().stepsDone() >= savedStep + 20, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(second->controller().stepsDone() >= savedStep + 20 && second->pauseAction()->isEnabled(),
+                                 kLoadTimeoutMs);
         second->pauseAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(second->controller().state() == SessionState::Paused, kLoadTimeoutMs);
         second->controller().tick();
@@ -102,6 +111,7 @@ private slots:
         const QString path = m_dir.filePath(QStringLiteral("reference.distlab-run"));
         {
             auto first = trainedWindow(40);
+            QVERIFY(first);
             QVERIFY(first->saveRun(path));
         }
         auto window = openWindow(m_recorder, QSize(1280, 800), MainWindow::defaultConfig());
@@ -122,6 +132,7 @@ private slots:
 
     void notASavedRunChangesNothing() {
         auto window = trainedWindow(10);
+        QVERIFY(window);
         const std::int64_t steps = window->controller().stepsDone();
         const QString weights = m_dir.filePath(QStringLiteral("w.safetensors"));
         QVERIFY(window->saveWeights(weights));
