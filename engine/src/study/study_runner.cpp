@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 #include <thread>
 
 #include "distlab/comm/spin_barrier.hpp"
@@ -44,6 +45,25 @@ struct StudyRunner::Lane {
     VariantProgress progress;
     StudyCurves curves;
     StudyRow row;
+
+    /// Publishes an applied update (and its evaluation) to the readers.
+    void record(const VariantTally& tally, const StepReport& report, const std::optional<EvalResult>& test,
+                std::int64_t globalBatchSize) {
+        const StudyRow& latest = tally.row();
+        const double stepMs = double(stepDurationNs(report)) * 1e-6;
+        const PhaseSplit& split = tally.lastSplit();
+        const std::lock_guard lock(mutex);
+        curves.steps.add({report.step, latest.trainingSeconds, report.loss, report.accuracy >= 0 ? report.accuracy : std::nan(""),
+                          stepMs, stepMs > 0 ? double(globalBatchSize) * 1e3 / stepMs : 0.0, split[Phase::Compute] * 1e-6,
+                          split[Phase::Communication] * 1e-6, waitingAndIdleNs(split) * 1e-6, split[Phase::Optimizer] * 1e-6});
+        if (test)
+            curves.evaluations.add({report.step, latest.trainingSeconds, test->loss, test->accuracy >= 0 ? test->accuracy : std::nan("")});
+        progress.stepsDone = report.step;
+        progress.loss = report.loss;
+        progress.trainingSeconds = latest.trainingSeconds;
+        row = latest;
+        row.state = VariantState::Running;
+    }
 };
 
 StudyRunner::StudyRunner(Study study) : m_study(std::move(study)) {
@@ -84,6 +104,7 @@ StudyRow StudyRunner::row(int variant) const {
 }
 
 std::vector<StudyRow> StudyRunner::run(StudyObserver* observer) {
+    if (m_started.exchange(true)) throw std::logic_error("StudyRunner::run called twice");
     if (m_study.spec.mode == StudyMode::Sequential) {
         for (int v = 0; v < variantCount(); ++v) runVariant(v, observer, true);
     } else {
@@ -159,25 +180,7 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
             else if (test) tally.addAccuracy(test->accuracy);
             else if (!hasTest) tally.addAccuracy(report.accuracy);
             finalTestDone = test && last;
-            {
-                const std::lock_guard lock(lane.mutex);
-                const StudyRow& row = tally.row();
-                const double stepMs = double(stepDurationNs(report)) * 1e-6;
-                const PhaseSplit& split = tally.lastSplit();
-                lane.curves.steps.add({report.step, row.trainingSeconds, report.loss,
-                                       report.accuracy >= 0 ? report.accuracy : std::nan(""), stepMs,
-                                       stepMs > 0 ? double(config.data.globalBatchSize) * 1e3 / stepMs : 0.0,
-                                       split[Phase::Compute] * 1e-6, split[Phase::Communication] * 1e-6,
-                                       waitingAndIdleNs(split) * 1e-6, split[Phase::Optimizer] * 1e-6});
-                if (test)
-                    lane.curves.evaluations.add(
-                        {report.step, row.trainingSeconds, test->loss, test->accuracy >= 0 ? test->accuracy : std::nan("")});
-                lane.progress.stepsDone = report.step;
-                lane.progress.loss = report.loss;
-                lane.progress.trainingSeconds = row.trainingSeconds;
-                lane.row = row;
-                lane.row.state = VariantState::Running;
-            }
+            lane.record(tally, report, test, config.data.globalBatchSize);
             if (observer != nullptr) observer->onStep(index, report, test);
             if (!std::isfinite(report.loss)) {
                 outcome = VariantState::Failed;

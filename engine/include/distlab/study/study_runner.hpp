@@ -27,7 +27,7 @@ struct VariantProgress {
 
 /// Hears from a running study. Called on the thread that runs the variant: run()'s caller in
 /// sequential mode, the variant's own thread in simultaneous mode (so several at once). Must not
-/// call back into the runner's run(); cancel() is fine.
+/// throw nor call the runner's run(); cancel() and the readers are fine.
 class StudyObserver {
 public:
     virtual ~StudyObserver() = default;
@@ -48,7 +48,8 @@ public:
     StudyRunner& operator=(const StudyRunner&) = delete;
 
     /// Runs every variant to its step count, cancellation or failure, and returns the rows (one
-    /// per variant, in the study's order). Blocks until all have ended. Call once, from one thread.
+    /// per variant, in the study's order). Blocks until all have ended. Call once, from one thread
+    /// (a second call throws std::logic_error).
     /// A variant that cannot be built (a data file missing) or fails in training ends Failed with
     /// the message; the others still run.
     std::vector<StudyRow> run(StudyObserver* observer = nullptr);
@@ -73,6 +74,7 @@ private:
 
     Study m_study;
     std::vector<std::unique_ptr<Lane>> m_lanes;
+    std::atomic<bool> m_started{false};
 };
 
 }  // namespace distlab
