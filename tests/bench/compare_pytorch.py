@@ -1,14 +1,19 @@
 #!/usr/bin/python3
-"""DistLab against its PyTorch peer on the reference workloads, in one run.
+"""DistLab against its PyTorch peer at its best on the reference workloads, in one run.
 
-Runs `distlab-cli bench` and the peer scripts of ../shared/bench (PyTorch with OpenBLAS, DDP over
-gloo) alternately, `--repeats` times each, and prints medians and the DistLab / PyTorch ratios
-next to the targets. Usage (from the repository root, after building):
+For each case, `--repeats` times: one `distlab-cli bench` run, then the peer script of
+../shared/bench once per installed OpenBLAS build (peer_blas.py pins the build per run and records
+which library each peer process mapped and its thread counts). DistLab is compared against the
+fastest build by median. A roofline goes with it: the FMA peak of the cores each case uses
+(fma_peak.cpp) and the GFLOP/s both sides reach (roofline.py). Usage (from the repository
+root, after `cmake --preset release && cmake --build --preset release --target distlab-cli`):
 
   /usr/bin/python3 tests/bench/compare_pytorch.py [--cli build/release/app/cli/distlab-cli]
-      [--peer-dir ../shared/bench] [--seconds 4] [--repeats 3] [--only W1,W2-mirrored] [--json out.json]
+      [--peer-dir ../shared/bench] [--seconds 4] [--repeats 3] [--only W1,W2-mirrored]
+      [--json out.json] [--markdown out.md]
 """
 import argparse
+import collections
 import json
 import os
 import statistics
@@ -18,46 +23,76 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import markdown_tables  # noqa: E402
+import peer_blas  # noqa: E402
+import roofline  # noqa: E402
 
-# name, workload, DistLab overrides, peer command builder, metric, target ratio
+Case = collections.namedtuple("Case", "name workload overrides peer metric target cores")
 CASES = [
-    ("W1", "w1", ["threads=1"], lambda w, s: ["pytorch_train.py", "--workload", "W1", "--threads", "1", "--seconds", s],
-     "samples_per_sec", 1.1),
-    ("W2", "w2", ["threads=1"], lambda w, s: ["pytorch_train.py", "--workload", "W2", "--threads", "1", "--seconds", s],
-     "steps_per_sec", 10.0),
-    ("W3", "w3", ["threads=2"], lambda w, s: ["pytorch_train.py", "--workload", "W3", "--threads", "2", "--seconds", s],
-     "samples_per_sec", 1.0),
-    ("W1-mirrored", "w1", ["threads=2", "strategy.type=mirrored", "strategy.replicas=2", "data.global_batch_size=512", "data.samples=8192"],
-     lambda w, s: ["pytorch_ddp.py", "--workload", "W1", "--world", "2", "--seconds", s], "samples_per_sec", 1.2),
-    ("W2-mirrored", "w2", ["threads=2", "strategy.type=mirrored", "strategy.replicas=2", "data.global_batch_size=64", "data.samples=1024"],
-     lambda w, s: ["pytorch_ddp.py", "--workload", "W2", "--world", "2", "--seconds", s], "steps_per_sec", 10.0),
+    Case("W1", "w1", ["threads=1"], ["pytorch_train.py", "--workload", "W1", "--threads", "1"], "samples_per_sec", 1.1, 1),
+    Case("W2", "w2", ["threads=1"], ["pytorch_train.py", "--workload", "W2", "--threads", "1"], "steps_per_sec", 10.0, 1),
+    Case("W3", "w3", ["threads=2"], ["pytorch_train.py", "--workload", "W3", "--threads", "2"], "samples_per_sec", 1.1, 2),
+    Case("W1-mirrored", "w1", ["threads=2", "strategy.type=mirrored", "strategy.replicas=2", "data.global_batch_size=512",
+                               "data.samples=8192"],
+         ["pytorch_ddp.py", "--workload", "W1", "--world", "2"], "samples_per_sec", 1.2, 2),
+    Case("W2-mirrored", "w2", ["threads=2", "strategy.type=mirrored", "strategy.replicas=2", "data.global_batch_size=64",
+                               "data.samples=1024"],
+         ["pytorch_ddp.py", "--workload", "W2", "--world", "2"], "steps_per_sec", 10.0, 2),
 ]
-
 PEER_KEYS = {"samples_per_sec": "samples_per_s", "steps_per_sec": "steps_per_s"}
 
 
 def last_json(text):
-    for line in reversed(text.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            return json.loads(line)
-    raise RuntimeError("no JSON line in output:\n" + text)
+    return next(json.loads(l) for l in reversed(text.strip().splitlines()) if l.strip().startswith("{"))
 
 
-def run_distlab(cli, workload, overrides, seconds):
-    config = os.path.join(HERE, "workloads", workload + ".json")
-    cmd = [cli, "bench", config, "--seconds", str(seconds), "--warmup-steps", "20"]
-    for o in overrides:
+def run_distlab(cli, case, seconds):
+    cmd = [cli, "bench", os.path.join(HERE, "workloads", case.workload + ".json"), "--seconds", str(seconds),
+           "--warmup-steps", "20"]
+    for o in case.overrides:
         cmd += ["--set", o]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return last_json(out.stdout)
+    return last_json(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
 
 
-def run_peer(peer_dir, args, timeout):
-    env = dict(os.environ)
-    out = subprocess.run(["/usr/bin/python3", os.path.join(peer_dir, args[0])] + args[1:], check=True,
-                         capture_output=True, text=True, timeout=timeout, env=env)
-    return last_json(out.stdout)
+def machine_state():
+    """Load averages and the compilers running now: how quiet the machine was."""
+    compilers = subprocess.run(["pgrep", "-c", "-x", "cc1plus"], capture_output=True, text=True).stdout.strip()
+    return dict(loadavg=[round(x, 2) for x in os.getloadavg()], compilers_running=int(compilers or 0),
+                at=time.strftime("%H:%M:%S"))
+
+
+def measure_case(case, a, builds):
+    ours, theirs = [], {variant: [] for variant in builds}
+    for _ in range(a.repeats):  # alternate, so drift on a shared machine hits every side alike
+        ours.append(run_distlab(a.cli, case, a.seconds))
+        for variant, folder in builds.items():
+            theirs[variant].append(peer_blas.run(os.path.join(a.peer_dir, case.peer[0]),
+                                                 case.peer[1:] + ["--seconds", str(a.seconds)], folder,
+                                                 timeout=120 + 10 * a.seconds))
+    return ours, theirs
+
+
+def summarise(case, ours, theirs, peak, flops):
+    value = lambda runs, key: [r[key] for r in runs]  # noqa: E731
+    peers = {}
+    for variant, runs in theirs.items():
+        peers[variant] = dict(median=statistics.median(value(runs, PEER_KEYS[case.metric])),
+                              runs=value(runs, PEER_KEYS[case.metric]),
+                              samples_per_s=statistics.median(value(runs, "samples_per_s")),
+                              blas_loaded=sorted({f for r in runs for f in r["blas_loaded"]}),
+                              torch_threads=sorted({r.get("torch_threads", r.get("threads_per_rank")) for r in runs}),
+                              os_threads_max=max(r["os_threads_max"] for r in runs))
+    best = max(peers, key=lambda v: peers[v]["median"])
+    ours_median = statistics.median(value(ours, case.metric))
+    ours_samples = statistics.median(value(ours, "samples_per_sec"))
+    ratio = ours_median / peers[best]["median"]
+    ceiling = peak["gflops"][case.cores]
+    gflops = dict(distlab=roofline.achieved(ours_samples, flops), pytorch=roofline.achieved(peers[best]["samples_per_s"], flops))
+    return dict(case=case.name, metric=case.metric, cores=case.cores, distlab_median=ours_median,
+                distlab_runs=value(ours, case.metric), peers=peers, best_peer=best, pytorch_median=peers[best]["median"],
+                ratio=ratio, target=case.target, met=ratio >= case.target, peak_gflops=ceiling, gflops=gflops,
+                share_of_peak={side: g["executed"] / ceiling for side, g in gflops.items()})
 
 
 def main():
@@ -68,24 +103,36 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", default="")
     ap.add_argument("--json", default="")
+    ap.add_argument("--markdown", default="")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
+    before = machine_state()
+    builds, missing = peer_blas.installed_builds()
+    print(f"machine: {before}; PyTorch runs once per OpenBLAS build: {', '.join(builds)}"
+          + (f" (not installed: {', '.join(missing)})" if missing else "")
+          + f"; the system default is {peer_blas.system_default()}", flush=True)
+    peak = roofline.measure_peak(os.cpu_count())
+    print(f"FMA peak: {peak['report']}", flush=True)
     rows = []
-    for name, workload, overrides, peer, metric, target in CASES:
-        if only and name not in only:
+    for case in CASES:
+        if only and case.name not in only:
             continue
-        ours, theirs = [], []
-        for _ in range(a.repeats):  # alternate, so drift on a shared machine hits both alike
-            ours.append(run_distlab(a.cli, workload, overrides, a.seconds)[metric])
-            theirs.append(run_peer(a.peer_dir, peer(workload, str(a.seconds)), timeout=120 + 10 * a.seconds)[PEER_KEYS[metric]])
-        ratio = statistics.median(ours) / statistics.median(theirs)
-        rows.append(dict(case=name, metric=metric, distlab_median=statistics.median(ours), pytorch_median=statistics.median(theirs),
-                         distlab_runs=ours, pytorch_runs=theirs, ratio=ratio, target=target, met=ratio >= target))
-        print(f"{name:12s} {metric:16s} DistLab {statistics.median(ours):12,.0f}  PyTorch {statistics.median(theirs):12,.0f}"
-              f"  ratio {ratio:6.2f}x  (target >= {target}x: {'met' if ratio >= target else 'NOT met'})", flush=True)
+        ours, theirs = measure_case(case, a, builds)
+        flops = roofline.flops_per_sample(roofline.layer_sizes(os.path.join(HERE, "workloads", case.workload + ".json")))
+        row = summarise(case, ours, theirs, peak, flops)
+        rows.append(row)
+        print(markdown_tables.console_line(row), flush=True)
+    after = machine_state()
+    print(f"machine after: {after}", flush=True)
+    report = dict(when=time.strftime("%Y-%m-%d %H:%M:%S"), cores=os.cpu_count(), machine_before=before,
+                  machine_after=after, blas_builds=builds, blas_missing=missing, system_blas=peer_blas.system_default(),
+                  peak=peak, rows=rows)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(when=time.strftime("%Y-%m-%d %H:%M:%S"), cores=os.cpu_count(), rows=rows), f, indent=2)
+            json.dump(report, f, indent=2)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(markdown_tables.render(report))
     return 0
 
 

@@ -1,0 +1,121 @@
+// The float32 FMA peak of these cores: the roofline's ceiling that tests/bench/roofline.py (which
+// builds and runs this) divides achieved GFLOP/s by. Independent FMA chains held in registers, at
+// AVX-512 and AVX2 width, on one thread and on N threads; prints one JSON line.
+//
+//   g++ -O3 -pthread tests/bench/fma_peak.cpp -o fma_peak && ./fma_peak [threads] [seconds]
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// Sixteen accumulators: more than latency (4 cycles) × FMA pipes (2) so the chains never stall,
+// and few enough to stay in the 32 (AVX-512) or 16 (AVX2) registers.
+constexpr int kChains = 16;
+constexpr std::int64_t kIterations = 1 << 22;
+
+// Each function returns a value derived from every chain so the compiler cannot drop any.
+__attribute__((target("avx512f,fma"), noinline)) float fmaChains512(std::int64_t iterations) {
+    __m512 acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(1.0f + 1e-3f * static_cast<float>(c));
+    const __m512 a = _mm512_set1_ps(0.999999f);
+    const __m512 b = _mm512_set1_ps(1e-7f);
+    for (std::int64_t i = 0; i < iterations; ++i)
+#pragma GCC unroll 16  // every chain in its own register, at any optimisation level
+        for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
+    for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
+    alignas(64) float lanes[16];  // summed by hand: GCC 12 warns inside _mm512_reduce_add_ps
+    _mm512_store_ps(lanes, acc[0]);
+    float sum = 0;
+    for (float lane : lanes) sum += lane;
+    return sum;
+}
+
+__attribute__((target("avx2,fma"), noinline)) float fmaChains256(std::int64_t iterations) {
+    constexpr int chains = 12;  // AVX2 has 16 registers: 12 chains + 2 constants fit
+    __m256 acc[chains];
+    for (int c = 0; c < chains; ++c) acc[c] = _mm256_set1_ps(1.0f + 1e-3f * static_cast<float>(c));
+    const __m256 a = _mm256_set1_ps(0.999999f);
+    const __m256 b = _mm256_set1_ps(1e-7f);
+    for (std::int64_t i = 0; i < iterations; ++i)
+#pragma GCC unroll 12
+        for (int c = 0; c < chains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
+    for (int c = 1; c < chains; ++c) acc[0] = _mm256_add_ps(acc[0], acc[c]);
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, acc[0]);
+    float sum = 0;
+    for (float lane : lanes) sum += lane;
+    return sum;
+}
+
+struct Width {
+    const char* name;
+    float (*run)(std::int64_t);
+    double flopsPerIteration;  // chains × lanes × 2 (an FMA is two FLOPs)
+    bool supported;
+};
+
+/// Runs `threads` copies at once for at least `seconds`; returns the best GFLOP/s of the rounds.
+double measure(const Width& width, int threads, double seconds) {
+    using Clock = std::chrono::steady_clock;
+    double best = 0;
+    const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+    std::atomic<float> sink{0};
+    do {
+        // Each worker stamps its own start and end: the main thread may be descheduled while the
+        // workers hold every core, so its clock would miss the start.
+        std::atomic<int> ready{0};
+        std::vector<Clock::time_point> starts(static_cast<std::size_t>(threads)), ends(starts.size());
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                ready.fetch_add(1);
+                while (ready.load() < threads) {
+                }
+                starts[static_cast<std::size_t>(t)] = Clock::now();
+                sink.store(sink.load() + width.run(kIterations));
+                ends[static_cast<std::size_t>(t)] = Clock::now();
+            });
+        for (auto& thread : pool) thread.join();
+        const double elapsed =
+            std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
+                                          *std::min_element(starts.begin(), starts.end()))
+                .count();
+        best = std::max(best, width.flopsPerIteration * static_cast<double>(kIterations) * threads / elapsed / 1e9);
+    } while (Clock::now() < until);
+    return best + 0.0f * sink.load();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int threads = argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const double seconds = argc > 2 ? std::atof(argv[2]) : 1.0;
+    if (threads < 1 || seconds <= 0) {
+        std::fprintf(stderr, "usage: fma_peak [threads >= 1] [seconds > 0]\n");
+        return 2;
+    }
+    const Width widths[] = {
+        {"avx512", fmaChains512, kChains * 16 * 2.0, __builtin_cpu_supports("avx512f") != 0},
+        {"avx2", fmaChains256, 12 * 8 * 2.0, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+    };
+    std::printf("{\"threads\": %d", threads);
+    for (const Width& width : widths) {
+        if (!width.supported) {
+            std::printf(", \"%s\": null", width.name);
+            continue;
+        }
+        const double one = measure(width, 1, seconds);
+        const double all = measure(width, threads, seconds);
+        std::printf(", \"%s\": {\"gflops_1_thread\": %.1f, \"gflops_all_threads\": %.1f}", width.name, one, all);
+    }
+    std::printf("}\n");
+    return 0;
+}

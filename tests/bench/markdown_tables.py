@@ -1,0 +1,54 @@
+"""Turns compare_pytorch.py's report into a console line per case and Markdown tables for
+RESULTS.md and the README, so no figure there is typed by hand."""
+
+
+def _n(x):
+    return f"{x:,.0f}"
+
+
+def _lib(files):
+    """'openblas-openmp' from the mapped libopenblas file's folder."""
+    names = sorted({f.split("/")[-2] for f in files if "openblas" in f.split("/")[-1] or "libblas" in f})
+    return "+".join(names) or "none seen"
+
+
+def console_line(row):
+    peers = "  ".join(f"{v} {_n(p['median'])}" for v, p in row["peers"].items())
+    share = row["share_of_peak"]
+    return (f"{row['case']:12s} {row['metric']:16s} DistLab {_n(row['distlab_median']):>9s}  PyTorch {peers}"
+            f"  -> ratio {row['ratio']:5.2f}x vs {row['best_peer']} (target >= {row['target']}x: "
+            f"{'met' if row['met'] else 'NOT met'})  peak share {share['distlab']:.0%} / {share['pytorch']:.0%}")
+
+
+def render(report):
+    rows = report["rows"]
+    out = [f"Run of {report['when']}; machine before {report['machine_before']}, after {report['machine_after']}.",
+           f"OpenBLAS builds tried for the peer: {', '.join(report['blas_builds'])}"
+           + (f"; not installed: {', '.join(report['blas_missing'])}" if report["blas_missing"] else "")
+           + f"; system default {report['system_blas']}.", "",
+           f"FMA peak (`tests/bench/fma_peak.cpp`): {report['peak']['report']}", "",
+           "| case | DistLab | PyTorch at its best (BLAS) | ratio | target | met |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        out.append(f"| {r['case']} {r['metric'].replace('_per_sec', '/s')} | {_n(r['distlab_median'])} | "
+                   f"{_n(r['pytorch_median'])} ({r['best_peer']}) | {r['ratio']:.2f}× | ≥ {r['target']}× | "
+                   f"{'yes' if r['met'] else 'no'} |")
+    out += ["", "Every run (DistLab; the peer per OpenBLAS build, with the library its processes mapped, "
+            "torch.get_num_threads() and the most OS threads one peer process had):", "",
+            "| case | DistLab runs | peer build | peer runs | peer median | mapped | torch threads | OS threads |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        for i, (variant, p) in enumerate(r["peers"].items()):
+            ours = " / ".join(_n(x) for x in r["distlab_runs"]) if i == 0 else ""
+            out.append(f"| {r['case'] if i == 0 else ''} | {ours} | {variant} | {' / '.join(_n(x) for x in p['runs'])} | "
+                       f"{_n(p['median'])} | {_lib(p['blas_loaded'])} | {','.join(map(str, p['torch_threads']))} | "
+                       f"{p['os_threads_max']} |")
+    out += ["", "Roofline (GFLOP/s executed = 6 × weights − 2 × first layer, per sample; nominal = 6 × weights; "
+            "share = executed / FMA peak of the cores the case uses):", "",
+            "| case | cores | peak | DistLab executed (nominal) | share | PyTorch executed (nominal) | share |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        d, p = r["gflops"]["distlab"], r["gflops"]["pytorch"]
+        out.append(f"| {r['case']} | {r['cores']} | {r['peak_gflops']:.1f} | {d['executed']:.1f} ({d['nominal']:.1f}) | "
+                   f"{r['share_of_peak']['distlab']:.0%} | {p['executed']:.1f} ({p['nominal']:.1f}) | "
+                   f"{r['share_of_peak']['pytorch']:.0%} |")
+    return "\n".join(out) + "\n"
