@@ -1,7 +1,9 @@
 // Study files (docs/interfaces.md §13.1): every limit refused with the file and the field named,
 // overrides applied by the --set code, config files relative to the study, the ready examples,
 // the spec written back, and the summary table's CSV.
+#include <distlab/io/run_config_json.hpp>
 #include <distlab/study/study.hpp>
+#include <distlab/study/study_knobs.hpp>
 #include <distlab/study/study_table.hpp>
 
 #include <QDir>
@@ -181,6 +183,35 @@ private slots:
             QVERIFY(study->variants.size() >= 2 && study->variants.size() <= 6);
             for (const StudyVariant& variant : study->variants) QVERIFY2(variant.sameSeedAndDataAsBaseline, qPrintable(name));
         }
+    }
+
+    void aRunVariedOverTwoKnobs() {
+        auto text = applyOverrides(kBase, {"strategy.type=mirrored", "strategy.replicas=1"}, "base.json");
+        QVERIFY(text.ok());
+        auto base = parseRunConfig(*text, "base.json");
+        QVERIFY2(base.ok(), base.ok() ? "" : base.error().message.c_str());
+        auto study = studyVarying(*base, {{"strategy.cross_device_ops", {"\"ring\"", "\"tree\""}},
+                                          {"strategy.replicas", {"2", "4"}}});
+        QVERIFY2(study.ok(), study.ok() ? "" : study.error().message.c_str());
+        QCOMPARE(study->variants.size(), std::size_t{4});
+        QCOMPARE(q(study->variants[3].label), QStringLiteral("tree, 4"));
+        QCOMPARE(study->variants[3].config.strategy.crossDeviceOps, CrossDeviceOps::Tree);
+        QCOMPARE(study->variants[3].config.strategy.replicaCount(), std::int64_t{4});
+        QCOMPARE(study->variants[0].config.seed, base->seed);
+        // Every knob the app offers is a key a variant's set accepts, with every one of its choices.
+        for (const StudyKnob& knob : studyKnobs()) {
+            if (knob.choices.empty()) continue;
+            auto all = studyVarying(*base, {{knob.key, knob.choices}});
+            QVERIFY2(all.ok(), qPrintable(q(knob.key) + ": " + (all.ok() ? QString() : q(all.error().message))));
+        }
+        auto tooMany = studyVarying(*base, {{"strategy.replicas", {"1", "2", "3", "4"}}, {"optimizer.learning_rate", {"0.1", "0.2"}}});
+        QVERIFY(!tooMany.ok());
+        QVERIFY(tooMany.error().message.starts_with("study: variants: a study compares 2 to 6 variants (got 8)"));
+        // The optimizer knob brings the base's learning rate to the other optimizer.
+        auto optimizers = studyVarying(*base, {{"optimizer.type", {"\"sgd\"", "\"adam\""}}});
+        QVERIFY(optimizers.ok());
+        QCOMPARE(optimizers->variants[1].config.optimizer.type, OptimizerKind::Adam);
+        QCOMPARE(optimizers->variants[1].config.optimizer.learningRate, base->optimizer.learningRate);
     }
 
     void theTableQuotesCsvCells() {
