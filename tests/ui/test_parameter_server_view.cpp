@@ -317,6 +317,12 @@ private slots:
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 50, 30000);
         QVERIFY(window.controller().history().lastStep().step > kept);
+        // The curves go on from the checkpoint: the updates before it are still drawn, and the
+        // rows run in order across the resume (those after the checkpoint were redone, not doubled).
+        const std::vector<MetricRow> rows = window.controller().history().rows();
+        QVERIFY(!rows.empty() && rows.front().step <= 2);
+        for (std::size_t i = 1; i < rows.size(); ++i) QVERIFY2(rows[i].step > rows[i - 1].step, qPrintable(QString::number(i)));
+        QVERIFY(window.controller().history().series(GlobalSeries::TrainLoss).first().step <= 2.0);
         QCOMPARE(window.controller().state(), SessionState::Running);
         QTRY_VERIFY_WITH_TIMEOUT(!view.topology().worker(2).alive, 5000);
         QCOMPARE(m_recorder->errors.size(), 1);

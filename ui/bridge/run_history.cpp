@@ -344,6 +344,15 @@ void RunHistory::addEval(const EvalRecord& eval) {
     }
 }
 
+void SavedHistory::truncate(std::int64_t step) {
+    const auto last = static_cast<double>(step);
+    // A bucket that starts at or before the step is kept whole: it stands for steps up to it.
+    for (std::vector<SeriesPoint>& points : series)
+        std::erase_if(points, [last](const SeriesPoint& point) { return point.step > last; });
+    std::erase_if(rows, [step](const MetricRow& row) { return row.step > step; });
+    steps = std::min(steps, step);
+}
+
 SavedHistory RunHistory::saved() const {
     SavedHistory saved;
     for (const DecimatedSeries& series : m_global) {

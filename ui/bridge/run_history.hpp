@@ -86,6 +86,8 @@ struct SavedHistory {
     bool regression = false;
     bool hasTest = false;
     bool parameterServer = false;
+    /// Drops every point and row after update `step` (a run resumed from a checkpoint taken there).
+    void truncate(std::int64_t step);
 };
 
 class RunHistory {

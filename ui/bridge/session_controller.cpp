@@ -462,9 +462,15 @@ bool SessionController::resumeFromCheckpoint() {
     }
     if (static_cast<int>(dead.size()) >= workers) dead.clear();
     const std::string path = m_checkpointPath;
+    // The curves go on from the checkpoint: what was drawn after it is redone by the resumed run.
+    SavedHistory kept = m_current->history.saved();
+    kept.truncate(m_checkpointStep);
     m_keepCheckpoint = true;
     restartRun(m_config, false);
+    m_current->history.restore(kept);
+    m_current->clearHistoryOnFailedResume = true;
     postResume(path, std::move(dead));
+    emit ticked();
     return true;
 }
 
