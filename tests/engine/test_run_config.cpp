@@ -135,11 +135,36 @@ private slots:
         QVERIFY((replicas->strategy.devices == std::vector<DeviceName>{cpu(0), cpu(1), cpu(2)}));
 
         const Result<RunConfig> gpus = parseRunConfig(
-            minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:12", "cpu:0"]}, "data": {"global_batch_size": 3})"),
+            minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:12", "gpu:3"]}, "data": {"global_batch_size": 3})"),
             "run.json");
         QVERIFY2(gpus.ok(), qPrintable(errorOf(gpus)));
         QVERIFY((gpus->strategy.devices ==
-                 std::vector<DeviceName>{{DeviceName::Kind::Gpu, 0}, {DeviceName::Kind::Gpu, 12}, cpu(0)}));
+                 std::vector<DeviceName>{{DeviceName::Kind::Gpu, 0}, {DeviceName::Kind::Gpu, 12}, {DeviceName::Kind::Gpu, 3}}));
+        QVERIFY(gpus->strategy.usesGpus());
+        QCOMPARE(gpus->strategy.gpu, GpuCarving{});  // one logical GPU per physical GPU, no limit
+    }
+
+    void gpuCarvingParsesAndIsWrittenOnlyForGpus() {
+        const Result<RunConfig> carved = parseRunConfig(
+            minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:1", "gpu:2", "gpu:3"],
+                         "gpu": {"logical_per_physical": 4, "memory_limit_mb": 2048}}, "data": {"global_batch_size": 8})"),
+            "run.json");
+        QVERIFY2(carved.ok(), qPrintable(errorOf(carved)));
+        QCOMPARE(carved->strategy.gpu.logicalPerPhysical, std::int64_t{4});
+        QCOMPARE(carved->strategy.gpu.memoryLimitMb, std::int64_t{2048});
+        const std::string written = runConfigToJson(*carved);
+        QVERIFY(written.find(R"("logical_per_physical": 4)") != std::string::npos);
+        const Result<RunConfig> again = parseRunConfig(written, "again.json");
+        QVERIFY2(again.ok(), qPrintable(errorOf(again)));
+        QVERIFY(*again == *carved);
+
+        // On cpu:K devices the carving is read but not used, so it is not written.
+        const Result<RunConfig> cpus = parseRunConfig(
+            minimalWith(R"("strategy": {"type": "mirrored", "replicas": 2, "gpu": {"logical_per_physical": 2}}, "data": {"global_batch_size": 8})"),
+            "run.json");
+        QVERIFY2(cpus.ok(), qPrintable(errorOf(cpus)));
+        QVERIFY(runConfigToJson(*cpus).find("\"gpu\"") == std::string::npos);
+        QCOMPARE(withUnusedKeysReset(*cpus).strategy.gpu, GpuCarving{});
     }
 
     void residualAndParameterServerRoundTrip() {
@@ -181,7 +206,7 @@ private slots:
                    "label_column": 2, "images": "i.gz", "labels": "l.gz", "test_images": "ti", "test_labels": "tl",
                    "global_batch_size": 24},
           "optimizer": {"type": "adam", "learning_rate": 3e-4, "beta1": 0.8, "beta2": 0.99, "epsilon": 1e-9},
-          "strategy": {"type": "mirrored", "devices": ["gpu:1", "cpu:0"], "cross_device_ops": "hierarchical_copy",
+          "strategy": {"type": "mirrored", "devices": ["gpu:1", "gpu:0"], "cross_device_ops": "hierarchical_copy",
                        "num_packs": 2, "gradient_accumulation_steps": 3},
           "precision": "float32"
         })";
@@ -428,7 +453,7 @@ private slots:
         row("residual without layers", std::string(R"({"model": {"layers": [{"type": "residual"}]}})"),
             R"(run.json: model.layers[0].layers: required key is missing (a residual block needs its inner layers))");
         row("parameter-server key on mirrored", minimalWith(R"("strategy": {"type": "mirrored", "workers": 2})"),
-            R"(run.json: strategy.workers: unknown key (expected one of: type, devices, replicas, cross_device_ops, num_packs, bytes_per_pack, gradient_accumulation_steps))");
+            R"(run.json: strategy.workers: unknown key (expected one of: type, devices, replicas, cross_device_ops, num_packs, bytes_per_pack, gradient_accumulation_steps, gpu))");
         row("too many worker speeds", minimalWith(R"("strategy": {"type": "parameter_server", "workers": 1, "worker_speed": [1, 0.5]})"),
             R"(run.json: strategy.worker_speed: 2 speeds for 1 workers)");
         row("worker speed out of range", minimalWith(R"("strategy": {"type": "parameter_server", "worker_speed": [0.05]})"),
@@ -437,6 +462,18 @@ private slots:
             R"(run.json: strategy.partitioner.type: unknown value "even"; expected one of: fixed, min_size, max_size)");
         row("precision not yet available", minimalWith(R"("precision": "mixed_float16")"),
             R"(run.json: precision: "mixed_float16" is not available yet in this version (available: float32))");
+        row("cpu and gpu devices mixed", minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:1", "cpu:0"]}, "data": {"global_batch_size": 3})"),
+            R"(run.json: strategy.devices[2]: "cpu:0" mixes device kinds with "gpu:0" at strategy.devices[0]: list only cpu:K or only gpu:K devices (a step would wait for the slowest kind, and no reduction joins host and GPU memory))");
+        row("gpu carving not an object", minimalWith(R"("strategy": {"devices": ["gpu:0"], "gpu": 4})"),
+            "run.json: strategy.gpu: must be an object (got a number)");
+        row("gpu carving unknown key", minimalWith(R"("strategy": {"devices": ["gpu:0"], "gpu": {"memory_limit": 4}})"),
+            R"(run.json: strategy.gpu.memory_limit: unknown key (did you mean "memory_limit_mb"?))");
+        row("too many logical gpus", minimalWith(R"("strategy": {"devices": ["gpu:0"], "gpu": {"logical_per_physical": 9}})"),
+            "run.json: strategy.gpu.logical_per_physical: must be an integer in [1, 8] (got 9)");
+        row("no logical gpus", minimalWith(R"("strategy": {"devices": ["gpu:0"], "gpu": {"logical_per_physical": 0}})"),
+            "run.json: strategy.gpu.logical_per_physical: must be an integer in [1, 8] (got 0)");
+        row("negative gpu memory limit", minimalWith(R"("strategy": {"devices": ["gpu:0"], "gpu": {"memory_limit_mb": -1}})"),
+            "run.json: strategy.gpu.memory_limit_mb: must be an integer in [0, 1048576] (got -1)");
         row("devices and replicas", minimalWith(R"("strategy": {"type": "mirrored", "devices": ["cpu:0"], "replicas": 2})"),
             "run.json: strategy.replicas: give either strategy.devices or strategy.replicas, not both");
         row("one_device with two devices", minimalWith(R"("strategy": {"devices": ["cpu:0", "cpu:1"]})"),

@@ -135,6 +135,15 @@ PartitionerConfig parsePartitioner(const ObjectReader& reader) {
     return partitioner;
 }
 
+// strategy.gpu: how physical GPUs are carved into logical ones (docs/interfaces.md §1.7).
+GpuCarving parseGpuCarving(const ObjectReader& reader) {
+    GpuCarving carving;
+    reader.allowOnly({"logical_per_physical", "memory_limit_mb"});
+    carving.logicalPerPhysical = reader.integer("logical_per_physical", carving.logicalPerPhysical);
+    carving.memoryLimitMb = reader.integer("memory_limit_mb", carving.memoryLimitMb);
+    return carving;
+}
+
 // The keys of the parameter_server strategy (docs/semantics.md §6).
 void parseParameterServerKeys(const ObjectReader& reader, StrategyConfig& strategy) {
     strategy.workers = reader.integer("workers", strategy.workers);
@@ -165,7 +174,11 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
         parseParameterServerKeys(reader, strategy);
     } else {
         reader.allowOnly({"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack",
-                          "gradient_accumulation_steps"});
+                          "gradient_accumulation_steps", "gpu"});
+        if (const Json* gpu = reader.find("gpu")) {
+            if (!gpu->is_object()) reader.fail("gpu", "must be an object (got " + describeType(*gpu) + ")");
+            strategy.gpu = parseGpuCarving(ObjectReader(*gpu, reader.pathOf("gpu"), reader.fileName()));
+        }
     }
     if (reader.has("devices") && reader.has("replicas")) {
         reader.fail("replicas", "give either strategy.devices or strategy.replicas, not both");

@@ -17,6 +17,10 @@ inline constexpr int kMaxDeviceIndex = 65535;
 inline constexpr std::int64_t kMaxUnits = std::int64_t{1} << 20;
 /// Most compute threads (`threads`): past a few per core they only take turns.
 inline constexpr std::int64_t kMaxThreads = 256;
+/// strategy.gpu: logical GPUs per physical GPU (TF carves any number; 8 keeps each one useful).
+inline constexpr std::int64_t kMaxLogicalPerPhysical = 8;
+/// strategy.gpu.memory_limit_mb: 1 TiB, beyond any GPU made.
+inline constexpr std::int64_t kMaxGpuMemoryLimitMb = std::int64_t{1} << 20;
 
 /// "" when layers of this type can be built; otherwise what is wrong (for model.layers[i].type).
 std::string layerTypeProblem(const std::string& type);

@@ -171,6 +171,19 @@ void validateParameterServer(const StrategyConfig& strategy, const std::string& 
     }
 }
 
+// One strategy's replicas all run on one kind of device: a step waits for its slowest replica, and
+// no reduction path joins host memory and GPU memory (docs/interfaces.md §1.7).
+void validateDeviceKinds(const std::vector<DeviceName>& devices, const std::string& file) {
+    for (std::size_t i = 1; i < devices.size(); ++i) {
+        if (devices[i].kind == devices[0].kind) continue;
+        fail(file, indexPath("strategy.devices", i),
+             quotedJson(devices[i].toString()) + " mixes device kinds with " + quotedJson(devices[0].toString()) +
+                 " at " + indexPath("strategy.devices", 0) +
+                 ": list only cpu:K or only gpu:K devices (a step would wait for the slowest kind, and no "
+                 "reduction joins host and GPU memory)");
+    }
+}
+
 void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) {
         fail(file, "strategy.type", problem);
@@ -194,6 +207,9 @@ void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
             }
         }
     }
+    validateDeviceKinds(strategy.devices, file);
+    requireRange(file, "strategy.gpu.logical_per_physical", strategy.gpu.logicalPerPhysical, 1, kMaxLogicalPerPhysical);
+    requireRange(file, "strategy.gpu.memory_limit_mb", strategy.gpu.memoryLimitMb, 0, kMaxGpuMemoryLimitMb);
     if (strategy.type == StrategyKind::OneDevice && count > 1) {
         fail(file, "strategy.devices", "one_device runs on exactly one device (got " + std::to_string(count) + ")");
     }

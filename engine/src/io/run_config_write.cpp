@@ -138,6 +138,10 @@ Json strategyJson(const StrategyConfig& strategy) {
         if (strategy.bytesPerPack > 0) json["bytes_per_pack"] = strategy.bytesPerPack;
     }
     json["gradient_accumulation_steps"] = strategy.gradientAccumulationSteps;
+    if (strategy.usesGpus()) {  // the carving means nothing to cpu:K devices
+        json["gpu"] = Json{{"logical_per_physical", strategy.gpu.logicalPerPhysical},
+                           {"memory_limit_mb", strategy.gpu.memoryLimitMb}};
+    }
     return json;
 }
 
@@ -173,6 +177,7 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
     }
     const StrategyConfig strategyDefaults;
     StrategyConfig& strategy = used.strategy;
+    if (!strategy.usesGpus() || strategy.type == StrategyKind::ParameterServer) strategy.gpu = strategyDefaults.gpu;
     if (strategy.type == StrategyKind::ParameterServer) {
         strategy.devices = {DeviceName{}};
         strategy.numPacks = strategyDefaults.numPacks;

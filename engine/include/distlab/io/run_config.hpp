@@ -95,6 +95,14 @@ struct PartitionerConfig {
 
 enum class ParameterServerMode { Async, Sync };
 
+/// How each physical GPU is carved into logical GPUs, as tf.config.set_logical_device_configuration
+/// does: gpu:K is logical GPU K % logicalPerPhysical of physical GPU K / logicalPerPhysical.
+struct GpuCarving {
+    std::int64_t logicalPerPhysical = 1;  ///< logical GPUs per physical GPU, 1-8
+    std::int64_t memoryLimitMb = 0;       ///< each logical GPU's memory limit in MiB; 0: none (they share the GPU)
+    bool operator==(const GpuCarving&) const = default;
+};
+
 struct StrategyConfig {
     StrategyKind type = StrategyKind::OneDevice;
     std::vector<DeviceName> devices;  ///< empty for one_device: {cpu:0}
@@ -102,6 +110,7 @@ struct StrategyConfig {
     std::int64_t numPacks = 1;
     std::int64_t bytesPerPack = 0;  ///< > 0: bucket gradients by bytes (following parameters) instead of num_packs
     std::int64_t gradientAccumulationSteps = 1;
+    GpuCarving gpu;  ///< used only when the devices are gpu:K
     // parameter_server
     std::int64_t workers = 2;
     std::int64_t parameterServers = 1;
@@ -115,6 +124,12 @@ struct StrategyConfig {
     std::int64_t replicaCount() const {
         if (type == StrategyKind::ParameterServer) return workers;
         return devices.empty() ? 1 : static_cast<std::int64_t>(devices.size());
+    }
+    /// True when the devices are GPUs (a validated config never mixes CPU and GPU devices).
+    bool usesGpus() const {
+        for (const DeviceName& device : devices)
+            if (device.kind == DeviceName::Kind::Gpu) return true;
+        return false;
     }
     bool operator==(const StrategyConfig&) const = default;
 };
