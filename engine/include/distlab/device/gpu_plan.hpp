@@ -1,0 +1,64 @@
+#pragma once
+// Where a run on gpu:K devices goes, decided on the host before anything touches a GPU: which
+// physical GPU and memory limit each logical GPU gets (strategy.gpu's carving, as TensorFlow's
+// logical devices), how the replicas reduce (NCCL between physical GPUs, the in-process ring over
+// device memory between logical GPUs of one physical GPU), whether a step may be captured in a
+// CUDA graph, and what the GPU path cannot run. Pure functions of the config and a DeviceReport, so
+// every rule is tested without a GPU (tests/engine/test_gpu_plan.cpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "distlab/core/error.hpp"
+#include "distlab/device/device_info.hpp"
+#include "distlab/io/run_config.hpp"
+
+namespace distlab {
+
+/// One replica's logical GPU.
+struct LogicalGpuPlacement {
+    int logical = 0;                     ///< K of gpu:K
+    int physical = 0;                    ///< the CUDA ordinal of its physical GPU
+    std::uint64_t memoryLimitBytes = 0;  ///< its allocator's limit; 0: none (shares the physical GPU)
+    bool operator==(const LogicalGpuPlacement&) const = default;
+};
+
+/// How the replicas' gradients meet.
+enum class GpuReduction {
+    None,         ///< one replica: nothing to reduce
+    LogicalRing,  ///< logical GPUs of one physical GPU: the ring over device memory (LogicalGpuGroup)
+    Nccl,         ///< one replica per physical GPU: NCCL (it refuses two ranks on one GPU)
+};
+
+/// Whether a whole step may be recorded once in a CUDA graph and replayed, and why (or why not).
+struct GraphCapture {
+    bool eligible = false;
+    std::string reason;
+};
+
+struct GpuPlan {
+    std::vector<LogicalGpuPlacement> replicas;  ///< one per strategy device, in the config's order
+    GpuReduction reduction = GpuReduction::None;
+    GraphCapture graph;
+};
+
+/// The config's spelling of a reduction path ("none", "logical_ring", "nccl"), for messages and output.
+const char* gpuReductionName(GpuReduction reduction);
+
+/// Plans a validated config whose devices are gpu:K on the machine `report` describes. Errors name
+/// the key and the cause: no usable GPU ("strategy.devices[0]: gpu:0: no usable GPU here: <the
+/// report's reason>"), gpu:K past the carved count, limits the physical GPU cannot hold, a strategy
+/// or cross_device_ops that cannot run on GPUs, NCCL not built in, and anything gpuPathProblem
+/// reports. Pure; any thread.
+Result<GpuPlan> planGpuRun(const RunConfig& config, const DeviceReport& report);
+
+/// "" when the GPU path computes everything the config asks for (dense layers, softmax
+/// cross-entropy or MSE, SGD with momentum/Nesterov or Adam, float32); otherwise the first thing
+/// it does not, as "<key>: <what>: <why>". Pure; any thread.
+std::string gpuPathProblem(const RunConfig& config);
+
+/// Whether a step of `config` reduced by `reduction` may be captured in a CUDA graph, with the
+/// reason either way. Pure; any thread.
+GraphCapture graphCaptureEligibility(const RunConfig& config, GpuReduction reduction);
+
+}  // namespace distlab

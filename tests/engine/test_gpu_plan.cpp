@@ -1,0 +1,189 @@
+// The host-side GPU planner on fabricated machines (0, 1 and 2 physical GPUs): placement of
+// logical GPUs and their memory limits, the reduction path, graph-capture eligibility and every
+// refusal, all without a GPU.
+#include <QtTest>
+
+#include "distlab/device/gpu_plan.hpp"
+#include "distlab/io/run_config_json.hpp"
+
+using namespace distlab;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1024ull * 1024ull;
+
+DeviceReport machineWith(int gpus, bool nccl = true) {
+    DeviceReport report;
+    report.cudaBuiltIn = true;
+    report.ncclBuiltIn = nccl;
+    report.ncclVersion = nccl ? "2.28.9" : "not built in";
+    for (int i = 0; i < gpus; ++i) report.gpus.push_back(GpuInfo{i, "NVIDIA H100 80GB HBM3", 80'000ull * kMiB, 9, 0, 132});
+    if (gpus == 0) report.gpuUnavailableReason = "CUDA driver not found (cudaErrorInsufficientDriver)";
+    return report;
+}
+
+RunConfig gpuConfig(std::vector<int> gpus, std::int64_t perPhysical = 1, std::int64_t limitMb = 0) {
+    RunConfig config;
+    config.model.layers = {{"dense", 16, Activation::Relu, ""}, {"dense", 3, Activation::Linear, ""}};
+    config.strategy.type = gpus.size() == 1 ? StrategyKind::OneDevice : StrategyKind::Mirrored;
+    for (int k : gpus) config.strategy.devices.push_back(Device::gpu(k));
+    config.strategy.gpu = {perPhysical, limitMb};
+    config.data.globalBatchSize = 8;
+    return config;
+}
+
+QString errorOf(const Result<GpuPlan>& plan) {
+    return plan.ok() ? QStringLiteral("(no error)") : QString::fromStdString(plan.error().message);
+}
+
+}  // namespace
+
+class TestGpuPlan : public QObject {
+    Q_OBJECT
+private slots:
+    void noGpuSaysWhy() {
+        const auto plan = planGpuRun(gpuConfig({0}), machineWith(0));
+        QCOMPARE(errorOf(plan), QStringLiteral("strategy.devices[0]: gpu:0: no usable GPU here: CUDA driver not found "
+                                               "(cudaErrorInsufficientDriver)"));
+    }
+
+    void oneDeviceOnOneGpu() {
+        const auto plan = planGpuRun(gpuConfig({0}), machineWith(1));
+        QVERIFY2(plan.ok(), qPrintable(errorOf(plan)));
+        QCOMPARE(plan->replicas.size(), std::size_t{1});
+        QVERIFY((plan->replicas[0] == LogicalGpuPlacement{0, 0, 0}));
+        QCOMPARE(plan->reduction, GpuReduction::None);
+        QVERIFY(plan->graph.eligible);
+    }
+
+    void fourLogicalGpusOnOnePhysical() {
+        const auto plan = planGpuRun(gpuConfig({0, 1, 2, 3}, 4, 2048), machineWith(1));
+        QVERIFY2(plan.ok(), qPrintable(errorOf(plan)));
+        for (int k = 0; k < 4; ++k) QVERIFY((plan->replicas[k] == LogicalGpuPlacement{k, 0, 2048 * kMiB}));
+        QCOMPARE(plan->reduction, GpuReduction::LogicalRing);
+        QCOMPARE(QString(gpuReductionName(plan->reduction)), QStringLiteral("logical_ring"));
+        QVERIFY(!plan->graph.eligible);
+        QVERIFY(plan->graph.reason.find("streams") != std::string::npos);
+    }
+
+    void carvingMapsToPhysicalGpus() {
+        // gpu:K is logical K mod L of physical K / L: with L = 2 on two GPUs, gpu:2 and gpu:3 are on GPU 1.
+        const auto plan = planGpuRun(gpuConfig({2, 3}, 2), machineWith(2));
+        QVERIFY2(plan.ok(), qPrintable(errorOf(plan)));
+        QCOMPARE(plan->replicas[0].physical, 1);
+        QCOMPARE(plan->replicas[1].physical, 1);
+        QCOMPARE(plan->reduction, GpuReduction::LogicalRing);
+    }
+
+    void distinctPhysicalGpusUseNccl() {
+        RunConfig config = gpuConfig({0, 1});
+        const auto plan = planGpuRun(config, machineWith(2));
+        QVERIFY2(plan.ok(), qPrintable(errorOf(plan)));
+        QCOMPARE(plan->reduction, GpuReduction::Nccl);
+        QVERIFY(plan->graph.eligible);
+        config.strategy.crossDeviceOps = CrossDeviceOps::Nccl;
+        QVERIFY(planGpuRun(config, machineWith(2)).ok());
+        // Carved in two, gpu:0 and gpu:2 are the first logical GPU of each physical one.
+        QCOMPARE(planGpuRun(gpuConfig({0, 2}, 2), machineWith(2))->reduction, GpuReduction::Nccl);
+    }
+
+    void ncclNotBuiltIn() {
+        QCOMPARE(errorOf(planGpuRun(gpuConfig({0, 1}), machineWith(2, false))),
+                 QStringLiteral("strategy.devices: replicas on distinct physical GPUs reduce with NCCL, which is not built "
+                                "into this distlab (NCCL not built in)"));
+    }
+
+    void beyondTheCarvedCount() {
+        QCOMPARE(errorOf(planGpuRun(gpuConfig({0, 4}, 4), machineWith(1))),
+                 QStringLiteral("strategy.devices[1]: gpu:4: this machine has 4 logical GPUs (1 physical x 4 per physical, "
+                                "strategy.gpu.logical_per_physical): gpu:0 to gpu:3"));
+        QCOMPARE(errorOf(planGpuRun(gpuConfig({1}), machineWith(1))),
+                 QStringLiteral("strategy.devices[0]: gpu:1: this machine has 1 logical GPU (1 physical x 1 per physical, "
+                                "strategy.gpu.logical_per_physical): gpu:0 to gpu:0"));
+    }
+
+    void memoryLimitsMustFit() {
+        QCOMPARE(errorOf(planGpuRun(gpuConfig({0}, 4, 30'000), machineWith(1))),
+                 QStringLiteral("strategy.gpu.memory_limit_mb: 4 logical GPUs x 30000 MiB exceed physical GPU 0 (NVIDIA "
+                                "H100 80GB HBM3, 80000 MiB)"));
+        QVERIFY(planGpuRun(gpuConfig({0}, 4, 20'000), machineWith(1)).ok());
+    }
+
+    void someSharingSomeNot() {
+        QCOMPARE(errorOf(planGpuRun(gpuConfig({0, 1, 2}, 2), machineWith(2))),
+                 QStringLiteral("strategy.devices: 3 replicas on 2 physical GPUs, some sharing one: NCCL refuses two ranks "
+                                "on one GPU and the logical-GPU ring stays on one GPU; list one logical GPU per physical "
+                                "GPU, or logical GPUs of one physical GPU"));
+    }
+
+    void crossDeviceOpsThatCannotApply() {
+        RunConfig config = gpuConfig({0, 1}, 2);
+        config.strategy.crossDeviceOps = CrossDeviceOps::Nccl;
+        QCOMPARE(errorOf(planGpuRun(config, machineWith(1))),
+                 QStringLiteral("strategy.cross_device_ops: \"nccl\" cannot reduce between logical GPUs of one physical GPU "
+                                "(NCCL refuses two ranks on one GPU); use \"ring\", the in-process ring over device memory"));
+        config.strategy.crossDeviceOps = CrossDeviceOps::HierarchicalCopy;
+        QCOMPARE(errorOf(planGpuRun(config, machineWith(1))),
+                 QStringLiteral("strategy.cross_device_ops: \"hierarchical_copy\" is not implemented on GPUs; logical GPUs "
+                                "of one physical GPU reduce with \"ring\""));
+        RunConfig spread = gpuConfig({0, 1});
+        spread.strategy.crossDeviceOps = CrossDeviceOps::Tree;
+        QCOMPARE(errorOf(planGpuRun(spread, machineWith(2))),
+                 QStringLiteral("strategy.cross_device_ops: \"tree\" is not implemented on GPUs; distinct physical GPUs "
+                                "reduce with \"nccl\" (or \"ring\", NCCL's ring)"));
+    }
+
+    void strategiesWithHostVariables() {
+        RunConfig config = gpuConfig({0, 1}, 2);
+        config.strategy.type = StrategyKind::CentralStorage;
+        QCOMPARE(errorOf(planGpuRun(config, machineWith(1))),
+                 QStringLiteral("strategy.type: \"central_storage\" keeps the variables on the host CPU; on GPUs use "
+                                "\"mirrored\""));
+        config.strategy.type = StrategyKind::ParameterServer;
+        QVERIFY(errorOf(planGpuRun(config, machineWith(1))).startsWith("strategy.type: \"parameter_server\""));
+    }
+
+    void whatTheGpuPathDoesNotCompute() {
+        RunConfig config = gpuConfig({0});
+        config.model.layers.insert(config.model.layers.begin() + 1,
+                                   LayerConfig{"residual", 0, Activation::Linear, "", {{"dense", 16, Activation::Relu, ""}}});
+        QCOMPARE(errorOf(planGpuRun(config, machineWith(1))),
+                 QStringLiteral("model.layers[1].type: \"residual\": the GPU path computes dense layers only in this version"));
+        config = gpuConfig({0});
+        config.precision = Precision::MixedFloat16;
+        QCOMPARE(QString::fromStdString(gpuPathProblem(config)),
+                 QStringLiteral("precision: \"mixed_float16\": the GPU path trains in float32 only in this version"));
+        config = gpuConfig({0});
+        config.model.loss = LossKind::MeanSquaredError;
+        config.optimizer = OptimizerConfig{OptimizerKind::Sgd, 0.1, 0.9, true};
+        QVERIFY(gpuPathProblem(config).empty());
+    }
+
+    void graphCaptureSaysWhy() {
+        RunConfig config = gpuConfig({0});
+        QVERIFY(graphCaptureEligibility(config, GpuReduction::None).eligible);
+        QVERIFY(graphCaptureEligibility(config, GpuReduction::Nccl).eligible);
+        config.optimizer.type = OptimizerKind::Adam;
+        const GraphCapture adam = graphCaptureEligibility(config, GpuReduction::None);
+        QVERIFY(!adam.eligible);
+        QVERIFY(adam.reason.find("bias corrections") != std::string::npos);
+        config = gpuConfig({0});
+        config.strategy.type = StrategyKind::ParameterServer;
+        QVERIFY(graphCaptureEligibility(config, GpuReduction::None).reason.find("asynchronous") != std::string::npos);
+        config.strategy.mode = ParameterServerMode::Sync;
+        QVERIFY(!graphCaptureEligibility(config, GpuReduction::None).eligible);
+        config.strategy.type = StrategyKind::CentralStorage;
+        QVERIFY(!graphCaptureEligibility(config, GpuReduction::None).eligible);
+    }
+
+    void plannedConfigsAreValidConfigs() {
+        // The fabricated configs are ones a user could write: the planner sees only validated input.
+        for (const RunConfig& config : {gpuConfig({0}), gpuConfig({0, 1, 2, 3}, 4, 2048), gpuConfig({0, 1})}) {
+            const Status valid = validateRunConfig(config, "run.json");
+            QVERIFY2(valid.ok(), valid.ok() ? "" : valid.error().message.c_str());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGpuPlan)
+#include "test_gpu_plan.moc"
