@@ -95,6 +95,13 @@ private slots:
             QCOMPARE(runner.progress(v).stepsDone, std::int64_t{40});
             QCOMPARE(runner.curves(v).steps.points().size(), std::size_t{40});
             QCOMPARE(runner.curves(v).evaluations.points().size(), std::size_t{4});
+            // The last 32 updates' timelines, oldest first, one entry per lane.
+            const std::vector<StudyTimelineStep> timelines = runner.curves(v).timelines.ordered();
+            QCOMPARE(timelines.size(), std::size_t{32});
+            QCOMPARE(timelines.front().step, std::int64_t{9});
+            QCOMPARE(timelines.back().step, std::int64_t{40});
+            QCOMPARE(timelines.back().lanes.size(), std::size_t(v + 1));
+            QVERIFY(timelines.back().lanes[0].computeEndNs > timelines.back().lanes[0].startNs);
         }
         QCOMPARE(rows[0].bytesPerStep, 0.0);  // one device reduces nothing
         QVERIFY(rows[1].bytesPerStep > 0);

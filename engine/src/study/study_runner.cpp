@@ -56,6 +56,7 @@ struct StudyRunner::Lane {
         curves.steps.add({report.step, latest.trainingSeconds, report.loss, report.accuracy >= 0 ? report.accuracy : std::nan(""),
                           stepMs, stepMs > 0 ? double(globalBatchSize) * 1e3 / stepMs : 0.0, split[Phase::Compute] * 1e-6,
                           split[Phase::Communication] * 1e-6, waitingAndIdleNs(split) * 1e-6, split[Phase::Optimizer] * 1e-6});
+        curves.timelines.add(report);
         if (test)
             curves.evaluations.add({report.step, latest.trainingSeconds, test->loss, test->accuracy >= 0 ? test->accuracy : std::nan("")});
         progress.stepsDone = report.step;

@@ -8,6 +8,9 @@
 #include <limits>
 #include <vector>
 
+#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/phase_split.hpp"
+
 namespace distlab {
 
 struct StudyCurvePoint {
@@ -58,10 +61,35 @@ private:
     std::uint64_t m_seen = 0;
 };
 
-/// Both curves of one variant.
+/// One update's timeline: each lane's timestamps (stepTimes, the phase split's input; nanoseconds
+/// on the variant's trainer clock), for a timeline drawn per variant. Lanes that did not take part
+/// in the update are left out.
+struct StudyTimelineStep {
+    std::int64_t step = 0;
+    std::vector<StepTimes> lanes;
+};
+
+/// The last `capacity` updates' timelines, oldest first. Reuses its buffers: no allocation once
+/// every slot has held its widest update. Not thread-safe.
+class RecentTimelines {
+public:
+    explicit RecentTimelines(std::size_t capacity = 32) : m_slots(capacity < 1 ? 1 : capacity) {}
+    /// Keeps `report`'s timeline, dropping the oldest when full.
+    void add(const StepReport& report);
+    /// The kept updates, oldest first.
+    std::vector<StudyTimelineStep> ordered() const;
+
+private:
+    std::vector<StudyTimelineStep> m_slots;
+    std::size_t m_next = 0;   ///< the slot the next update goes to
+    std::size_t m_count = 0;  ///< slots in use
+};
+
+/// Both curves of one variant, and its latest timelines.
 struct StudyCurves {
     ThinnedSeries<StudyCurvePoint> steps;
     ThinnedSeries<StudyEvalPoint> evaluations{512};
+    RecentTimelines timelines;
 };
 
 }  // namespace distlab
