@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "distlab/device/gpu_plan.hpp"
+#include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
 
 using namespace distlab;
@@ -174,6 +175,20 @@ private slots:
         QVERIFY(!graphCaptureEligibility(config, GpuReduction::None).eligible);
         config.strategy.type = StrategyKind::CentralStorage;
         QVERIFY(!graphCaptureEligibility(config, GpuReduction::None).eligible);
+    }
+
+    void trainerSaysWhyWithoutAGpu() {
+        // Trainer::create plans on this machine: without a GPU it refuses with the device report's reason.
+        const DeviceReport here = queryDevices();
+        if (!here.gpus.empty()) QSKIP("this machine has a GPU (tests/gpu/test_gpu_trainer.cpp trains on it)");
+        const auto trainer = Trainer::create(gpuConfig({0}));
+        QVERIFY(!trainer.ok());
+        const QString message = QString::fromStdString(trainer.error().message);
+        const QString expected = here.cudaBuiltIn
+                                     ? QStringLiteral("strategy.devices[0]: gpu:0: no usable GPU here: ") +
+                                           QString::fromStdString(here.gpuUnavailableReason)
+                                     : QStringLiteral("strategy.devices[0]: gpu:0: this distlab was built without CUDA");
+        QVERIFY2(message.startsWith(expected), qPrintable(message));
     }
 
     void plannedConfigsAreValidConfigs() {

@@ -123,15 +123,28 @@ private:
 
 }  // namespace
 
+namespace {
+std::vector<LogicalGpuPlacement> onePhysicalGpu(int size, int physical, unsigned long long limitBytes) {
+    std::vector<LogicalGpuPlacement> placements;
+    for (int rank = 0; rank < size; ++rank) placements.push_back({rank, physical, limitBytes});
+    return placements;
+}
+}  // namespace
+
 LogicalGpuGroup::LogicalGpuGroup(int size, int physical, unsigned long long limitBytes)
-    : m_devices(static_cast<std::size_t>(size), nullptr), m_buffers(static_cast<std::size_t>(size), nullptr), m_barrier(size) {
+    : LogicalGpuGroup(onePhysicalGpu(size, physical, limitBytes)) {}
+
+LogicalGpuGroup::LogicalGpuGroup(std::span<const LogicalGpuPlacement> placements)
+    : m_devices(placements.size(), nullptr), m_buffers(placements.size(), nullptr), m_barrier(static_cast<int>(placements.size())) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
-    for (int rank = 0; rank < size; ++rank)
-        if (distlabCudaOpen(rank, physical, limitBytes, &m_devices[static_cast<std::size_t>(rank)], message) != 0) {
+    for (std::size_t rank = 0; rank < placements.size(); ++rank) {
+        const LogicalGpuPlacement& place = placements[rank];
+        if (distlabCudaOpen(place.logical, place.physical, place.memoryLimitBytes, &m_devices[rank], message) != 0) {
             for (DistlabCudaDevice* device : m_devices) distlabCudaClose(device);
             throwCuda(message);
         }
-    for (int rank = 0; rank < size; ++rank) m_communicators.push_back(std::make_unique<LogicalGpuCommunicator>(*this, rank));
+    }
+    for (int rank = 0; rank < size(); ++rank) m_communicators.push_back(std::make_unique<LogicalGpuCommunicator>(*this, rank));
 }
 
 LogicalGpuGroup::~LogicalGpuGroup() {

@@ -5,10 +5,12 @@
 // rank's logical GPU. Calls return as soon as the work is queued; their Work is done when the rank's
 // stream has reached the end of it. Built only with CUDA (DISTLAB_HAVE_CUDA).
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "distlab/comm/communicator.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/device/gpu_plan.hpp"
 
 struct DistlabCudaDevice;  // engine/cuda/cuda_math.h
 
@@ -20,6 +22,9 @@ public:
     /// `limitBytes` of memory (0: no limit). Throws TrainingError with the CUDA bridge's message
     /// when one cannot be opened.
     LogicalGpuGroup(int size, int physical, unsigned long long limitBytes);
+    /// One rank per placement: rank r is logical GPU placements[r].logical ("gpu:K" in messages) on
+    /// its physical GPU with its limit (GpuPlan::replicas). The ring needs them on one physical GPU.
+    explicit LogicalGpuGroup(std::span<const LogicalGpuPlacement> placements);
     ~LogicalGpuGroup();
     LogicalGpuGroup(const LogicalGpuGroup&) = delete;
     LogicalGpuGroup& operator=(const LogicalGpuGroup&) = delete;

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "distlab/model/layer_registry.hpp"
+#include "distribute/gpu_trainer_factory.hpp"
 #include "distribute/memory_budget.hpp"
 
 namespace distlab {
@@ -44,10 +46,14 @@ void gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Ten
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {
-    for (const DeviceName& device : config.strategy.devices)
-        if (device.kind == DeviceName::Kind::Gpu)
-            return Error{"strategy.devices: " + device.toString() +
-                         ": GPU training is not available in this version yet; use cpu:K logical devices"};
+    // A GPU run is planned before its data loads, so a refusal (no GPU, a device past the carving,
+    // a layer the GPU path lacks) comes at once.
+    std::optional<GpuPlan> gpuPlan;
+    if (config.strategy.usesGpus()) {
+        Result<GpuPlan> plan = planGpuRunHere(config);
+        if (!plan) return plan.error();
+        gpuPlan = std::move(*plan);
+    }
     auto data = loadData(config.data, expectationsOf(config), config.seed, config.baseDirectory);
     if (!data) return data.error();
     const auto footprint = Model::check(config.model, data->train.features);
@@ -56,10 +62,22 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {
     if (data->train.count < config.data.globalBatchSize)
         return Error{"data.global_batch_size: " + std::to_string(config.data.globalBatchSize) +
                      " is larger than the " + std::to_string(data->train.count) + " training samples"};
+    if (gpuPlan) {
+        try {
+            return makeGpuTrainer(config, std::move(data.value()), std::move(*gpuPlan));
+        } catch (const TrainingError& error) {  // a logical GPU that cannot open, or out of its memory
+            return Error{error.what()};
+        }
+    }
     return create(config, std::move(data.value()));
 }
 
 std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data) {
+    if (config.strategy.usesGpus()) {
+        Result<GpuPlan> plan = planGpuRunHere(config);
+        if (!plan) throw TrainingError(plan.error().message);
+        return makeGpuTrainer(config, std::move(data), std::move(*plan));
+    }
     if (config.strategy.type == StrategyKind::ParameterServer)
         return std::make_unique<ParameterServerTrainer>(config, std::move(data));
     return std::make_unique<MirroredTrainer>(config, std::move(data));
