@@ -160,7 +160,7 @@ private slots:
         const DeviceReport report = queryDevices();
         const nlohmann::json json = nlohmann::json::parse(deviceReportToJson(report));
         for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "gpus", "gpu_usable",
-                                "gpu_unavailable_reason", "built_in", "versions", "logical_devices"}) {
+                                "gpu_unavailable_reason", "gpu_training", "built_in", "versions", "logical_devices"}) {
             QVERIFY2(json.contains(key), key);
         }
         QCOMPARE(json["cpus"].size(), report.cpus.size());
@@ -202,6 +202,12 @@ private slots:
         QCOMPARE(json["gpus"][0]["multiprocessors"].get<int>(), 132);
         QCOMPARE(json["logical_devices"]["gpu"]["logical_devices"].get<std::string>(),
                  std::string("gpu:0 .. gpu:0 (one per physical GPU)"));
+        // Until the GPU path has run on a GPU, the report never calls it working.
+        QCOMPARE(json["gpu_training"].get<std::string>(), std::string("built, not yet verified on a GPU"));
+        QCOMPARE(json["logical_devices"]["gpu"]["training"].get<std::string>(), std::string("built, not yet verified on a GPU"));
+        report.cudaBuiltIn = false;
+        QVERIFY(nlohmann::json::parse(deviceReportToJson(report))["gpu_training"].get<std::string>().starts_with("not built in"));
+        report.cudaBuiltIn = true;
         QCOMPARE(json["logical_devices"]["cpu"]["logical_devices"].get<std::string>(),
                  std::string("cpu:0 .. cpu:N (threads sharing 4 cores)"));
         report.cpus[0].physicalCores = 0;  // unknown -> null

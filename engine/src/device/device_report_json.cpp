@@ -1,5 +1,6 @@
 // The JSON form of a DeviceReport, as `distlab-cli devices` prints it.
 #include "distlab/device/device_info.hpp"
+#include "distlab/device/gpu_plan.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -52,9 +53,11 @@ ordered_json logicalDevicesJson(const DeviceReport& report) {
         const std::string last = std::to_string(report.gpus.size() - 1);
         logical["gpu"]["logical_devices"] = "gpu:0 .. gpu:" + last + " (one per physical GPU)";
         logical["gpu"]["rule"] =
-            "several logical GPUs may share one physical GPU; replicas that share a GPU use the "
-            "in-process backend because NCCL refuses two ranks on one GPU";
+            "strategy.gpu.logical_per_physical = L carves each physical GPU into L logical GPUs (gpu:K is logical "
+            "K mod L of physical K / L), each with strategy.gpu.memory_limit_mb; replicas that share a GPU reduce "
+            "with the in-process ring over device memory because NCCL refuses two ranks on one GPU";
     }
+    logical["gpu"]["training"] = gpuTrainingStatus(report);
     return logical;
 }
 
@@ -81,6 +84,7 @@ std::string deviceReportToJson(const DeviceReport& report) {
     root["gpus"] = gpusJson(report);
     root["gpu_usable"] = !report.gpus.empty();
     root["gpu_unavailable_reason"] = report.gpus.empty() ? ordered_json(report.gpuUnavailableReason) : ordered_json();
+    root["gpu_training"] = gpuTrainingStatus(report);
     root["built_in"] = {{"cuda", report.cudaBuiltIn}, {"nccl", report.ncclBuiltIn}, {"gloo", report.glooBuiltIn}};
     root["versions"] = versionsJson(report);
     root["logical_devices"] = logicalDevicesJson(report);

@@ -58,6 +58,11 @@ Result<GpuReduction> chooseReduction(const RunConfig& config, const std::vector<
 
 }  // namespace
 
+std::string gpuTrainingStatus(const DeviceReport& report) {
+    if (!report.cudaBuiltIn) return "not built in (no CUDA toolkit when this distlab was configured)";
+    return kGpuTrainingVerified ? "verified on a GPU" : "built, not yet verified on a GPU";
+}
+
 const char* gpuReductionName(GpuReduction reduction) {
     switch (reduction) {
     case GpuReduction::None: return "none";

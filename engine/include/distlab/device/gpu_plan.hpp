@@ -42,6 +42,15 @@ struct GpuPlan {
     GraphCapture graph;
 };
 
+/// Whether this version's GPU training path has run on a GPU. It stays false until tests/gpu
+/// (test_gpu_trainer, test_cuda_training, test_cuda_math) have passed on a GPU machine: until
+/// then `distlab-cli devices` and the app say "built, not yet verified on a GPU".
+inline constexpr bool kGpuTrainingVerified = false;
+
+/// What users are told about GPU training in this build: "not built in (no CUDA toolkit when this
+/// distlab was configured)", "built, not yet verified on a GPU" or "verified on a GPU". Pure; any thread.
+std::string gpuTrainingStatus(const DeviceReport& report);
+
 /// The config's spelling of a reduction path ("none", "logical_ring", "nccl"), for messages and output.
 const char* gpuReductionName(GpuReduction reduction);
 
