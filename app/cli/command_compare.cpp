@@ -13,7 +13,6 @@
 #include "distlab/data/dataset.hpp"
 #include "distlab/io/atomic_file.hpp"
 #include "distlab/io/staged_file.hpp"
-#include "distlab/study/step_time_model.hpp"
 #include "distlab/study/study_runner.hpp"
 #include "distlab/study/study_table.hpp"
 #include "run_setup.hpp"
@@ -75,6 +74,15 @@ public:
         std::fputc('\n', stderr);
     }
 
+    void onPredicted(int variant) override {
+        if (m_quiet) return;
+        const std::string& label = m_runner.study().variants[static_cast<std::size_t>(variant)].label;
+        if (const auto predicted = m_runner.prediction(variant))
+            std::fprintf(stderr, "predicted %s: %.4g ms a step\n", label.c_str(), predicted->stepMs);
+        else
+            std::fprintf(stderr, "predicted %s: nothing (%s)\n", label.c_str(), m_runner.predictionNote(variant).c_str());
+    }
+
     void onStep(int variant, const StepReport& report, const std::optional<EvalResult>& test) override {
         if (g_interrupted) m_runner.cancelAll();
         if (m_metrics == nullptr) return;
@@ -121,22 +129,6 @@ void printTable(const Study& study, const StudyTable& table) {
     for (const auto& row : table.rows) print(row);
 }
 
-/// Each variant's predicted step time, before anything trains (a variant the model does not cover
-/// gets a note on stderr and no prediction).
-std::vector<std::optional<StepTimePrediction>> predictStepTimes(const Study& study, bool quiet) {
-    StepTimeModel model;
-    std::vector<std::optional<StepTimePrediction>> predictions;
-    for (const StudyVariant& variant : study.variants) {
-        auto predicted = model.predict(variant.config);
-        if (!quiet) {
-            if (predicted) std::fprintf(stderr, "predicted %s: %.4g ms a step\n", variant.label.c_str(), predicted->stepMs);
-            else std::fprintf(stderr, "predicted %s: nothing (%s)\n", variant.label.c_str(), predicted.error().message.c_str());
-        }
-        predictions.push_back(predicted ? std::optional<StepTimePrediction>(*predicted) : std::nullopt);
-    }
-    return predictions;
-}
-
 Status checkFiles(const CompareOptions& options, const Study& study) {
     std::vector<InputName> inputs{{"STUDY", options.studyPath, {}}};
     for (const StudyVariant& variant : study.variants)
@@ -156,12 +148,12 @@ int runCompare(const CompareOptions& options) {
     }
     std::signal(SIGINT, onCompareInterrupt);
     std::signal(SIGTERM, onCompareInterrupt);
-    const std::vector<std::optional<StepTimePrediction>> predictions =
-        options.predict ? predictStepTimes(*study, options.quiet) : std::vector<std::optional<StepTimePrediction>>{};
     StudyRunner runner(std::move(*study));
+    runner.setPredictStepTimes(options.predict);
     CompareObserver observer(runner, metrics ? &*metrics : nullptr, options.quiet);
     const std::vector<StudyRow> rows = runner.run(&observer);
-    const StudyTable table = makeStudyTable(rows, runner.study().baseline(), predictions);
+    const StudyTable table = makeStudyTable(rows, runner.study().baseline(),
+                                            options.predict ? runner.predictions() : std::vector<std::optional<StepTimePrediction>>{});
     printTable(runner.study(), table);
 
     int exitCode = 0;

@@ -47,6 +47,13 @@ public:
         if (test) ++evaluations[variant];
         if (variant == m_cancelVariant && report.step == m_cancelAt) m_runner->cancel(variant);
     }
+    void onPredicted(int variant) override {
+        const std::lock_guard lock(m_mutex);
+        predicted.push_back(variant);
+        predictedBeforeTraining = predictedBeforeTraining && steps.empty();
+    }
+    std::vector<int> predicted;
+    bool predictedBeforeTraining = true;
     std::map<int, PhaseSplit> split;
     std::map<int, std::int64_t> steps;
     std::map<int, std::int64_t> evaluations;
@@ -180,6 +187,28 @@ private slots:
         QVERIFY(!job->finished());
         job.reset();  // cancels and joins within an update
         QVERIFY(true);
+    }
+
+    void stepTimesArePredictedBeforeTraining() {
+        const std::string text = R"({"base": )" + kBase + R"(, "steps": 5, "variants": [{"label": "one", "set": {}},)"
+                                 R"( {"label": "two", "set": {"strategy.type": "mirrored", "strategy.replicas": 2}},)"
+                                 R"( {"label": "servers", "set": {"strategy.type": "parameter_server"}}]})";
+        Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
+        QVERIFY(study.ok());
+        StudyRunner runner(std::move(*study));
+        runner.setPredictStepTimes(true);
+        Witness witness;
+        const std::vector<StudyRow> rows = runner.run(&witness);
+        QCOMPARE(witness.predicted, (std::vector<int>{0, 1, 2}));
+        QVERIFY(witness.predictedBeforeTraining);
+        QVERIFY(runner.prediction(0).has_value() && runner.prediction(0)->stepMs > 0);
+        QVERIFY(runner.prediction(1).has_value() && runner.prediction(1)->communicationMs > 0);
+        QVERIFY(!runner.prediction(2).has_value());
+        QCOMPARE(QString::fromStdString(runner.predictionNote(2)), QStringLiteral("the step-time model does not cover parameter_server yet"));
+        const StudyTable table = makeStudyTable(rows, 0, runner.predictions());
+        QCOMPARE(table.header.back(), std::string("prediction_error"));
+        QVERIFY(!table.rows[0].back().empty());
+        QVERIFY(table.rows[2].back().empty());
     }
 
     void thinnedCurvesStayBoundedAndSpanTheRun() {

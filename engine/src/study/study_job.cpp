@@ -2,8 +2,9 @@
 
 namespace distlab {
 
-StudyJob::StudyJob(Study study, StudyObserver* observer)
-    : m_runner(std::move(study)), m_thread([this, observer] {
+StudyJob::StudyJob(Study study, StudyObserver* observer, bool predictStepTimes)
+    : m_runner(std::move(study)), m_thread([this, observer, predictStepTimes] {
+          m_runner.setPredictStepTimes(predictStepTimes);
           m_runner.run(observer);
           m_finished.store(true, std::memory_order_release);
       }) {}

@@ -45,6 +45,8 @@ struct StudyRunner::Lane {
     VariantProgress progress;
     StudyCurves curves;
     StudyRow row;
+    std::optional<StepTimePrediction> prediction;
+    std::string predictionNote;
 
     /// Publishes an applied update (and its evaluation) to the readers.
     void record(const VariantTally& tally, const StepReport& report, const std::optional<EvalResult>& test,
@@ -104,8 +106,49 @@ StudyRow StudyRunner::row(int variant) const {
     return lane.row;
 }
 
+std::optional<StepTimePrediction> StudyRunner::prediction(int variant) const {
+    const Lane& lane = *m_lanes.at(static_cast<std::size_t>(variant));
+    const std::lock_guard lock(lane.mutex);
+    return lane.prediction;
+}
+
+std::string StudyRunner::predictionNote(int variant) const {
+    const Lane& lane = *m_lanes.at(static_cast<std::size_t>(variant));
+    const std::lock_guard lock(lane.mutex);
+    return lane.predictionNote;
+}
+
+std::vector<std::optional<StepTimePrediction>> StudyRunner::predictions() const {
+    std::vector<std::optional<StepTimePrediction>> all;
+    for (int v = 0; v < variantCount(); ++v) all.push_back(prediction(v));
+    return all;
+}
+
+void StudyRunner::predictVariants(StudyObserver* observer) {
+    // One model for the study: variants that share a model and micro-batch, or an algorithm and
+    // replica count, are measured once.
+    StepTimeModel model;
+    for (int v = 0; v < variantCount(); ++v) {
+        Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+        if (lane.cancelled) continue;
+        Result<StepTimePrediction> predicted = Error{};
+        try {
+            predicted = model.predict(m_study.variants[static_cast<std::size_t>(v)].config);
+        } catch (const std::exception& error) {  // a calibration that fails costs the prediction, not the study
+            predicted = Error{error.what()};
+        }
+        {
+            const std::lock_guard lock(lane.mutex);
+            if (predicted) lane.prediction = *predicted;
+            else lane.predictionNote = predicted.error().message;
+        }
+        if (observer != nullptr) observer->onPredicted(v);
+    }
+}
+
 std::vector<StudyRow> StudyRunner::run(StudyObserver* observer) {
     if (m_started.exchange(true)) throw std::logic_error("StudyRunner::run called twice");
+    if (m_predict) predictVariants(observer);
     if (m_study.spec.mode == StudyMode::Sequential) {
         for (int v = 0; v < variantCount(); ++v) runVariant(v, observer, true);
     } else {

@@ -14,9 +14,10 @@ namespace distlab {
 
 class StudyJob {
 public:
-    /// Starts running every variant of `study` on a new thread. `observer` may be null; it must
-    /// outlive the job. Returns at once.
-    StudyJob(Study study, StudyObserver* observer);
+    /// Starts running every variant of `study` on a new thread (predicting their step times
+    /// first when `predictStepTimes`; StudyRunner::setPredictStepTimes). `observer` may be null;
+    /// it must outlive the job. Returns at once.
+    StudyJob(Study study, StudyObserver* observer, bool predictStepTimes = false);
     /// Cancels every variant and joins the thread: returns within one update of the running ones
     /// (or once a variant that is loading its data has loaded).
     ~StudyJob();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "distlab/study/step_time_model.hpp"
 #include "distlab/study/study.hpp"
 #include "distlab/study/study_curves.hpp"
 #include "distlab/study/study_summary.hpp"
@@ -38,6 +39,10 @@ public:
     /// updates. Called once per update outside the timed part of the step: keep it short (the CLI
     /// writes a metrics line here; the app should poll instead).
     virtual void onStep(int /*variant*/, const StepReport& /*report*/, const std::optional<EvalResult>& /*test*/) {}
+    /// `variant`'s step time was predicted (or found not to be predictable: StudyRunner::prediction
+    /// is then empty and predictionNote says why); only with setPredictStepTimes(true), before any
+    /// variant trains.
+    virtual void onPredicted(int /*variant*/) {}
 };
 
 class StudyRunner {
@@ -53,6 +58,17 @@ public:
     /// A variant that cannot be built (a data file missing) or fails in training ends Failed with
     /// the message; the others still run.
     std::vector<StudyRow> run(StudyObserver* observer = nullptr);
+
+    /// Predict every variant's step time before any trains (StepTimeModel: a short calibration per
+    /// model and algorithm on run()'s thread, one variant after another). Call before run().
+    void setPredictStepTimes(bool predict) { m_predict = predict; }
+    /// The variant's predicted step time once predicted; empty when not asked, not predicted yet,
+    /// or not predictable (predictionNote says why). Any thread.
+    std::optional<StepTimePrediction> prediction(int variant) const;
+    /// Why a variant has no prediction ("the step-time model does not cover parameter_server yet"); empty otherwise.
+    std::string predictionNote(int variant) const;
+    /// Every variant's prediction, in the study's order (makeStudyTable's third argument). Any thread.
+    std::vector<std::optional<StepTimePrediction>> predictions() const;
 
     /// Stops `variant` before its next update (or keeps it from starting). Any thread.
     void cancel(int variant);
@@ -71,10 +87,12 @@ public:
 private:
     struct Lane;  ///< one variant's shared state (study_runner.cpp)
     void runVariant(int variant, StudyObserver* observer, bool measureMemory);
+    void predictVariants(StudyObserver* observer);
 
     Study m_study;
     std::vector<std::unique_ptr<Lane>> m_lanes;
     std::atomic<bool> m_started{false};
+    bool m_predict = false;
 };
 
 }  // namespace distlab
