@@ -7,6 +7,7 @@
 #include <memory>
 
 #include <distlab/device/device_info.hpp>
+#include <distlab/device/gpu_plan.hpp>
 
 #include "panels/explanation_label.hpp"
 
@@ -28,8 +29,9 @@ GpuNote::GpuNote(QWidget* parent) : QLabel(parent) {
 
 QString GpuNote::describe(const DeviceReport& report) {
     if (report.gpus.empty()) {
-        return tr("GPUs: none usable here — %1. Replicas run as logical CPU devices, one thread each.")
-            .arg(QString::fromStdString(report.gpuUnavailableReason));
+        return tr("GPUs: none usable here — %1. Replicas run as logical CPU devices, one thread each (GPU training "
+                  "in this build: %2).")
+            .arg(QString::fromStdString(report.gpuUnavailableReason), QString::fromStdString(gpuTrainingStatus(report)));
     }
     QStringList names;
     for (const GpuInfo& gpu : report.gpus) {
@@ -39,8 +41,14 @@ QString GpuNote::describe(const DeviceReport& report) {
                          .arg(gpu.computeMajor)
                          .arg(gpu.computeMinor));
     }
-    return tr("GPUs found: %1. This version trains on logical CPU devices only; it does not run replicas on GPUs yet.")
-        .arg(names.join(QStringLiteral(", ")));
+    // Never offered as working before it has run on a GPU (kGpuTrainingVerified).
+    if (!kGpuTrainingVerified) {
+        return tr("GPUs found: %1. GPU training is %2, so the app trains on logical CPU devices only and does not offer "
+                  "gpu:K devices yet.")
+            .arg(names.join(QStringLiteral(", ")), QString::fromStdString(gpuTrainingStatus(report)));
+    }
+    return tr("GPUs found: %1. GPU training is %2 (gpu:K devices in the run config).")
+        .arg(names.join(QStringLiteral(", ")), QString::fromStdString(gpuTrainingStatus(report)));
 }
 
 }  // namespace distlab::ui

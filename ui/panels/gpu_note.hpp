@@ -1,7 +1,8 @@
 #pragma once
 // One line under the replica count saying what the GPUs of this machine can do for a run: why
-// none is usable (no driver, built without CUDA, ...), or which were found and that replicas run
-// on logical CPU devices in this version. The devices are probed once, off the GUI thread (the
+// none is usable (no driver, built without CUDA, ...), or which were found and where GPU training
+// stands (until it has run on a GPU: "built, not yet verified on a GPU", and replicas run on
+// logical CPU devices). The devices are probed once, off the GUI thread (the
 // CUDA runtime can take a second to start).
 #include <QLabel>
 
