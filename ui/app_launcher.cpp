@@ -1,5 +1,7 @@
 #include "app_launcher.hpp"
 
+#include <distlab/study/study.hpp>
+
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
@@ -17,6 +19,7 @@
 #include "main_window.hpp"
 #include "run_files.hpp"
 #include "saved_run_files.hpp"
+#include "study/study_window.hpp"
 
 namespace distlab::ui {
 
@@ -66,15 +69,15 @@ QList<QCommandLineOption> qtOptions() {
 /// Every option the app takes; --help and --version are QCommandLineParser's own.
 void defineOptions(QCommandLineParser& parser, QCommandLineOption& help, QCommandLineOption& version) {
     parser.setApplicationDescription(QStringLiteral(
-        "DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON, or a saved run, "
-        ".distlab-run), or a built-in "
+        "DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON; a saved run, "
+        ".distlab-run; or a study, .study.json), or a built-in "
         "example. Exit codes: 0 success; 2 a bad command line, config or data file; 3 training failed; 1 anything else."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);  // Qt's -platform, -style
     help = parser.addHelpOption();
     version = parser.addVersionOption();
     parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport, kCompare});
     parser.addOptions(qtOptions());
-    parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config (JSON) or saved run (.distlab-run) to open."),
+    parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config (JSON), saved run (.distlab-run) or study (.study.json) to open."),
                                  QStringLiteral("[CONFIG]"));
 }
 }  // namespace
@@ -146,6 +149,15 @@ int runApp(int argc, char** argv) {
     window.show();  // first: a status message shown while the window is hidden would not hide the status line
     if (options->config.isEmpty()) {
         window.startRun(MainWindow::defaultConfig(), options->autostart);
+    } else if (options->config.endsWith(QStringLiteral(".study.json"))) {
+        auto study = loadStudy(QFile::encodeName(options->config).toStdString(), "STUDY");
+        if (!study) {
+            printError(QString::fromStdString(study.error().message));
+            return 2;
+        }
+        window.startRun(MainWindow::defaultConfig(), false);
+        window.showStudy(std::move(*study), options->config);
+        if (options->autostart) window.studyWindow()->run();
     } else if (options->config.endsWith(QStringLiteral(".") + QString::fromLatin1(kSavedRunSuffix))) {
         auto saved = openSavedRunFile(options->config);
         if (!saved) {
@@ -181,7 +193,9 @@ int runApp(int argc, char** argv) {
     });
     if (!options->screenshot.isEmpty()) {
         QTimer::singleShot(options->screenshotAfterMs, &window, [&window, &exitCode, path = options->screenshot] {
-            if (Status saved = saveWidgetPng(&window, path); !saved) {
+            // A study opened from the command line is what the picture is of.
+            QWidget* shown = window.studyWindow() != nullptr ? static_cast<QWidget*>(window.studyWindow()) : &window;
+            if (Status saved = saveWidgetPng(shown, path); !saved) {
                 printError(QString::fromStdString(saved.error().message));
                 exitCode = 1;
             }

@@ -19,6 +19,7 @@
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
+#include "file_dialogs.hpp"
 #include "panels/explain_panel.hpp"
 #include "panels/explanations.hpp"
 #include "panels/model_panel.hpp"
@@ -80,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     buildActions();
     buildSavedRunActions();
+    buildStudyActions();
     buildViews();
     buildDocks();
     buildToolBar();
@@ -294,6 +296,8 @@ void MainWindow::buildMenus() {
     file->addAction(m_compareSaved);
     file->addAction(m_clearComparison);
     file->addSeparator();
+    file->addAction(m_openStudy);
+    file->addSeparator();
     file->addAction(m_exportMetrics);
     file->addAction(m_exportTrace);
     file->addAction(m_savePng);
@@ -304,6 +308,7 @@ void MainWindow::buildMenus() {
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addActions({m_play, m_pause, m_step, m_reset});
     run->addSeparator();
+    run->addAction(m_newStudy);
     run->addAction(m_compare);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -417,37 +422,37 @@ void MainWindow::connectController() {
     });
     connect(m_reset, &QAction::triggered, this, &MainWindow::resetClicked);
     connect(m_open, &QAction::triggered, this, [this] {
-        const QString path = askOpenPath(tr("Open run config"), tr("Run configs (*.json);;All files (*)"));
+        const QString path = askOpenPath(this, tr("Open run config"), tr("Run configs (*.json);;All files (*)"));
         if (!path.isEmpty()) openConfig(path);
     });
     connect(m_save, &QAction::triggered, this, [this] {
         const QString path = m_currentFile.isEmpty()
-                                 ? askSavePath(tr("Save run config"), tr("Run configs (*.json)"), QStringLiteral("json"))
+                                 ? askSavePath(this, tr("Save run config"), tr("Run configs (*.json)"), QStringLiteral("json"))
                                  : m_currentFile;
         if (!path.isEmpty()) saveConfig(path);
     });
     connect(m_saveAs, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(tr("Save run config as"), tr("Run configs (*.json)"), QStringLiteral("json"));
+        const QString path = askSavePath(this, tr("Save run config as"), tr("Run configs (*.json)"), QStringLiteral("json"));
         if (!path.isEmpty()) saveConfig(path);
     });
     connect(m_saveWeights, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(tr("Save weights"), tr("Safetensors (*.safetensors)"), QStringLiteral("safetensors"));
+        const QString path = askSavePath(this, tr("Save weights"), tr("Safetensors (*.safetensors)"), QStringLiteral("safetensors"));
         if (!path.isEmpty()) saveWeights(path);
     });
     connect(m_loadWeights, &QAction::triggered, this, [this] {
-        const QString path = askOpenPath(tr("Load weights"), tr("Safetensors (*.safetensors);;All files (*)"));
+        const QString path = askOpenPath(this, tr("Load weights"), tr("Safetensors (*.safetensors);;All files (*)"));
         if (!path.isEmpty()) loadWeights(path);
     });
     connect(m_exportMetrics, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(tr("Export metrics"), tr("CSV (*.csv)"), QStringLiteral("csv"));
+        const QString path = askSavePath(this, tr("Export metrics"), tr("CSV (*.csv)"), QStringLiteral("csv"));
         if (!path.isEmpty()) exportMetrics(path);
     });
     connect(m_exportTrace, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(tr("Export timeline"), tr("Chrome trace (*.json)"), QStringLiteral("json"));
+        const QString path = askSavePath(this, tr("Export timeline"), tr("Chrome trace (*.json)"), QStringLiteral("json"));
         if (!path.isEmpty()) exportTrace(path);
     });
     connect(m_savePng, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(tr("Save view as PNG"), tr("PNG images (*.png)"), QStringLiteral("png"));
+        const QString path = askSavePath(this, tr("Save view as PNG"), tr("PNG images (*.png)"), QStringLiteral("png"));
         if (!path.isEmpty()) saveViewPng(path);
     });
 }

@@ -10,6 +10,7 @@
 
 #include <distlab/io/run_config.hpp>
 #include <distlab/session/session_observer.hpp>
+#include <distlab/study/study.hpp>
 
 #include "user_prompts.hpp"
 
@@ -33,6 +34,7 @@ class NetworkView;
 class ParameterServerView;
 class RecentFiles;
 class RunHistory;
+class StudyWindow;
 class ReplicaView;
 class RunSetupPanel;
 class SessionController;
@@ -72,6 +74,13 @@ public:
     /// Draws a saved run's curves dashed beside the current run's (Learning tab).
     bool compareWithSavedRun(const QString& path);
     void clearComparison();
+    /// Opens a study file in the study window (errors in a dialog naming the file and field).
+    bool openStudy(const QString& path);
+    /// Shows `study` in the study window (created on first use); `path`: its file, or empty.
+    void showStudy(Study study, const QString& path);
+    /// The study window, or null before the first study.
+    StudyWindow* studyWindow() const { return m_studyWindow; }
+    QAction* newStudyAction() const { return m_newStudy; }
     /// The saved run being compared with, or null.
     const RunHistory* comparisonRun() const { return m_reference.get(); }
     bool exportTrace(const QString& path);
@@ -123,6 +132,7 @@ protected:
 private:
     void buildActions();
     void buildSavedRunActions();  // main_window_saved_runs.cpp
+    void buildStudyActions();     // main_window_studies.cpp
     void buildMenus();
     void buildToolBar();
     void buildDocks();
@@ -150,8 +160,6 @@ private:
     void fitExplainDock();
     void playClicked();
     void resetClicked();
-    QString askSavePath(const QString& caption, const QString& filter, const QString& suffix);
-    QString askOpenPath(const QString& caption, const QString& filter);
     void showError(const QString& title, const QString& message);
     /// Before an action that throws the current run away (`what`: "open run.json"): true when
     /// nothing has trained yet, or the person agrees.
@@ -194,6 +202,9 @@ private:
     QAction* m_openSavedRun = nullptr;
     QAction* m_compareSaved = nullptr;
     QAction* m_clearComparison = nullptr;
+    QAction* m_openStudy = nullptr;
+    QAction* m_newStudy = nullptr;
+    StudyWindow* m_studyWindow = nullptr;
     std::unique_ptr<RunHistory> m_reference;  // the saved run compared with (drawn by the Learning view)
     bool m_openingSavedRun = false;           // a saved run's restore is on its way (resumeFinished)
     QAction* m_exportTrace = nullptr;

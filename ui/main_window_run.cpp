@@ -27,6 +27,7 @@
 #include "panels/explanations.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/training_panel.hpp"
+#include "file_dialogs.hpp"
 #include "recent_files.hpp"
 #include "run_files.hpp"
 #include "views/comparison_dialog.hpp"
@@ -79,17 +80,27 @@ void MainWindow::showSaved(const QString& what, const QString& path) {
 
 void MainWindow::buildExamplesMenu(QMenu* menu) {
     menu->clear();
-    const QStringList files = exampleFiles(QCoreApplication::applicationDirPath());
+    const QString applicationDir = QCoreApplication::applicationDirPath();
+    const QStringList files = exampleFiles(applicationDir);
     for (const QString& file : files) {
         QAction* action = menu->addAction(QFileInfo(file).completeBaseName(), this, [this, file] { openConfig(file); });
         action->setObjectName(QStringLiteral("example:") + QFileInfo(file).completeBaseName());
         action->setData(file);
         action->setToolTip(QDir::toNativeSeparators(file));
     }
-    if (files.isEmpty()) {
+    const QStringList studies = exampleFiles(applicationDir, ExampleKind::Study);
+    if (!studies.isEmpty()) menu->addSection(tr("Studies"));
+    for (const QString& file : studies) {
+        const QString name = QFileInfo(file).fileName().chopped(static_cast<qsizetype>(QStringLiteral(".study.json").size()));
+        QAction* action = menu->addAction(name, this, [this, file] { openStudy(file); });
+        action->setObjectName(QStringLiteral("study:") + name);
+        action->setData(file);
+        action->setToolTip(QDir::toNativeSeparators(file));
+    }
+    if (files.isEmpty() && studies.isEmpty()) {
         QAction* none = menu->addAction(tr("No examples found"));
         none->setEnabled(false);
-        none->setToolTip(tr("Looked in %1").arg(exampleFolders(QCoreApplication::applicationDirPath()).join(QStringLiteral(", "))));
+        none->setToolTip(tr("Looked in %1").arg(exampleFolders(applicationDir).join(QStringLiteral(", "))));
     }
 }
 
@@ -409,23 +420,6 @@ bool MainWindow::saveViewPng(const QString& path) {
     }
     showSaved(tr("the picture"), path);
     return true;
-}
-
-QString MainWindow::askSavePath(const QString& caption, const QString& filter, const QString& suffix) {
-    QSettings settings;
-    const QString folder = settings.value("files/lastFolder").toString();
-    QString path = QFileDialog::getSaveFileName(this, caption, folder, filter);
-    if (path.isEmpty()) return {};
-    if (QFileInfo(path).suffix().isEmpty()) path += QLatin1Char('.') + suffix;
-    settings.setValue("files/lastFolder", QFileInfo(path).absolutePath());
-    return path;
-}
-
-QString MainWindow::askOpenPath(const QString& caption, const QString& filter) {
-    QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, caption, settings.value("files/lastFolder").toString(), filter);
-    if (!path.isEmpty()) settings.setValue("files/lastFolder", QFileInfo(path).absolutePath());
-    return path;
 }
 
 }  // namespace distlab::ui

@@ -14,6 +14,7 @@
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
+#include "file_dialogs.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "saved_run_files.hpp"
 #include "views/learning_view.hpp"
@@ -33,15 +34,15 @@ void MainWindow::buildSavedRunActions() {
     m_clearComparison = new QAction(tr("Stop comparing"), this);
     m_clearComparison->setEnabled(false);
     connect(m_saveRun, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(tr("Save run"), savedRunFilter(), QString::fromLatin1(kSavedRunSuffix));
+        const QString path = askSavePath(this, tr("Save run"), savedRunFilter(), QString::fromLatin1(kSavedRunSuffix));
         if (!path.isEmpty()) saveRun(path);
     });
     connect(m_openSavedRun, &QAction::triggered, this, [this] {
-        const QString path = askOpenPath(tr("Open saved run"), savedRunFilter());
+        const QString path = askOpenPath(this, tr("Open saved run"), savedRunFilter());
         if (!path.isEmpty()) openSavedRun(path);
     });
     connect(m_compareSaved, &QAction::triggered, this, [this] {
-        const QString path = askOpenPath(tr("Compare with saved run"), savedRunFilter());
+        const QString path = askOpenPath(this, tr("Compare with saved run"), savedRunFilter());
         if (!path.isEmpty()) compareWithSavedRun(path);
     });
     connect(m_clearComparison, &QAction::triggered, this, &MainWindow::clearComparison);

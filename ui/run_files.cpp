@@ -127,13 +127,15 @@ QStringList exampleFolders(const QString& applicationDir) {
     return folders;
 }
 
-QStringList exampleFiles(const QString& applicationDir) {
+QStringList exampleFiles(const QString& applicationDir, ExampleKind kind) {
+    const QString studySuffix = QStringLiteral(".study.json");
     QStringList names;
     QStringList files;
     for (const QString& folder : exampleFolders(applicationDir)) {
         const QFileInfoList entries =
             QDir(folder).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
         for (const QFileInfo& entry : entries) {
+            if (entry.fileName().endsWith(studySuffix) != (kind == ExampleKind::Study)) continue;
             if (names.contains(entry.fileName())) continue;
             names.append(entry.fileName());
             files.append(entry.absoluteFilePath());

@@ -30,9 +30,11 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
 /// (`<applicationDir>/../share/distlab/examples`, then `distlab/examples` under the XDG data folders,
 /// e.g. /usr/share) and the source tree's resources/examples (a build that is not installed).
 QStringList exampleFolders(const QString& applicationDir);
-/// The example runs (*.json) of those folders, sorted by file name; a name found twice comes from
-/// the first folder.
-QStringList exampleFiles(const QString& applicationDir);
+/// What an example file holds: a run config (*.json) or a study (*.study.json).
+enum class ExampleKind { Run, Study };
+/// The examples of `kind` in those folders, sorted by file name; a name found twice comes from the
+/// first folder.
+QStringList exampleFiles(const QString& applicationDir, ExampleKind kind = ExampleKind::Run);
 /// Saves a picture of `widget` (QWidget::grab) as PNG.
 Status saveWidgetPng(QWidget* widget, const QString& path);
 

@@ -284,4 +284,19 @@ void LineChart::updateEmptyLabel() {
     if (m_emptyLabel->isHidden() == showLabel) m_emptyLabel->setVisible(showLabel);
 }
 
+void LineChart::setCursor(double x, const QString& text) {
+    Impl& d = *m_impl;
+    if ((std::isnan(x) && std::isnan(d.cursorX)) || (x == d.cursorX && text == d.cursorText)) return;
+    d.cursorX = x;
+    d.cursorText = text;
+    update(curveRect());
+}
+
+double LineChart::cursorX() const { return m_impl->cursorX; }
+
+void LineChart::setCursorTracking(bool on) {
+    m_impl->cursorTracking = on;
+    setMouseTracking(on);
+}
+
 }  // namespace distlab::ui

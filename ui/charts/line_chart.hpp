@@ -69,11 +69,22 @@ public:
     int seriesCount() const;
     /// Names of the series, in legend order.
     QStringList seriesNames() const;
+    /// A vertical cursor at data x `x` with `text` beside it (charts that move together: a study's);
+    /// NaN removes it.
+    void setCursor(double x, const QString& text = {});
+    double cursorX() const;
+    /// Emits cursorMoved for the pointer's x over the plot (NaN when it leaves). Off by default.
+    void setCursorTracking(bool on);
+
+signals:
+    void cursorMoved(double x);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
 private:
     struct Impl;
@@ -83,6 +94,7 @@ private:
     void paintFrame();
     void paintGrid(QPainter& painter) const;
     void paintCurves(QPainter& painter, const QRect& dirty);
+    void paintCursor(QPainter& painter) const;
     /// Whole pixels inside the axes.
     QRect plotInterior() const;
     /// Where curves are drawn: a change of points repaints only this.

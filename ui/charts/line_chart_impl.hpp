@@ -79,6 +79,11 @@ struct LineChart::Impl {
     QPixmap frame;
     QPolygonF polyline;
     std::vector<QLineF> segments;
+
+    // The cursor (NaN: none) and whether the pointer moves it.
+    double cursorX = std::numeric_limits<double>::quiet_NaN();
+    QString cursorText;
+    bool cursorTracking = false;
 };
 
 }  // namespace distlab::ui

@@ -1,5 +1,6 @@
 // LineChart: layout and painting (the data and the axes' ranges are in line_chart.cpp).
 #include <QFontMetricsF>
+#include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
 
@@ -260,6 +261,54 @@ void LineChart::paintEvent(QPaintEvent* event) {
         painter.restore();
     }
     if (d.hasPoints) paintCurves(painter, dirty);
+    if (!std::isnan(d.cursorX)) paintCursor(painter);
+}
+
+void LineChart::paintCursor(QPainter& painter) const {
+    const Impl& d = *m_impl;
+    if (!(d.x.high > d.x.low) || d.cursorX < d.x.low || d.cursorX > d.x.high) return;
+    const QRectF& plot = d.plot;
+    const qreal px = std::round(plot.left() + (d.cursorX - d.x.low) / (d.x.high - d.x.low) * plot.width()) + 0.5;
+    painter.save();
+    painter.setPen(QPen(d.text, 1.0, Qt::DashLine));
+    painter.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
+    if (!d.cursorText.isEmpty()) {
+        // The values at the cursor, in a box on the side of the line with room for it.
+        painter.setFont(d.smallFont);
+        const QFontMetricsF metrics(d.smallFont);
+        const QStringList lines = d.cursorText.split(QLatin1Char('\n'));
+        qreal width = 0.0;
+        for (const QString& line : lines) width = std::max(width, metrics.horizontalAdvance(line));
+        const QSizeF size(width + 8.0, metrics.height() * lines.size() + 4.0);
+        const qreal left = px + 6.0 + size.width() <= plot.right() ? px + 6.0 : px - 6.0 - size.width();
+        const QRectF box(QPointF(left, plot.top() + 4.0), size);
+        QColor fill = d.background;
+        fill.setAlpha(225);
+        painter.setPen(QPen(d.grid, 1.0));
+        painter.setBrush(fill);
+        painter.drawRect(box);
+        painter.setPen(d.text);
+        painter.drawText(box.adjusted(4.0, 2.0, -4.0, -2.0), Qt::AlignLeft | Qt::AlignTop, d.cursorText);
+    }
+    painter.restore();
+}
+
+void LineChart::mouseMoveEvent(QMouseEvent* event) {
+    QWidget::mouseMoveEvent(event);
+    const Impl& d = *m_impl;
+    if (!d.cursorTracking) return;
+    const QRectF& plot = d.plot;
+    const qreal px = event->position().x();
+    if (!d.hasPoints || px < plot.left() || px > plot.right() || !(d.x.high > d.x.low)) {
+        emit cursorMoved(std::numeric_limits<double>::quiet_NaN());
+        return;
+    }
+    emit cursorMoved(d.x.low + (px - plot.left()) / plot.width() * (d.x.high - d.x.low));
+}
+
+void LineChart::leaveEvent(QEvent* event) {
+    QWidget::leaveEvent(event);
+    if (m_impl->cursorTracking) emit cursorMoved(std::numeric_limits<double>::quiet_NaN());
 }
 
 QRect LineChart::plotInterior() const {

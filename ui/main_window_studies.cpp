@@ -1,0 +1,66 @@
+// MainWindow: studies (File ▸ Open study, the studies of File ▸ Examples, Run ▸ New study from this
+// run). The study window is created on first use and shows one study at a time.
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QFile>
+#include <QFileInfo>
+#include <QMenu>
+
+#include <distlab/io/run_config_json.hpp>
+#include <distlab/study/study.hpp>
+
+#include "bridge/session_controller.hpp"
+#include "file_dialogs.hpp"
+#include "panels/run_setup_panel.hpp"
+#include "study/new_study_dialog.hpp"
+#include "study/study_window.hpp"
+
+namespace distlab::ui {
+
+void MainWindow::buildStudyActions() {
+    m_openStudy = new QAction(tr("Open stud&y…"), this);
+    m_openStudy->setObjectName(QStringLiteral("openStudyAction"));
+    m_openStudy->setToolTip(tr("Open a study: 2 to 6 variants of a run trained and compared side by side"));
+    m_newStudy = new QAction(tr("New stud&y from this run…"), this);
+    m_newStudy->setObjectName(QStringLiteral("newStudyAction"));
+    m_newStudy->setToolTip(tr("Compare this run with variants of it: vary one or two knobs (strategy, replicas, "
+                              "reduction, batch size, optimizer, learning rate, ...)"));
+    connect(m_openStudy, &QAction::triggered, this, [this] {
+        const QString path = askOpenPath(this, tr("Open study"), tr("Studies (*.study.json);;All files (*)"));
+        if (!path.isEmpty()) openStudy(path);
+    });
+    connect(m_newStudy, &QAction::triggered, this, [this] {
+        applySetupNow();
+        NewStudyDialog dialog(m_controller->config(), this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        if (auto study = dialog.study()) showStudy(std::move(*study), {});
+    });
+}
+
+bool MainWindow::openStudy(const QString& path) {
+    auto study = loadStudy(QFile::encodeName(path).toStdString(), "study");
+    if (!study) {
+        showError(tr("Could not open the study"), QString::fromStdString(study.error().message));
+        return false;
+    }
+    showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
+void MainWindow::showStudy(Study study, const QString& path) {
+    if (m_studyWindow == nullptr) {
+        m_studyWindow = new StudyWindow(this);
+        m_studyWindow->setPrompts(m_prompts);
+        // A study is about speeds: the current run gives it the cores while it runs.
+        connect(m_studyWindow->runAction(), &QAction::triggered, this, [this] {
+            if (m_controller->state() == SessionState::Running) m_controller->pause();
+        });
+    }
+    m_studyWindow->setStudy(std::move(study), path);
+    m_studyWindow->show();
+    m_studyWindow->raise();
+    m_studyWindow->activateWindow();
+}
+
+}  // namespace distlab::ui

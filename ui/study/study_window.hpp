@@ -1,0 +1,83 @@
+#pragma once
+// The study window (File ▸ Open study, Run ▸ New study from this run): a study's 2–6 variants run
+// one after another or at once, with progress and Cancel per variant, predicted step times before
+// the run, every curve as overlays or small multiples with one cursor, and the summary table with a
+// baseline; saves the study (JSON), the table (CSV) and the whole comparison (PNG). GUI thread.
+#include <QMainWindow>
+
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <distlab/study/step_time_model.hpp>
+#include <distlab/study/study.hpp>
+
+#include "user_prompts.hpp"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSplitter;
+class QTableWidget;
+
+namespace distlab::ui {
+
+class StudyCharts;
+class StudyController;
+class StudySummaryView;
+
+class StudyWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit StudyWindow(QWidget* parent = nullptr);
+    ~StudyWindow() override;
+
+    void setPrompts(UserPrompts prompts) { m_prompts = std::move(prompts); }
+    /// Shows `study` (stops one that runs); `path` is its file, empty for a study made in the app.
+    void setStudy(Study study, const QString& path = {});
+    /// Predicts each variant's step time (when asked) and then runs the study.
+    void run();
+    void cancelAll();
+    bool saveStudy(const QString& path);
+    bool exportTable(const QString& path);
+    bool exportPicture(const QString& path);
+
+    StudyController& controller() const { return *m_controller; }
+    StudyCharts& charts() const { return *m_charts; }
+    StudySummaryView& summary() const { return *m_summary; }
+    QTableWidget& progressTable() const { return *m_progress; }
+    QComboBox& modeBox() const { return *m_mode; }
+    QComboBox& baselineBox() const { return *m_baseline; }
+    QCheckBox& predictBox() const { return *m_predict; }
+    QAction* runAction() const { return m_run; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void buildToolBar();
+    void updateProgress();
+    void fitTables();
+    void updateActions();
+    void showError(const QString& title, const QString& message);
+
+    StudyController* m_controller;
+    UserPrompts m_prompts;
+    QSplitter* m_splitter;
+    StudyCharts* m_charts;
+    StudySummaryView* m_summary;
+    QTableWidget* m_progress;
+    QComboBox* m_mode = nullptr;
+    QComboBox* m_baseline = nullptr;
+    QCheckBox* m_predict = nullptr;
+    QLabel* m_modeNote = nullptr;
+    QAction* m_run = nullptr;
+    QAction* m_cancel = nullptr;
+    QString m_path;
+    std::jthread m_predictor;  // last: joined first (the predictions of run(), before the study starts)
+};
+
+}  // namespace distlab::ui
