@@ -2,6 +2,8 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
+
 #include <distlab/study/study_job.hpp>
 
 namespace distlab::ui {
@@ -39,6 +41,8 @@ void StudyController::reset() {
     m_curves.clear();
     m_curves.resize(count);  // default-constructed: empty curves of the runner's capacity
     m_rows.assign(count, StudyRow{});
+    m_predictions.assign(count, std::nullopt);
+    m_predictionNotes.assign(count, std::string());
     for (std::size_t v = 0; v < count; ++v) {
         m_rows[v].label = m_study.variants[v].label;
         m_progress[v].steps = m_study.variants[v].config.steps;
@@ -53,12 +57,13 @@ void StudyController::setStudy(Study study) {
     emit updated();
 }
 
-void StudyController::start() {
+void StudyController::start(bool predictStepTimes) {
     if (!hasStudy()) return;
     reset();
     if (!m_observer) m_observer = std::make_unique<Observer>(this);
     m_finishedSignalled = false;
-    m_job = std::make_unique<StudyJob>(m_study, m_observer.get());
+    m_predicting = predictStepTimes;
+    m_job = std::make_unique<StudyJob>(m_study, m_observer.get(), predictStepTimes);
     m_poll.start();
     emit updated();
 }
@@ -90,7 +95,14 @@ void StudyController::poll() {
         m_progress[index] = runner.progress(v);
         m_curves[index] = runner.curves(v);
         m_rows[index] = runner.row(v);
+        m_predictions[index] = runner.prediction(v);
+        m_predictionNotes[index] = runner.predictionNote(v);
     }
+    // Predicting until a variant has started (they all are predicted before any trains).
+    if (m_predicting)
+        m_predicting = std::all_of(m_progress.begin(), m_progress.end(),
+                                   [](const VariantProgress& p) { return p.state == VariantState::Waiting; }) &&
+                       !ended;
     ++m_version;
     emit updated();
     if (ended && !m_finishedSignalled) {

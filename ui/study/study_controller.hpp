@@ -32,8 +32,9 @@ public:
     void setStudy(Study study);
     const Study& study() const { return m_study; }
     bool hasStudy() const { return !m_study.variants.empty(); }
-    /// Runs every variant, as the study's mode says (fresh copies of what it showed before).
-    void start();
+    /// Runs every variant, as the study's mode says (fresh copies of what it showed before),
+    /// predicting each one's step time first when `predictStepTimes` (StudyRunner::setPredictStepTimes).
+    void start(bool predictStepTimes = false);
     /// Stops every variant (the rows keep what they reached).
     void cancelAll();
     /// Stops one variant.
@@ -48,6 +49,11 @@ public:
     const StudyCurves& curves(int variant) const { return m_curves[static_cast<std::size_t>(variant)]; }
     /// Rows of every variant (final once the variant has ended).
     const std::vector<StudyRow>& rows() const { return m_rows; }
+    /// Predicted step times, one per variant (empty where none); all empty when not asked.
+    const std::vector<std::optional<StepTimePrediction>>& predictions() const { return m_predictions; }
+    /// Why a variant has no prediction (empty otherwise).
+    const std::vector<std::string>& predictionNotes() const { return m_predictionNotes; }
+    bool predicting() const { return m_predicting; }
     /// Changes whenever the copies above change.
     std::uint64_t version() const { return m_version; }
     void setPollIntervalMs(int milliseconds) { m_poll.setInterval(milliseconds); }
@@ -71,6 +77,9 @@ private:
     std::vector<VariantProgress> m_progress;
     std::vector<StudyCurves> m_curves;
     std::vector<StudyRow> m_rows;
+    std::vector<std::optional<StepTimePrediction>> m_predictions;
+    std::vector<std::string> m_predictionNotes;
+    bool m_predicting = false;
     std::uint64_t m_version = 0;
     bool m_finishedSignalled = true;
     QTimer m_poll;

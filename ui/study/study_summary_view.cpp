@@ -2,6 +2,8 @@
 
 #include <QHeaderView>
 
+#include <algorithm>
+
 #include "study/study_charts.hpp"
 #include "study/study_controller.hpp"
 
@@ -19,17 +21,15 @@ StudySummaryView::StudySummaryView(StudyController& controller, QWidget* parent)
     connect(&m_controller, &StudyController::updated, this, &StudySummaryView::refresh);
 }
 
-void StudySummaryView::setPredictions(std::vector<std::optional<StepTimePrediction>> predictions) {
-    m_predictions = std::move(predictions);
-    m_drawn = 0;
-    refresh();
-}
-
 StudyTable StudySummaryView::table() const {
-    const std::vector<StudyRow>& rows = m_controller.rows();
-    std::span<const std::optional<StepTimePrediction>> predictions;
-    if (m_predictions.size() == rows.size()) predictions = m_predictions;
-    return makeStudyTable(rows, m_controller.study().baseline(), predictions);
+    // The predicted columns only when the study was predicted (as distlab-cli compare --predict).
+    const auto& predictions = m_controller.predictions();
+    const bool predicted = std::any_of(predictions.begin(), predictions.end(), [](const auto& p) { return p.has_value(); }) ||
+                           std::any_of(m_controller.predictionNotes().begin(), m_controller.predictionNotes().end(),
+                                       [](const std::string& note) { return !note.empty(); });
+    return makeStudyTable(m_controller.rows(), m_controller.study().baseline(),
+                          predicted ? std::span<const std::optional<StepTimePrediction>>(predictions)
+                                    : std::span<const std::optional<StepTimePrediction>>());
 }
 
 void StudySummaryView::refresh() {

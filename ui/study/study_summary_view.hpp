@@ -4,10 +4,6 @@
 // baseline row in bold and ratios taken against it. GUI thread.
 #include <QTableWidget>
 
-#include <optional>
-#include <vector>
-
-#include <distlab/study/step_time_model.hpp>
 #include <distlab/study/study_table.hpp>
 
 namespace distlab::ui {
@@ -19,8 +15,6 @@ class StudySummaryView : public QTableWidget {
 
 public:
     explicit StudySummaryView(StudyController& controller, QWidget* parent = nullptr);
-    /// Predicted step times, one per variant (empty where a variant could not be predicted); empty: none.
-    void setPredictions(std::vector<std::optional<StepTimePrediction>> predictions);
     /// The table as shown (before sorting): what the CSV export writes.
     StudyTable table() const;
     /// Rebuilds from the controller's rows when they changed.
@@ -28,7 +22,6 @@ public:
 
 private:
     StudyController& m_controller;
-    std::vector<std::optional<StepTimePrediction>> m_predictions;
     std::uint64_t m_drawn = 0;
 };
 

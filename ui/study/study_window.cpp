@@ -10,7 +10,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
-#include <QMetaObject>
 #include <QProgressBar>
 #include <QScrollBar>
 #include <QPushButton>
@@ -75,9 +74,7 @@ StudyWindow::StudyWindow(QWidget* parent)
     });
 }
 
-StudyWindow::~StudyWindow() {
-    if (m_predictor.joinable()) m_predictor.join();
-}
+StudyWindow::~StudyWindow() = default;
 
 void StudyWindow::buildToolBar() {
     QToolBar* bar = addToolBar(tr("Study"));
@@ -129,7 +126,6 @@ void StudyWindow::buildToolBar() {
 }
 
 void StudyWindow::setStudy(Study study, const QString& path) {
-    if (m_predictor.joinable()) m_predictor.join();
     m_path = path;
     const QString name = QString::fromStdString(study.spec.name);
     setWindowTitle(tr("Study: %1").arg(name));
@@ -146,7 +142,6 @@ void StudyWindow::setStudy(Study study, const QString& path) {
         for (const StudyVariant& variant : study.variants) m_baseline->addItem(QString::fromStdString(variant.label));
         m_baseline->setCurrentIndex(study.spec.baseline);
     }
-    m_summary->setPredictions({});
     m_controller->setStudy(std::move(study));
     m_progress->setRowCount(m_controller->variantCount());
     for (int v = 0; v < m_controller->variantCount(); ++v) {
@@ -183,39 +178,14 @@ void StudyWindow::fitTables() {
 }
 
 void StudyWindow::run() {
-    if (!m_controller->hasStudy() || m_controller->isRunning() || m_predictor.joinable()) return;
-    if (!m_predict->isChecked()) {
-        m_summary->setPredictions({});
-        m_controller->start();
-        return;
-    }
-    // The calibration times this machine's cores: it runs before the variants, on a thread of its
-    // own so that the window stays live, and the study starts once it is done.
-    statusBar()->showMessage(tr("Predicting each variant's step time (a short calibration on this machine)…"));
-    m_run->setEnabled(false);
-    std::vector<RunConfig> configs;
-    for (const StudyVariant& variant : m_controller->study().variants) configs.push_back(variant.config);
-    m_predictor = std::jthread([this, configs = std::move(configs)] {
-        StepTimeModel model;
-        std::vector<std::optional<StepTimePrediction>> predictions;
-        QStringList notes;
-        for (const RunConfig& config : configs) {
-            auto predicted = model.predict(config);
-            if (predicted) predictions.emplace_back(*predicted);
-            else {
-                predictions.emplace_back(std::nullopt);
-                notes.append(QString::fromStdString(config.name + ": " + predicted.error().message));
-            }
-        }
-        QMetaObject::invokeMethod(this, [this, predictions = std::move(predictions), notes] {
-            if (m_predictor.joinable()) m_predictor.join();
-            m_summary->setPredictions(predictions);
-            statusBar()->showMessage(notes.isEmpty() ? tr("Predicted; running the variants…")
-                                                     : tr("Not predicted: %1").arg(notes.join(QStringLiteral("; "))),
-                                     10000);
-            m_controller->start();
-        }, Qt::QueuedConnection);
-    });
+    if (!m_controller->hasStudy() || m_controller->isRunning()) return;
+    // The runner predicts every variant before any trains (the calibration times this machine's
+    // cores, so it must not share them with a variant).
+    m_controller->start(m_predict->isChecked());
+    if (m_predict->isChecked())
+        statusBar()->showMessage(tr("Predicting each variant's step time (a short calibration on this machine), then "
+                                    "running the variants…"),
+                                 10000);
 }
 
 void StudyWindow::cancelAll() { m_controller->cancelAll(); }
@@ -237,7 +207,7 @@ void StudyWindow::updateProgress() {
 }
 
 void StudyWindow::updateActions() {
-    const bool running = m_controller->isRunning() || m_predictor.joinable();
+    const bool running = m_controller->isRunning();
     m_run->setEnabled(m_controller->hasStudy() && !running);
     m_cancel->setEnabled(running);
     m_mode->setEnabled(!running);

@@ -5,11 +5,6 @@
 // baseline; saves the study (JSON), the table (CSV) and the whole comparison (PNG). GUI thread.
 #include <QMainWindow>
 
-#include <optional>
-#include <thread>
-#include <vector>
-
-#include <distlab/study/step_time_model.hpp>
 #include <distlab/study/study.hpp>
 
 #include "user_prompts.hpp"
@@ -37,7 +32,7 @@ public:
     void setPrompts(UserPrompts prompts) { m_prompts = std::move(prompts); }
     /// Shows `study` (stops one that runs); `path` is its file, empty for a study made in the app.
     void setStudy(Study study, const QString& path = {});
-    /// Predicts each variant's step time (when asked) and then runs the study.
+    /// Runs the study, predicting each variant's step time first when the box is checked.
     void run();
     void cancelAll();
     bool saveStudy(const QString& path);
@@ -77,7 +72,6 @@ private:
     QAction* m_run = nullptr;
     QAction* m_cancel = nullptr;
     QString m_path;
-    std::jthread m_predictor;  // last: joined first (the predictions of run(), before the study starts)
 };
 
 }  // namespace distlab::ui
