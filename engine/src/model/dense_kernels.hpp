@@ -80,8 +80,10 @@ void activationBackward(Activation act, const S* z, const S* y, const S* dy, S* 
 /// z = x W + b for x [batch, in], W [in, out], b [out].
 template <typename S>
 void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, std::int64_t in, std::int64_t out) {
-    matrixProduct(Op::None, Op::None, batch, out, in, x, w, S(0), z);
-    MatrixMap<S>(z, batch, out).rowwise() += ConstRowVectorMap<S>(b, out);
+    // The bias is laid down first and the product added onto it (beta 1): one pass over z instead
+    // of the product's own clearing (beta 0) and then a pass adding the bias.
+    MatrixMap<S>(z, batch, out).rowwise() = ConstRowVectorMap<S>(b, out);
+    matrixProduct(Op::None, Op::None, batch, out, in, x, w, S(1), z);
 }
 
 /// dW += x^T dz, db += column sums of dz (= instead of += when not accumulate), and dx = dz W^T

@@ -1,16 +1,60 @@
 #include "model/matrix_product.hpp"
 
 #include <cblas.h>
+#include <cpuid.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace distlab::kernels {
+namespace {
+
+using SgemmFunction = decltype(&cblas_sgemm);
+
+/// AMD family 19h with AVX-512 (Zen 4): its AVX-512 units are 256 bits wide, and OpenBLAS's AVX2
+/// (Haswell) kernels run the engine's products faster there than the AVX-512 ones it would pick,
+/// on one core and, more so, on two (tests/bench/gemm_paths.sh, fma_peak.cpp).
+bool preferAvx2Kernels() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd") && family == 0x19 && __builtin_cpu_supports("avx512f");
+}
+
+struct OpenBlas {
+    SgemmFunction sgemm = nullptr;
+    std::string error;
+
+    // OpenBLAS picks its kernels once, when it is loaded, reading OPENBLAS_CORETYPE: so it is loaded
+    // here rather than linked, at static initialisation (one thread, before main), after setting
+    // that variable where the measurement says so. A value the user set wins.
+    OpenBlas() {
+        if (preferAvx2Kernels()) ::setenv("OPENBLAS_CORETYPE", "Haswell", /*overwrite=*/0);
+        void* library = ::dlopen(DISTLAB_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        if (library != nullptr) sgemm = reinterpret_cast<SgemmFunction>(::dlsym(library, "cblas_sgemm"));
+        if (sgemm == nullptr) {
+            const char* reason = ::dlerror();
+            error = std::string("cannot load OpenBLAS (" DISTLAB_OPENBLAS_LIBRARY "): ") + (reason ? reason : "no cblas_sgemm") +
+                    "; install libopenblas0-openmp";
+        }
+    }
+};
+
+const OpenBlas kOpenBlas;
+
+}  // namespace
 
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c) {
+    if (kOpenBlas.sgemm == nullptr) throw std::runtime_error(kOpenBlas.error);
     const auto transpose = [](Op op) { return op == Op::Transpose ? CblasTrans : CblasNoTrans; };
     const auto lda = static_cast<blasint>(opA == Op::Transpose ? m : k);
     const auto ldb = static_cast<blasint>(opB == Op::Transpose ? k : n);
-    cblas_sgemm(CblasRowMajor, transpose(opA), transpose(opB), static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<blasint>(n));
+    kOpenBlas.sgemm(CblasRowMajor, transpose(opA), transpose(opB), static_cast<blasint>(m), static_cast<blasint>(n),
+                    static_cast<blasint>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<blasint>(n));
 }
 
 }  // namespace distlab::kernels
