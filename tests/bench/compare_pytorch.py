@@ -2,9 +2,10 @@
 """DistLab against its PyTorch peer at its best on the reference workloads, in one run.
 
 For each case, `--repeats` times: one `distlab-cli bench` run, then the peer script of
-../shared/bench once per installed OpenBLAS build (peer_blas.py pins the build per run and records
-which library each peer process mapped and its thread counts). DistLab is compared against the
-fastest build by median. A roofline goes with it: the FMA peak of the cores each case uses
+../shared/bench once per installed OpenBLAS build, each with OpenBLAS's own kernel choice and with
+each kernel type of `--coretypes` forced (peer_blas.py pins the build per run and records which
+library each process mapped and its thread counts). DistLab is compared against the fastest
+variant by median. A roofline goes with it: the FMA peak of the cores each case uses
 (fma_peak.cpp) and the GFLOP/s both sides reach (roofline.py). Usage (from the repository
 root, after `cmake --preset release && cmake --build --preset release --target distlab-cli`):
 
@@ -43,16 +44,13 @@ CASES = [
 PEER_KEYS = {"samples_per_sec": "samples_per_s", "steps_per_sec": "steps_per_s"}
 
 
-def last_json(text):
-    return next(json.loads(l) for l in reversed(text.strip().splitlines()) if l.strip().startswith("{"))
-
-
 def run_distlab(cli, case, seconds):
     cmd = [cli, "bench", os.path.join(HERE, "workloads", case.workload + ".json"), "--seconds", str(seconds),
            "--warmup-steps", "20"]
     for o in case.overrides:
         cmd += ["--set", o]
-    return last_json(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out, loaded, threads = peer_blas.watch(cmd, dict(os.environ), timeout=120 + 10 * seconds)
+    return dict(peer_blas.last_json(out), blas_loaded=sorted(loaded), os_threads_max=threads)
 
 
 def machine_state():
@@ -62,14 +60,14 @@ def machine_state():
                 at=time.strftime("%H:%M:%S"))
 
 
-def measure_case(case, a, builds):
-    ours, theirs = [], {variant: [] for variant in builds}
+def measure_case(case, a, variants):
+    ours, theirs = [], {name: [] for name in variants}
     for _ in range(a.repeats):  # alternate, so drift on a shared machine hits every side alike
         ours.append(run_distlab(a.cli, case, a.seconds))
-        for variant, folder in builds.items():
-            theirs[variant].append(peer_blas.run(os.path.join(a.peer_dir, case.peer[0]),
-                                                 case.peer[1:] + ["--seconds", str(a.seconds)], folder,
-                                                 timeout=120 + 10 * a.seconds))
+        for name, (folder, extra_env) in variants.items():
+            theirs[name].append(peer_blas.run(os.path.join(a.peer_dir, case.peer[0]),
+                                              case.peer[1:] + ["--seconds", str(a.seconds)], folder,
+                                              timeout=120 + 10 * a.seconds, extra_env=extra_env))
     return ours, theirs
 
 
@@ -87,12 +85,20 @@ def summarise(case, ours, theirs, peak, flops):
     ours_median = statistics.median(value(ours, case.metric))
     ours_samples = statistics.median(value(ours, "samples_per_sec"))
     ratio = ours_median / peers[best]["median"]
-    ceiling = peak["gflops"][case.cores]
     gflops = dict(distlab=roofline.achieved(ours_samples, flops), pytorch=roofline.achieved(peers[best]["samples_per_s"], flops))
-    return dict(case=case.name, metric=case.metric, cores=case.cores, distlab_median=ours_median,
-                distlab_runs=value(ours, case.metric), peers=peers, best_peer=best, pytorch_median=peers[best]["median"],
-                ratio=ratio, target=case.target, met=ratio >= case.target, peak_gflops=ceiling, gflops=gflops,
-                share_of_peak={side: g["executed"] / ceiling for side, g in gflops.items()})
+    row = dict(case=case.name, metric=case.metric, cores=case.cores, distlab_median=ours_median,
+               distlab_blas_loaded=sorted({f for r in ours for f in r["blas_loaded"]}),
+               distlab_os_threads_max=max(r["os_threads_max"] for r in ours),
+               distlab_runs=value(ours, case.metric), peers=peers, best_peer=best, pytorch_median=peers[best]["median"],
+               ratio=ratio, target=case.target, met=ratio >= case.target, gflops=gflops)
+    return with_peak(row, peak)
+
+
+def with_peak(row, peak):
+    """Sets the peak of the cores the case uses and each side's share of it (executed FLOPs)."""
+    row["peak_gflops"] = peak["gflops"][row["cores"]]
+    row["share_of_peak"] = {side: g["executed"] / row["peak_gflops"] for side, g in row["gflops"].items()}
+    return row
 
 
 def main():
@@ -104,11 +110,14 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--json", default="")
     ap.add_argument("--markdown", default="")
+    ap.add_argument("--coretypes", default="default,Haswell",
+                    help="OpenBLAS kernel choices to run the peer with, besides each build (default,Haswell)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     before = machine_state()
     builds, missing = peer_blas.installed_builds()
-    print(f"machine: {before}; PyTorch runs once per OpenBLAS build: {', '.join(builds)}"
+    variants = peer_blas.variants(a.coretypes.split(","))
+    print(f"machine: {before}; PyTorch runs once per OpenBLAS build and kernel choice: {', '.join(variants)}"
           + (f" (not installed: {', '.join(missing)})" if missing else "")
           + f"; the system default is {peer_blas.system_default()}", flush=True)
     peak = roofline.measure_peak(os.cpu_count())
@@ -117,15 +126,19 @@ def main():
     for case in CASES:
         if only and case.name not in only:
             continue
-        ours, theirs = measure_case(case, a, builds)
+        ours, theirs = measure_case(case, a, variants)
         flops = roofline.flops_per_sample(roofline.layer_sizes(os.path.join(HERE, "workloads", case.workload + ".json")))
         row = summarise(case, ours, theirs, peak, flops)
         rows.append(row)
         print(markdown_tables.console_line(row), flush=True)
+    peak = roofline.best_of(peak, roofline.measure_peak(os.cpu_count()))  # again at the end: the better counts
+    for row in rows:  # shares against the final peak
+        with_peak(row, peak)
     after = machine_state()
     print(f"machine after: {after}", flush=True)
     report = dict(when=time.strftime("%Y-%m-%d %H:%M:%S"), cores=os.cpu_count(), machine_before=before,
-                  machine_after=after, blas_builds=builds, blas_missing=missing, system_blas=peer_blas.system_default(),
+                  machine_after=after, blas_builds=builds, peer_variants=list(variants), blas_missing=missing,
+                  system_blas=peer_blas.system_default(),
                   peak=peak, rows=rows)
     if a.json:
         with open(a.json, "w") as f:

@@ -23,13 +23,16 @@ def console_line(row):
 def render(report):
     rows = report["rows"]
     out = [f"Run of {report['when']}; machine before {report['machine_before']}, after {report['machine_after']}.",
-           f"OpenBLAS builds tried for the peer: {', '.join(report['blas_builds'])}"
+           f"Peer variants (OpenBLAS build, +forced kernel type): {', '.join(report['peer_variants'])}"
            + (f"; not installed: {', '.join(report['blas_missing'])}" if report["blas_missing"] else "")
            + f"; system default {report['system_blas']}.", "",
-           f"FMA peak (`tests/bench/fma_peak.cpp`): {report['peak']['report']}", "",
-           "| case | DistLab | PyTorch at its best (BLAS) | ratio | target | met |", "| --- | --- | --- | --- | --- | --- |"]
+           f"FMA peak (`tests/bench/fma_peak.cpp`, GFLOP/s, at the start and at the end; the better of each "
+           f"counts): {report['peak']['report']}", "",
+           "| case | DistLab (BLAS mapped, most OS threads) | PyTorch at its best (variant) | ratio | target | met |",
+           "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        out.append(f"| {r['case']} {r['metric'].replace('_per_sec', '/s')} | {_n(r['distlab_median'])} | "
+        out.append(f"| {r['case']} {r['metric'].replace('_per_sec', '/s')} | {_n(r['distlab_median'])} "
+                   f"({_lib(r['distlab_blas_loaded'])}, {r['distlab_os_threads_max']}) | "
                    f"{_n(r['pytorch_median'])} ({r['best_peer']}) | {r['ratio']:.2f}× | ≥ {r['target']}× | "
                    f"{'yes' if r['met'] else 'no'} |")
     out += ["", "Every run (DistLab; the peer per OpenBLAS build, with the library its processes mapped, "

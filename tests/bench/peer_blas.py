@@ -32,6 +32,19 @@ def system_default():
     return os.path.realpath(os.path.join(LIB_DIR, "libblas.so.3"))
 
 
+def variants(coretypes):
+    """{name: (folder, extra environment)}: every installed build, each with OpenBLAS's own kernel
+    choice ("default") and with each forced OPENBLAS_CORETYPE (the engine forces Haswell on Zen 4,
+    so the peer is given the same chance)."""
+    found, _ = installed_builds()
+    out = {}
+    for variant, folder in found.items():
+        for coretype in coretypes:
+            name = variant if coretype == "default" else f"{variant}+{coretype}"
+            out[name] = (folder, {} if coretype == "default" else {"OPENBLAS_CORETYPE": coretype})
+    return out
+
+
 def _children(pid):
     try:
         pids = []
@@ -71,34 +84,38 @@ def _threads(pid):
     return 0
 
 
-def _is_python(pid):
-    try:
-        return "python" in os.path.basename(os.readlink(f"/proc/{pid}/exe"))
-    except OSError:
-        return False
-
-
-def run(script, args, folder, timeout):
-    """Runs /usr/bin/python3 script args with folder's libblas.so.3 first; returns the script's
-    last JSON line plus what the watch saw: blas_loaded (files), os_threads_max (per process)."""
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = folder + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    proc = subprocess.Popen(["/usr/bin/python3", script] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+def watch(cmd, env, timeout):
+    """Runs cmd, sampling its process tree twice a second (cheap next to a run of seconds): returns
+    (stdout, the BLAS files any process of it mapped, the most OS threads one of them had)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     loaded, threads, deadline = set(), 0, time.time() + timeout
-    while proc.poll() is None:  # sample twice a second: cheap next to a run of seconds
+    while proc.poll() is None:
         for pid in _tree(proc.pid):
-            if _is_python(pid):
-                loaded |= _blas_files(pid)
-                threads = max(threads, _threads(pid))
+            loaded |= _blas_files(pid)
+            threads = max(threads, _threads(pid))
         if time.time() > deadline:
             proc.kill()
-            raise RuntimeError(f"{script} timed out")
+            raise RuntimeError(f"{cmd[0]} timed out")
         time.sleep(0.5)
     out, err = proc.communicate()
     if proc.returncode != 0:
-        raise RuntimeError(f"{script} {' '.join(args)} failed ({proc.returncode}):\n{err[-2000:]}")
-    result = next(json.loads(l) for l in reversed(out.strip().splitlines()) if l.strip().startswith("{"))
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-2000:]}")
+    return out, loaded, threads
+
+
+def last_json(text):
+    return next(json.loads(l) for l in reversed(text.strip().splitlines()) if l.strip().startswith("{"))
+
+
+def run(script, args, folder, timeout, extra_env=None):
+    """Runs /usr/bin/python3 script args with folder's libblas.so.3 first (and extra_env); returns the
+    script's last JSON line plus what the watch saw: blas_loaded (files), os_threads_max."""
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)  # only a variant sets it
+    env.update(extra_env or {})
+    env["LD_LIBRARY_PATH"] = folder + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    out, loaded, threads = watch(["/usr/bin/python3", script] + args, env, timeout)
+    result = last_json(out)
     result["blas_loaded"] = sorted(loaded)
     result["os_threads_max"] = threads
     return result

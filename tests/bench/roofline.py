@@ -39,6 +39,13 @@ def measure_peak(threads, seconds=1.0):
                         threads: max(w["gflops_all_threads"] for w in widths)})
 
 
+def best_of(*peaks):
+    """The higher figure of each of several measurements: load from other work only lowers a peak."""
+    first = peaks[0]
+    return dict(report=[p["report"] for p in peaks],
+                gflops={cores: max(p["gflops"][cores] for p in peaks) for cores in first["gflops"]})
+
+
 def achieved(samples_per_s, flops):
     """GFLOP/s, nominal and executed, at a throughput of samples_per_s."""
     return {kind: samples_per_s * count / 1e9 for kind, count in flops.items()}
