@@ -180,7 +180,12 @@ void StudyCharts::fill(LineChart& chart, StudyMetric metric, int onlyVariant) {
         const QString label = QString::fromStdString(m_controller.study().variants[static_cast<std::size_t>(v)].label);
         chart.setSeries(label, line, variantColor(v), v == m_controller.study().baseline() ? 2.5 : 1.8);
     }
-    if (xLow < xHigh) chart.stableXRange(xLow, xHigh);
+    // While variants train the range keeps headroom (it moves now and then, not every frame); once
+    // they have ended it fits the data.
+    if (xLow < xHigh) {
+        if (m_controller.isRunning()) chart.stableXRange(xLow, xHigh);
+        else chart.setXRange(xLow, xHigh);
+    }
     chart.fitAxes();
 }
 

@@ -104,12 +104,14 @@ void StudyController::poll() {
                                    [](const VariantProgress& p) { return p.state == VariantState::Waiting; }) &&
                        !ended;
     ++m_version;
-    emit updated();
-    if (ended && !m_finishedSignalled) {
+    // The copies of the poll that found the job ended are final: views drawing them see it ended.
+    const bool justEnded = ended && !m_finishedSignalled;
+    if (justEnded) {
         m_finishedSignalled = true;
         m_poll.stop();
-        emit finished();
     }
+    emit updated();
+    if (justEnded) emit finished();
 }
 
 }  // namespace distlab::ui
