@@ -6,6 +6,7 @@
 
 #include "distlab/comm/all_reduce_benchmark.hpp"
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/distribute/replica_pool.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
 #include "distlab/telemetry/phase_split.hpp"
@@ -103,6 +104,22 @@ AlphaBeta StepTimeModel::reductionCost(CrossDeviceOps algorithm, int replicas, s
     return fit;
 }
 
+double StepTimeModel::dispatchCost(int replicas, int threadsPerReplica) {
+    const auto key = std::make_pair(replicas, threadsPerReplica);
+    if (auto found = m_dispatch.find(key); found != m_dispatch.end()) return found->second;
+    ReplicaPool pool(replicas, threadsPerReplica, [](int) {});
+    for (int i = 0; i < kWarmupSteps; ++i) pool.run();
+    int runs = 0;
+    const std::int64_t start = nowNs();
+    while (runs < kMaxTimedSteps * 10 && (runs < kMinTimedSteps || nowNs() - start < kMinReductionNs)) {
+        pool.run();
+        ++runs;
+    }
+    const double ns = double(nowNs() - start) / runs;
+    m_dispatch.emplace(key, ns);
+    return ns;
+}
+
 Result<StepTimePrediction> StepTimeModel::predict(const RunConfig& config) {
     const StrategyConfig& strategy = config.strategy;
     if (strategy.type != StrategyKind::OneDevice && strategy.type != StrategyKind::Mirrored)
@@ -125,6 +142,7 @@ Result<StepTimePrediction> StepTimeModel::predict(const RunConfig& config) {
                                        : std::max<std::int64_t>(1, strategy.numPacks);
         const std::int64_t packBytes = std::max<std::int64_t>(4, gradientBytes / packs);
         prediction.communicationMs = double(packs) * reductionCost(strategy.crossDeviceOps, replicas, packBytes).ns(double(packBytes)) * 1e-6;
+        prediction.optimizerMs += dispatchCost(replicas, static_cast<int>(threads)) * 1e-6;
     }
     prediction.stepMs = prediction.computeMs + prediction.communicationMs + prediction.optimizerMs;
     return prediction;

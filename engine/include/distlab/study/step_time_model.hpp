@@ -7,7 +7,8 @@
 //    algorithm at its replica count, fitted to the collectives benchmark (measureAllReduce) at
 //    sizes around one gradient pack.
 // A mirrored step is then k micro-batches of compute, one all-reduce per pack and the update, the
-// compute and update stretched by replicas / cores when the replica threads outnumber the cores.
+// compute and update stretched by replicas / cores when the replica threads outnumber the cores,
+// plus starting the replica threads and waiting for them (measured on an empty step).
 // Parameter servers and central storage are not modelled yet (predict says so).
 #include <cstdint>
 #include <map>
@@ -62,10 +63,14 @@ public:
 private:
     Result<ComputeCost> computeCost(const RunConfig& config, std::int64_t microBatch, std::int64_t threads);
     AlphaBeta reductionCost(CrossDeviceOps algorithm, int replicas, std::int64_t packBytes);
+    /// Nanoseconds to start `replicas` replica threads on a step and wait for them (ReplicaPool::run
+    /// of an empty task), which a one-device calibration does not pay.
+    double dispatchCost(int replicas, int threadsPerReplica);
 
     int m_cores;
     std::map<std::string, ComputeCost> m_compute;  ///< by the calibration run's config (model, data, batch, threads)
     std::map<std::tuple<CrossDeviceOps, int, std::int64_t>, AlphaBeta> m_reductions;
+    std::map<std::pair<int, int>, double> m_dispatch;
 };
 
 }  // namespace distlab
