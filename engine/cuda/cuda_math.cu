@@ -1,62 +1,18 @@
 // One logical GPU for the tensor core: its stream, its cuBLAS handle, a caching allocator with a
 // memory limit, and the dense layer's math (cuBLAS products, elementwise kernels that follow the
 // CPU kernels of engine/src/model/dense_kernels.hpp formula for formula).
-#include "cuda_math.h"
+#include "cuda_device.cuh"
 
 #include "comm/ring_schedule.hpp"
 
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_runtime.h>
 
-#include <cstdio>
-#include <map>
-#include <unordered_map>
-
-struct DistlabCudaGraph {
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-};
-
-struct DistlabCudaDevice {
-    int logical = 0;
-    int physical = 0;
-    cudaStream_t stream = nullptr;
-    cublasHandle_t blas = nullptr;
-    void* blasWorkspace = nullptr;  // given to cuBLAS up front, so a captured product allocates nothing
-    cudaEvent_t ringEvents[2] = {nullptr, nullptr};  // a ring step's completion, by the step's parity
-    unsigned long long limit = 0;
-    unsigned long long live = 0;
-    unsigned long long peak = 0;
-    unsigned long long cached = 0;
-    std::multimap<unsigned long long, void*> cache;            // free blocks by size
-    std::unordered_map<void*, unsigned long long> blockSizes;  // every block this device holds
-};
+using namespace distlab_cuda;
 
 namespace {
 
 constexpr unsigned long long kGranule = 512;  // sizes round up to this, so blocks are reusable
-constexpr int kThreads = 256;
-
-int fail(char* message, const DistlabCudaDevice* device, int code, const char* what, const char* cause) {
-    if (message != nullptr)
-        std::snprintf(message, DISTLAB_CUDA_MESSAGE_SIZE, "gpu:%d: %s: %s", device != nullptr ? device->logical : -1, what,
-                      cause);
-    return code;
-}
-
-int check(cudaError_t error, char* message, const DistlabCudaDevice* device, const char* what) {
-    if (error == cudaSuccess) return 0;
-    return fail(message, device, static_cast<int>(error), what, cudaGetErrorString(error));
-}
-
-int checkBlas(cublasStatus_t status, char* message, const DistlabCudaDevice* device, const char* what) {
-    if (status == CUBLAS_STATUS_SUCCESS) return 0;
-    return fail(message, device, DISTLAB_CUDA_CUBLAS_FAILED, what, cublasGetStatusString(status));
-}
-
-int blocksFor(long long count) { return static_cast<int>((count + kThreads - 1) / kThreads); }
 
 double mebibytes(unsigned long long bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
@@ -117,8 +73,6 @@ __global__ void addColumnSums(const float* dz, float* db, long long rows, long l
     db[j] += sum;
 }
 
-// The optimizers write each product and sum as the CPU loops do; __fmul_rn / __fadd_rn keep the
-// compiler from fusing them into FMAs, which would round differently.
 __global__ void toHalf(int half, const float* source, unsigned short* destination, long long count) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -143,34 +97,6 @@ __global__ void divideBy(float* values, float divisor, long long count) {
 
 using distlab::comm_detail::kRingSegmentElements;  // the CPU ring's schedule (comm/ring_schedule.hpp)
 using distlab::comm_detail::ringChunkBegin;
-
-__global__ void sgd(float* values, const float* grads, float* velocity, long long count, float rate, float momentum,
-                    int nesterov) {
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    const float g = grads[i];
-    if (velocity == nullptr) {
-        values[i] = __fsub_rn(values[i], __fmul_rn(rate, g));
-        return;
-    }
-    const float b = __fadd_rn(__fmul_rn(momentum, velocity[i]), g);
-    velocity[i] = b;
-    const float step = nesterov ? __fadd_rn(g, __fmul_rn(momentum, b)) : b;
-    values[i] = __fsub_rn(values[i], __fmul_rn(rate, step));
-}
-
-__global__ void adam(float* values, const float* grads, float* m, float* v, long long count, float stepSize,
-                     float invSecondCorrection, float beta1, float beta2, float epsilon) {
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    const float g = grads[i];
-    const float first = __fadd_rn(__fmul_rn(beta1, m[i]), __fmul_rn(1.0f - beta1, g));
-    const float second = __fadd_rn(__fmul_rn(beta2, v[i]), __fmul_rn(__fmul_rn(1.0f - beta2, g), g));
-    m[i] = first;
-    v[i] = second;
-    const float denominator = __fadd_rn(__fmul_rn(__fsqrt_rn(second), invSecondCorrection), epsilon);
-    values[i] = __fsub_rn(values[i], __fdiv_rn(__fmul_rn(stepSize, first), denominator));
-}
 
 // One thread per example (rows are short: the classes of a classifier).
 __global__ void softmaxCrossEntropy(const float* logits, const int* labels, float* dlogits, float* rowLoss, int* rowCorrect,
@@ -227,6 +153,9 @@ int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limi
     constexpr size_t kBlasWorkspace = 32u << 20;
     if (code == 0) code = check(cudaMalloc(&opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
     if (code == 0) code = checkBlas(cublasSetWorkspace(opened->blas, opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
+    if (code == 0)
+        code = check(cudaMalloc(reinterpret_cast<void**>(&opened->sumScratch), kSumBlocks * sizeof(double)), message, opened,
+                     "sum-of-squares scratch");
     for (cudaEvent_t& event : opened->ringEvents)
         if (code == 0) code = check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), message, opened, "cannot create an event");
     if (code != 0) {
@@ -244,6 +173,7 @@ void distlabCudaClose(DistlabCudaDevice* device) {
     for (const auto& block : device->blockSizes) cudaFree(block.first);
     if (device->blas != nullptr) cublasDestroy(device->blas);
     if (device->blasWorkspace != nullptr) cudaFree(device->blasWorkspace);
+    if (device->sumScratch != nullptr) cudaFree(device->sumScratch);
     for (cudaEvent_t event : device->ringEvents)
         if (event != nullptr) cudaEventDestroy(event);
     if (device->stream != nullptr) cudaStreamDestroy(device->stream);
@@ -425,34 +355,6 @@ int distlabCudaCopy(DistlabCudaDevice* device, void* destination, const void* so
     return check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, device->stream), message, device, "copy");
 }
 
-int distlabCudaBeginCapture(DistlabCudaDevice* device, char* message) {
-    return check(cudaStreamBeginCapture(device->stream, cudaStreamCaptureModeThreadLocal), message, device, "begin graph capture");
-}
-
-int distlabCudaEndCapture(DistlabCudaDevice* device, DistlabCudaGraph** graph, char* message) {
-    *graph = nullptr;
-    auto* captured = new DistlabCudaGraph;
-    int code = check(cudaStreamEndCapture(device->stream, &captured->graph), message, device, "end graph capture");
-    if (code == 0) code = check(cudaGraphInstantiate(&captured->exec, captured->graph, 0), message, device, "instantiate graph");
-    if (code != 0) {
-        distlabCudaDestroyGraph(captured);
-        return code;
-    }
-    *graph = captured;
-    return 0;
-}
-
-int distlabCudaLaunch(DistlabCudaDevice* device, const DistlabCudaGraph* graph, char* message) {
-    return check(cudaGraphLaunch(graph->exec, device->stream), message, device, "launch graph");
-}
-
-void distlabCudaDestroyGraph(DistlabCudaGraph* graph) {
-    if (graph == nullptr) return;
-    if (graph->exec != nullptr) cudaGraphExecDestroy(graph->exec);
-    if (graph->graph != nullptr) cudaGraphDestroy(graph->graph);
-    delete graph;
-}
-
 // Row-major [r, c] is column-major [c, r]: every product below is the row-major formula
 // transposed, so cuBLAS (column-major) computes it without copies.
 int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y,
@@ -549,21 +451,6 @@ int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const fl
                                  static_cast<int>(units), &one, w, static_cast<int>(units), dz, static_cast<int>(units), &zero, dx,
                                  static_cast<int>(inputs)),
                      message, device, "input gradient product");
-}
-
-int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count, float rate,
-                   float momentum, int nesterov, char* message) {
-    if (count <= 0) return 0;
-    sgd<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, velocity, count, rate, momentum, nesterov);
-    return check(cudaGetLastError(), message, device, "sgd");
-}
-
-int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
-                    float stepSize, float invSecondCorrection, float beta1, float beta2, float epsilon, char* message) {
-    if (count <= 0) return 0;
-    adam<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, m, v, count, stepSize, invSecondCorrection, beta1,
-                                                            beta2, epsilon);
-    return check(cudaGetLastError(), message, device, "adam");
 }
 
 int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits,

@@ -82,6 +82,18 @@ int distlabCudaBeginCapture(DistlabCudaDevice* device, char* message);
 int distlabCudaEndCapture(DistlabCudaDevice* device, DistlabCudaGraph** graph, char* message);
 int distlabCudaLaunch(DistlabCudaDevice* device, const DistlabCudaGraph* graph, char* message);
 void distlabCudaDestroyGraph(DistlabCudaGraph* graph);
+/* Ends a capture that failed half-way (a queued call returned an error) and drops what it
+ * recorded, so the stream runs work eagerly again. 0 when no capture was active. */
+int distlabCudaAbortCapture(DistlabCudaDevice* device);
+
+/* Timing points on a device's stream: mark point p when the work queued before it is done (in a
+ * capture, the mark becomes a node of the graph and is recorded on every launch); after the stream
+ * has passed them, the milliseconds from point 0 to each of points 0 .. points-1. */
+typedef struct DistlabCudaTimer DistlabCudaTimer;
+int distlabCudaTimerCreate(DistlabCudaDevice* device, int points, DistlabCudaTimer** timer, char* message);
+void distlabCudaTimerDestroy(DistlabCudaTimer* timer);
+int distlabCudaTimerMark(DistlabCudaTimer* timer, int point, char* message);
+int distlabCudaTimerElapsed(DistlabCudaTimer* timer, float* milliseconds, int points, char* message);
 
 /* Activations in the engine's order (Activation in run_config.hpp): 0 linear, 1 relu, 2 tanh,
  * 3 sigmoid, 4 gelu (exact, with erf). */
@@ -121,6 +133,23 @@ int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads,
  * with stepSize = rate / (1 - b1^t) and invSecondCorrection = 1 / sqrt(1 - b2^t) computed by the caller. */
 int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
                     float stepSize, float invSecondCorrection, float beta1, float beta2, float epsilon, char* message);
+
+/* The same updates with their per-step scalars read from device memory when the kernel runs
+ * (uploaded before each step), so a step captured once in a graph applies each step's learning
+ * rate and Adam's bias corrections on every replay; the same arithmetic, bit for bit.
+ * SGD: scalars[0] = rate. Adam: scalars[0] = stepSize, scalars[1] = invSecondCorrection. */
+int distlabCudaSgdFrom(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count,
+                       const float* scalars, float momentum, int nesterov, char* message);
+int distlabCudaAdamFrom(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
+                        const float* scalars, float beta1, float beta2, float epsilon, char* message);
+
+/* What a step reads back instead of the whole model. Gather: destination[i] = source[indices[i]]
+ * for i < count, 0 where indices[i] < 0 (all device memory): the watched values. SumSquares:
+ * *result (device memory) = the sum of values[i]^2 in double, added in a fixed order (fixed blocks,
+ * then their partial sums in order), so every launch gives the same bits: a gradient's norm. */
+int distlabCudaGather(DistlabCudaDevice* device, const float* source, const long long* indices, float* destination,
+                      long long count, char* message);
+int distlabCudaSumSquares(DistlabCudaDevice* device, const float* values, long long count, double* result, char* message);
 
 /* The losses, per example (rowLoss[r], the caller sums them) with the gradient scaled by `scale`:
  * softmax cross-entropy with int32 labels (rowCorrect[r] = 1 when the arg-max is the label), and
