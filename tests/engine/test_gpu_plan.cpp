@@ -1,9 +1,13 @@
 // The host-side GPU planner on fabricated machines (0, 1 and 2 physical GPUs): placement of
 // logical GPUs and their memory limits, the reduction path, graph-capture eligibility and every
-// refusal, all without a GPU.
+// refusal, all without a GPU; and the GPU trainer's host-side rules: when a step is eager, captured
+// or replayed, when the host mirror is downloaded or uploaded, and how device-timed phases become spans.
 #include <QtTest>
 
 #include "distlab/device/gpu_plan.hpp"
+#include "distlab/telemetry/phase_split.hpp"
+#include "distribute/gpu_mirror_state.hpp"
+#include "distribute/gpu_step_timing.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
 
@@ -81,7 +85,8 @@ private slots:
         const auto plan = planGpuRun(config, machineWith(2));
         QVERIFY2(plan.ok(), qPrintable(errorOf(plan)));
         QCOMPARE(plan->reduction, GpuReduction::Nccl);
-        QVERIFY(plan->graph.eligible);
+        QVERIFY(!plan->graph.eligible);
+        QVERIFY(plan->graph.reason.find("graph per GPU") != std::string::npos);
         config.strategy.crossDeviceOps = CrossDeviceOps::Nccl;
         QVERIFY(planGpuRun(config, machineWith(2)).ok());
         // Carved in two, gpu:0 and gpu:2 are the first logical GPU of each physical one.
@@ -163,11 +168,13 @@ private slots:
     void graphCaptureSaysWhy() {
         RunConfig config = gpuConfig({0});
         QVERIFY(graphCaptureEligibility(config, GpuReduction::None).eligible);
-        QVERIFY(graphCaptureEligibility(config, GpuReduction::Nccl).eligible);
+        QVERIFY(!graphCaptureEligibility(config, GpuReduction::Nccl).eligible);
+        QVERIFY(!graphCaptureEligibility(config, GpuReduction::LogicalRing).eligible);
+        // Adam's bias corrections come from a device buffer written before each launch.
         config.optimizer.type = OptimizerKind::Adam;
         const GraphCapture adam = graphCaptureEligibility(config, GpuReduction::None);
-        QVERIFY(!adam.eligible);
-        QVERIFY(adam.reason.find("bias corrections") != std::string::npos);
+        QVERIFY(adam.eligible);
+        QVERIFY(adam.reason.find("Adam's corrections are read from device memory") != std::string::npos);
         config = gpuConfig({0});
         config.strategy.type = StrategyKind::ParameterServer;
         QVERIFY(graphCaptureEligibility(config, GpuReduction::None).reason.find("asynchronous") != std::string::npos);
@@ -175,6 +182,70 @@ private slots:
         QVERIFY(!graphCaptureEligibility(config, GpuReduction::None).eligible);
         config.strategy.type = StrategyKind::CentralStorage;
         QVERIFY(!graphCaptureEligibility(config, GpuReduction::None).eligible);
+    }
+
+    void stepModeWarmsUpCapturesOnceThenReplays() {
+        QCOMPARE(gpuStepMode(false, 5, false, false), GpuStepMode::Eager);  // not eligible: always eager
+        QCOMPARE(gpuStepMode(true, 0, false, false), GpuStepMode::Eager);   // the warm-up step
+        QCOMPARE(gpuStepMode(true, 1, false, false), GpuStepMode::Capture);
+        QCOMPARE(gpuStepMode(true, 1, true, true), GpuStepMode::Replay);
+        QCOMPARE(gpuStepMode(true, 1, true, false), GpuStepMode::Eager);  // other shapes than the captured ones
+    }
+
+    void hostMirrorIsCopiedOnlyWhenBehind() {
+        GpuMirrorState mirror;
+        int downloads = 0, uploads = 0;
+        auto download = [&] { ++downloads; };
+        auto upload = [&] { ++uploads; };
+        mirror.beforeHostRead(download);  // a new trainer: the host holds the initial variables
+        mirror.beforeStep(upload);
+        QCOMPARE(downloads, 0);
+        QCOMPARE(uploads, 1);
+        for (int s = 0; s < 3; ++s) {  // steps with nothing reading the host: no copies
+            mirror.beforeStep(upload);
+            mirror.stepped();
+        }
+        QCOMPARE(downloads, 0);
+        QCOMPARE(uploads, 1);
+        mirror.beforeHostRead(download);  // a snapshot, then another read: one download
+        mirror.beforeHostRead(download);
+        QCOMPARE(downloads, 1);
+        mirror.beforeStep(upload);  // read, not written: nothing to upload
+        QCOMPARE(uploads, 1);
+        mirror.stepped();
+        mirror.beforeHostRead(download);  // loaded weights: read, written, broadcast
+        mirror.hostWritten();
+        mirror.beforeHostRead(download);  // reading a host that is ahead downloads nothing
+        QCOMPARE(downloads, 2);
+        mirror.beforeStep(upload);
+        QCOMPARE(uploads, 2);
+        QCOMPARE(mirror.newest(), GpuMirrorState::Newest::Both);
+    }
+
+    void deviceTimesBecomeSpans() {
+        // Two micro-batches, a reduction: points 0, fwd0 1, bwd0 2, fwd1 3, bwd1 4, reduced 5, updated 6.
+        const GpuStepPoints points{2};
+        QCOMPARE(points.count(), 7);
+        const std::vector<float> ms{0.0f, 1.0f, 3.0f, 4.0f, 6.0f, 8.0f, 9.0f};
+        SpanRecorder spans;
+        const std::int64_t start = recordGpuStepSpans(points, ms, true, 4096, 20'000'000, 0, spans);
+        QCOMPARE(start, std::int64_t{11'000'000});  // the update ends at 20 ms, 9 ms after the start
+        QCOMPARE(spans.spans().size(), std::size_t{6});
+        const StepTimes times = stepTimes(start, spans.spans(), 20'000'000);
+        QCOMPARE(times.computeEndNs, std::int64_t{17'000'000});
+        QCOMPARE(times.commEndNs, std::int64_t{19'000'000});
+        QCOMPARE(times.updateEndNs, std::int64_t{20'000'000});
+        QCOMPARE(spans.spans()[1].kind, SpanKind::Backward);
+        QCOMPARE(spans.spans()[2].microBatch, std::int16_t{1});
+        QCOMPARE(spans.spans()[4].bytes, std::int64_t{4096});
+        // One replica: no all-reduce span, the update starts where the backward ended; a device
+        // time longer than the step on the host cannot start it before the step.
+        const std::int64_t clamped = recordGpuStepSpans(points, ms, false, 0, 20'000'000, 15'000'000, spans);
+        QCOMPARE(clamped, std::int64_t{15'000'000});
+        QCOMPARE(spans.spans().size(), std::size_t{5});
+        QCOMPARE(spans.spans().back().kind, SpanKind::Optimizer);
+        QCOMPARE(spans.spans().back().beginNs, spans.spans()[3].endNs);
+        for (const Span& span : spans.spans()) QVERIFY(span.beginNs >= 15'000'000 && span.endNs <= 20'000'000 && span.beginNs <= span.endNs);
     }
 
     void trainerSaysWhyWithoutAGpu() {

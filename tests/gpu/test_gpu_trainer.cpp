@@ -3,12 +3,18 @@
 // accumulation); mirrored on 4 logical GPUs of one physical GPU ends where 1 GPU ends, with equal
 // copies; the host mirror (what views, checkpoints and evaluation read) follows every step and
 // loaded weights reach the GPUs; a logical GPU with a tiny memory limit refuses with the clear
-// error; two physical GPUs (NCCL) are refused as not built yet. Exit 77 (CTest: skipped) without a GPU.
+// error; two physical GPUs (NCCL) are refused as not built yet. A step captured in a CUDA graph and
+// replayed ends where eager steps end, bit for bit (sgd, momentum, adam, a learning-rate change);
+// the lazily downloaded host mirror, the watched values, gradient norms and the device-timed phases
+// say what the CPU says. Exit 77 (CTest: skipped) without a GPU.
 #include <cstdio>
 #include <memory>
 
 #include "cuda_test_support.hpp"
 #include "distlab/distribute/trainer.hpp"
+#include "distlab/telemetry/phase_split.hpp"
+#include "distribute/gpu_trainer.hpp"
+#include "distribute/gpu_trainer_factory.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;
@@ -139,6 +145,101 @@ void twoPhysicalGpusAreRefusedUntilNcclIsBuilt(int deviceCount) {
     expect(message.find("NCCL") != std::string::npos, "two physical GPUs say NCCL is not built yet (got \"" + message + "\")");
 }
 
+/// A GpuTrainer for `config` planned on this machine, with graphs allowed or not.
+std::unique_ptr<GpuTrainer> gpuTrainer(const RunConfig& config, const DataSplit& data, bool graphs) {
+    Result<GpuPlan> plan = planGpuRunHere(config);
+    if (!plan) {
+        expect(false, "planning failed: " + plan.error().message);
+        return nullptr;
+    }
+    if (!graphs) plan->graph = {false, "turned off by the test"};
+    return std::make_unique<GpuTrainer>(config, data, *plan);
+}
+
+void graphReplayEqualsEager(const char* what, const RunConfig& config, const DataSplit& data) {
+    constexpr int kSteps = 20;
+    try {
+        const auto graph = gpuTrainer(config, data, true);
+        const auto eager = gpuTrainer(config, data, false);
+        if (!graph || !eager) return;
+        expect(graph->graphCapture().eligible, std::string(what) + ": the plan may be captured (" + graph->graphCapture().reason + ")");
+        bool lossesEqual = true;
+        for (int s = 0; s < kSteps; ++s) {
+            // A schedule's change mid-run reaches the replayed graph through its device scalars.
+            if (s == kSteps / 2) graph->setLearningRate(0.5f * graph->learningRate()), eager->setLearningRate(0.5f * eager->learningRate());
+            lossesEqual = lossesEqual && graph->step().loss == eager->step().loss;
+        }
+        const bool replayed = graph->lastStepMode() == GpuStepMode::Replay;
+        const bool same = parametersOf(*graph) == parametersOf(*eager);
+        std::printf("  %s: graph %s, %d steps: parameters %s, losses %s\n", what, replayed ? "replayed" : "NOT replayed", kSteps,
+                    same ? "bit for bit equal" : "DIFFER", lossesEqual ? "equal" : "DIFFER");
+        expect(replayed, std::string(what) + ": the step was replayed from its graph (" + graph->graphCapture().reason + ")");
+        expect(same && lossesEqual, std::string(what) + ": a replayed step equals an eager one bit for bit");
+    } catch (const std::exception& error) {
+        expect(false, std::string(what) + ": " + error.what());
+    }
+}
+
+void graphReplay() {
+    const DataSplit data = testing::makeClassificationData(240, 5, 3, 3);
+    graphReplayEqualsEager("sgd", onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.0, 1)), data);
+    graphReplayEqualsEager("momentum, accumulation 2",
+                           onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 2)), data);
+    graphReplayEqualsEager("adam", onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Adam, 0.0, 1)), data);
+}
+
+/// The mirror is downloaded only when read, and then says what the GPU has; the watched values
+/// (gathered on the device each step), gradient norms and device-timed phases agree with the CPU.
+void hostMirrorAndTelemetry() {
+    const DataSplit data = testing::makeClassificationData(240, 5, 3, 3);
+    const RunConfig config = testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 2);
+    const auto cpu = trained(config, data, 0);
+    const auto gpu = trained(onGpus(config), data, 0);
+    if (!cpu || !gpu) return;
+    const std::vector<std::int64_t> watched{0, 7, 1'000'000};  // the last is out of range: reads 0
+    cpu->setWatched(watched);
+    gpu->setWatched(watched);
+    for (int s = 0; s < 5; ++s) cpu->step();
+    StepReport report;
+    for (int s = 0; s < 5; ++s) report = gpu->step();
+    const StepReport& cpuReport = cpu->step();
+    report = gpu->step();
+    const ReplicaStepStats& g = report.replicas[0];
+    const ReplicaStepStats& c = cpuReport.replicas[0];
+    const std::vector<float> values = parametersOf(*gpu);  // the download happens here
+    expect(g.watched[0] == values[0] && g.watched[1] == values[7] && g.watched[2] == 0.0f,
+           "watched values gathered on the device equal the downloaded mirror's");
+    expect(std::abs(g.watched[1] - c.watched[1]) <= 1e-5 * std::max(1.0f, std::abs(c.watched[1])), "watched value 7 as the CPU's");
+    const double normGap = std::abs(g.gradNormBefore - c.gradNormBefore) / std::max(1e-12, c.gradNormBefore);
+    std::printf("  gradient norm: gpu %.9g, cpu %.9g (relative %.2e); after %.9g\n", g.gradNormBefore, c.gradNormBefore, normGap,
+                g.gradNormAfter);
+    expect(normGap <= 1e-5 && g.gradNormAfter == g.gradNormBefore, "gradient norms on the device as the CPU's (one replica: equal)");
+    const PhaseSplit split = splitStep(report);
+    std::printf("  phases (µs): compute %.1f, communication %.1f, optimizer %.1f, idle %.1f; %zu spans\n", split[Phase::Compute] / 1e3,
+                split[Phase::Communication] / 1e3, split[Phase::Optimizer] / 1e3, split[Phase::Idle] / 1e3, g.spans.size());
+    expect(g.spans.size() == 2 * 2 + 1 && split[Phase::Compute] > 0.0 && split[Phase::Optimizer] > 0.0,
+           "forward and backward of 2 micro-batches and the optimizer, timed on the device");
+    expect(report.startNs <= g.startNs && g.startNs <= g.computeEndNs && g.computeEndNs <= g.updateEndNs && g.updateEndNs <= report.endNs,
+           "the device's phases lie inside the step on the run's clock");
+    // Evaluating twice without a step in between downloads once; both say the same.
+    const EvalResult first = gpu->evaluate(data.test), second = gpu->evaluate(data.test);
+    expect(first.loss == second.loss, "evaluation reads the downloaded mirror");
+}
+
+void ringTelemetry() {
+    const DataSplit data = testing::makeClassificationData(240, 5, 3, 3);
+    const auto four = trained(onGpus(testing::smallConfig(4, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 1), 4, 256), data, 3);
+    if (!four) return;
+    const StepReport& report = four->step();
+    const PhaseSplit split = splitStep(report);
+    std::printf("  4 logical GPUs, phases (µs): compute %.1f, communication %.1f, optimizer %.1f\n", split[Phase::Compute] / 1e3,
+                split[Phase::Communication] / 1e3, split[Phase::Optimizer] / 1e3);
+    expect(split[Phase::Communication] > 0.0 && report.replicas[0].bytesSent > 0, "the ring's time and bytes are reported");
+    const ReplicaStepStats& r0 = report.replicas[0];
+    expect(r0.gradNormBefore > 0.0 && r0.gradNormAfter > 0.0 && r0.gradNormAfter != r0.gradNormBefore,
+           "the reduced gradient's norm is measured after the ring, the replica's own before it");
+}
+
 }  // namespace
 
 int main() {
@@ -153,6 +254,9 @@ int main() {
     loadedWeightsReachTheGpu();
     tinyMemoryLimitGivesTheClearError();
     twoPhysicalGpusAreRefusedUntilNcclIsBuilt(status.deviceCount);
+    graphReplay();
+    hostMirrorAndTelemetry();
+    ringTelemetry();
     std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
     return failures == 0 ? 0 : 1;
 }

@@ -95,14 +95,22 @@ GraphCapture graphCaptureEligibility(const RunConfig& config, GpuReduction reduc
                            : "parameter-server steps exchange variables with the host between the gradient and the update"};
     if (strategy.type == StrategyKind::CentralStorage)
         return {false, "central storage updates the variables on the host"};
-    if (config.optimizer.type == OptimizerKind::Adam)
-        return {false, "adam's bias corrections change every step and enter the update kernel as arguments, which a "
-                       "graph would freeze"};
+    // The optimizers read their per-step scalars (learning rate, Adam's bias corrections) from a
+    // device buffer written before each launch, so neither a schedule nor Adam freezes in a graph.
     if (reduction == GpuReduction::LogicalRing)
         return {false, "the logical-GPU ring joins several streams with events, and a capture records one stream"};
+    if (reduction == GpuReduction::Nccl)
+        return {false, "replicas on distinct physical GPUs would need a graph per GPU with NCCL's calls in it, which "
+                       "this version does not capture"};
     // Batch shapes are fixed: the sampler yields only whole global batches, and the shards divide them.
-    return {true, "a synchronous step of fixed shapes with no host work inside: captured once, replayed each step "
-                  "(a learning-rate change captures it again)"};
+    return {true, "a synchronous step of fixed shapes with no host work inside: captured once after a warm-up step, "
+                  "replayed each step (the learning rate and Adam's corrections are read from device memory)"};
+}
+
+GpuStepMode gpuStepMode(bool eligible, std::int64_t eagerStepsDone, bool haveGraph, bool shapesMatch) {
+    if (!eligible) return GpuStepMode::Eager;
+    if (haveGraph) return shapesMatch ? GpuStepMode::Replay : GpuStepMode::Eager;
+    return eagerStepsDone >= 1 ? GpuStepMode::Capture : GpuStepMode::Eager;
 }
 
 Result<GpuPlan> planGpuRun(const RunConfig& config, const DeviceReport& report) {

@@ -4,7 +4,10 @@
 #include "comm/logical_gpu_group.hpp"
 #include "cuda_math.h"
 #include "distlab/comm/communicator.hpp"
+#include "distlab/telemetry/phase_split.hpp"
 #include "distribute/gpu_replica.hpp"
+#include "distribute/gpu_step_graph.hpp"
+#include "distribute/gpu_step_timing.hpp"
 
 namespace distlab {
 namespace {
@@ -38,29 +41,67 @@ GpuTrainer::GpuTrainer(const RunConfig& config, DataSplit data, GpuPlan plan)
         m_replicas.push_back(std::make_unique<GpuReplica>(m_group->device(r), config, m_host->replicaModel(r), microRows, steps));
         m_gradients.push_back(m_replicas.back()->gradients());
     }
+    if (m_plan.graph.eligible) m_graph = std::make_unique<GpuStepGraph>(m_group->device(0));
+    m_spans.resize(static_cast<std::size_t>(replicas));
     m_report.replicas.resize(static_cast<std::size_t>(replicas));
 }
 
 GpuTrainer::~GpuTrainer() {
+    m_graph.reset();
     m_replicas.clear();  // their buffers go back to the devices before the group closes them
 }
 
 std::int64_t GpuTrainer::clockNs() const { return nowNs() - m_clockOriginNs; }
 
+void GpuTrainer::syncHost() const {
+    m_mirror.beforeHostRead([this] {
+        for (int r = 0; r < replicaCount(); ++r)
+            m_replicas[static_cast<std::size_t>(r)]->download(m_host->replicaModel(r), m_host->replicaOptimizer(r));
+    });
+}
+
+EvalResult GpuTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {
+    syncHost();
+    return m_host->evaluate(data, maxExamples);
+}
+
+const Tensor& GpuTrainer::predict(const Tensor& input) {
+    syncHost();
+    return m_host->predict(input);
+}
+
+Model& GpuTrainer::replicaModel(int replica) {
+    syncHost();
+    return m_host->replicaModel(replica);
+}
+
+const Model& GpuTrainer::replicaModel(int replica) const {
+    syncHost();
+    return m_host->replicaModel(replica);
+}
+
+Optimizer& GpuTrainer::replicaOptimizer(int replica) {
+    syncHost();
+    return m_host->replicaOptimizer(replica);
+}
+
 void GpuTrainer::broadcastParameters() {
+    syncHost();  // the copies the primary is not written into must be current too
     m_host->broadcastParameters();
-    m_hostChanged = true;
+    m_mirror.hostWritten();
 }
 
 void GpuTrainer::restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) {
+    syncHost();
     m_stepsDone = stepsDone;
     m_sampler.restore(epoch, cursor);
     m_host->restoreProgress(stepsDone, epoch, cursor);
-    m_hostChanged = true;  // a resumed checkpoint wrote the host's slots and iterations too
+    m_mirror.hostWritten();  // a resumed checkpoint wrote the host's slots and iterations too
 }
 
 void GpuTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
-    m_watched.assign(flatIndices.begin(), flatIndices.begin() + std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues));
+    const std::span<const std::int64_t> kept = flatIndices.first(std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues));
+    for (auto& replica : m_replicas) replica->setWatched(kept);
 }
 
 void GpuTrainer::reduceGradients() {
@@ -72,57 +113,93 @@ void GpuTrainer::reduceGradients() {
         throw TrainingError(message);
 }
 
+void GpuTrainer::queueStep(float scale) {
+    for (auto& replica : m_replicas) replica->queueCompute(scale);
+    reduceGradients();
+    for (auto& replica : m_replicas) replica->queueUpdate();
+}
+
+void GpuTrainer::runStep(float scale) {
+    const std::vector<std::int64_t>& rows = m_replicas[0]->stagedRows();
+    m_lastMode = gpuStepMode(m_plan.graph.eligible && m_graph != nullptr, m_eagerSteps, m_graph && m_graph->ready(),
+                             m_graph && m_graph->matches(rows));
+    if (m_lastMode == GpuStepMode::Capture) {
+        const std::string failure = m_graph->capture([&] { queueStep(scale); }, rows);
+        if (!failure.empty()) {
+            // Nothing was recorded and the stream is eager again: the run goes on without graphs.
+            m_plan.graph = {false, "the capture failed: " + failure};
+            m_graph.reset();
+            m_lastMode = GpuStepMode::Eager;
+        }
+    }
+    switch (m_lastMode) {
+    case GpuStepMode::Eager:
+        queueStep(scale);
+        ++m_eagerSteps;
+        break;
+    case GpuStepMode::Capture:
+    case GpuStepMode::Replay: m_graph->launch(); break;
+    }
+}
+
 const StepReport& GpuTrainer::step() {
     const int replicas = replicaCount();
-    if (m_hostChanged) {
+    m_mirror.beforeStep([&] {
         for (int r = 0; r < replicas; ++r) m_replicas[r]->upload(m_host->replicaModel(r), m_host->replicaOptimizer(r));
-        m_hostChanged = false;
-    }
+    });
     const std::span<const std::int64_t> batch = m_sampler.next();
     m_report.epoch = m_sampler.epoch();
     m_report.learningRate = learningRate();
     m_report.startNs = clockNs();
     const std::int64_t steps = m_config.strategy.gradientAccumulationSteps;
     const float scale = 1.0f / static_cast<float>(m_config.data.globalBatchSize);
-    // One thread queues every replica's work; the streams run side by side on the GPU.
+    // Every input and scalar of the step goes into the replicas' fixed buffers first, then one
+    // thread queues (or replays) every replica's work; the streams run side by side on the GPU.
     for (int r = 0; r < replicas; ++r) {
-        m_replicas[r]->zeroGradients();
         for (std::int64_t micro = 0; micro < steps; ++micro) {
             gatherBatch(m_host->data().train, BatchSampler::shard(batch, r, replicas, micro, steps), m_input, m_targets);
-            m_replicas[r]->queueMicroBatch(static_cast<int>(micro), m_input, m_targets, scale);
+            m_replicas[r]->stageMicroBatch(static_cast<int>(micro), m_input, m_targets);
         }
-    }
-    reduceGradients();
-    for (int r = 0; r < replicas; ++r) {
         Optimizer& optimizer = m_host->replicaOptimizer(r);
         optimizer.beginUpdate();  // the host copy's t is the device's (Adam), and checkpoints save it
-        m_replicas[r]->queueUpdate(m_report.learningRate, optimizer.iterations());
+        m_replicas[r]->stageScalars(m_report.learningRate, optimizer.iterations());
     }
+    runStep(scale);
+    m_mirror.stepped();
     fillReport(batch);
     return m_report;
 }
 
 void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
     const int replicas = replicaCount();
+    const bool reduced = m_plan.reduction != GpuReduction::None;
+    const auto gradientBytes = static_cast<std::int64_t>(m_replicas[0]->parameterCount() * sizeof(float));
+    // What a ring all-reduce sends per rank: 2 (n - 1) / n of the buffer.
+    const std::int64_t bytesSent = reduced ? 2 * (replicas - 1) * gradientBytes / replicas : 0;
     double lossSum = 0.0;
     std::int64_t correct = 0;
     for (int r = 0; r < replicas; ++r) {
         const GpuShardFigures figures = m_replicas[r]->collectFigures();
-        m_replicas[r]->download(m_host->replicaModel(r), m_host->replicaOptimizer(r));
+        const std::int64_t doneNs = clockNs();
         ReplicaStepStats& stats = m_report.replicas[static_cast<std::size_t>(r)];
         stats = ReplicaStepStats{};
         stats.lossSum = figures.lossSum;
         stats.correct = figures.correct;
         stats.examples = static_cast<std::int64_t>(batch.size()) / replicas;
-        // Per-phase GPU times need events around each phase (not measured yet): the whole step is
-        // reported as compute, so the views do not show a communication share that was not measured.
-        stats.startNs = m_report.startNs;
-        stats.computeEndNs = stats.commEndNs = stats.updateEndNs = clockNs();
-        const auto values = m_host->replicaModel(r).store().values();
-        for (std::size_t w = 0; w < m_watched.size(); ++w) {
-            const std::int64_t index = m_watched[w];
-            stats.watched[w] = index >= 0 && index < static_cast<std::int64_t>(values.size()) ? values[static_cast<std::size_t>(index)] : 0.0f;
-        }
+        stats.gradNormBefore = figures.gradNormBefore;
+        stats.gradNormAfter = figures.gradNormAfter;
+        stats.bytesSent = bytesSent;
+        std::copy(figures.watched.begin(), figures.watched.end(), stats.watched);
+        // The phases as the device timed them, placed so the update ends when the wait returned.
+        SpanRecorder& spans = m_spans[static_cast<std::size_t>(r)];
+        const std::int64_t startNs = recordGpuStepSpans(m_replicas[r]->points(), figures.pointMs, reduced, bytesSent, doneNs,
+                                                        m_report.startNs, spans);
+        stats.spans = spans.spans();
+        const StepTimes times = stepTimes(startNs, stats.spans, doneNs);
+        stats.startNs = times.startNs;
+        stats.computeEndNs = times.computeEndNs;
+        stats.commEndNs = times.commEndNs;
+        stats.updateEndNs = times.updateEndNs;
         lossSum += figures.lossSum;
         correct += figures.correct;
     }

@@ -70,4 +70,17 @@ std::string gpuPathProblem(const RunConfig& config);
 /// reason either way. Pure; any thread.
 GraphCapture graphCaptureEligibility(const RunConfig& config, GpuReduction reduction);
 
+/// How a GPU trainer runs its next step.
+enum class GpuStepMode {
+    Eager,    ///< every kernel queued by the host
+    Capture,  ///< queued once more while the stream records them into a graph, then the graph is launched
+    Replay,   ///< the recorded graph launched: one call for the whole step
+};
+
+/// The step mode: eager while the plan is not eligible (or a capture failed), and for the first
+/// step (a warm-up: cuBLAS picks its kernels before any are recorded); then captured once; then
+/// replayed, as long as the step's micro-batch shapes are the captured ones (a graph's kernel
+/// arguments are fixed; other shapes run eagerly). Pure; any thread.
+GpuStepMode gpuStepMode(bool eligible, std::int64_t eagerStepsDone, bool haveGraph, bool shapesMatch);
+
 }  // namespace distlab
