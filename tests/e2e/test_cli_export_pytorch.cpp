@@ -1,0 +1,138 @@
+// distlab-cli export-pytorch (docs/interfaces.md §3.9): the exported script, run with Debian's
+// PyTorch, ends where `distlab-cli train` ends after 40 updates (relative error <= 1e-4 on every
+// parameter), for one device and mirrored-2 (DDP over gloo), SGD with momentum and Adam. Skipped
+// when /usr/bin/python3 has no torch.
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+#include "cli_runner.hpp"
+#include "distlab/io/safetensors.hpp"
+
+namespace {
+
+const QString kPython = QStringLiteral("/usr/bin/python3");
+constexpr int kSteps = 40;
+constexpr double kTolerance = 1e-4;
+
+// Small models on two-class spirals (100 training samples, 6 batches an epoch, so 40 updates
+// reshuffle six times) with a residual block of two branches: every piece the script rebuilds.
+QByteArray config(const QByteArray& strategy, const QByteArray& optimizer, const QByteArray& loss = "softmax_cross_entropy",
+                  const QByteArray& data = R"({"kind": "spiral", "samples": 200, "noise": 0.1, "global_batch_size": 16})") {
+    return R"({"name": "export", "seed": 7,
+  "model": {"loss": ")" + loss + R"(", "layers": [
+    {"units": 12, "activation": "tanh"},
+    {"type": "residual", "branches": 2, "layers": [{"units": 8, "activation": "relu"}, {"units": 12, "activation": "gelu"}]},
+    {"units": 8, "activation": "sigmoid"},
+    {"units": )" + QByteArray(loss == "mse" ? "1" : "2") + R"(}]},
+  "data": )" + data + R"(,
+  "optimizer": )" + optimizer + R"(,
+  "strategy": )" + strategy + R"(,
+  "steps": 1000})";
+}
+
+bool writeText(const QString& path, const QByteArray& text) {
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(text) == text.size();
+}
+
+/// max over parameters of ||a - b|| / ||b||, after checking both files hold the same F32 tensors.
+double relativeError(const QString& pytorchPath, const QString& distlabPath) {
+    const auto pytorch = distlab::readSafeTensors(pytorchPath.toStdString());
+    const auto distlab = distlab::readSafeTensors(distlabPath.toStdString());
+    if (!pytorch) qFatal("%s", pytorch.error().message.c_str());
+    if (!distlab) qFatal("%s", distlab.error().message.c_str());
+    if (pytorch->tensors.size() != distlab->tensors.size()) return INFINITY;
+    double worst = 0.0;
+    for (const auto& [name, expected] : distlab->tensors) {
+        const auto found = pytorch->tensors.find(name);
+        if (found == pytorch->tensors.end() || found->second.dtype != distlab::SafeDType::F32 ||
+            found->second.shape != expected.shape)
+            return INFINITY;
+        const auto* a = reinterpret_cast<const float*>(found->second.bytes.data());
+        const auto* b = reinterpret_cast<const float*>(expected.bytes.data());
+        double difference = 0.0, norm = 0.0;
+        for (std::size_t i = 0; i < expected.bytes.size() / sizeof(float); ++i) {
+            difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+            norm += double(b[i]) * b[i];
+        }
+        worst = std::max(worst, std::sqrt(difference) / std::max(std::sqrt(norm), 1e-30));
+    }
+    return worst;
+}
+
+bool pythonHasTorch() {
+    if (!QFile::exists(kPython)) return false;
+    return runProgram(kPython, {"-c", "import torch, numpy"}, 60000).exitCode == 0;
+}
+
+}  // namespace
+
+class TestCliExportPyTorch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesDistLab_data() {
+        QTest::addColumn<QByteArray>("config");
+        const QByteArray momentum = R"({"type": "sgd", "learning_rate": 0.1, "momentum": 0.9})";
+        const QByteArray adam = R"({"type": "adam", "learning_rate": 0.01})";
+        const QByteArray oneDevice = R"({"type": "one_device"})";
+        const QByteArray mirrored = R"({"type": "mirrored", "replicas": 2, "gradient_accumulation_steps": 2})";
+        QTest::newRow("one_device sgd momentum") << config(oneDevice, momentum);
+        QTest::newRow("one_device adam") << config(oneDevice, adam);
+        QTest::newRow("mirrored-2 sgd momentum, accumulation 2") << config(mirrored, momentum);
+        QTest::newRow("mirrored-2 adam, accumulation 2") << config(mirrored, adam);
+        QTest::newRow("one_device nesterov, mse") << config(
+            oneDevice, R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.5, "nesterov": true})", "mse",
+            R"({"kind": "regression_plane", "samples": 200, "noise": 0.1, "global_batch_size": 16})");
+    }
+
+    void matchesDistLab() {
+        if (!pythonHasTorch()) QSKIP("/usr/bin/python3 cannot import torch and numpy");
+        QFETCH(QByteArray, config);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString run = dir.filePath("run.json");
+        QVERIFY(writeText(run, config));
+
+        const CliResult exported = runCli({"export-pytorch", run, dir.filePath("run.py"), "--steps", QString::number(kSteps)});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        QVERIFY(QFile::exists(dir.filePath("run.init.safetensors")));
+        QVERIFY(QFile::exists(dir.filePath("run.data.safetensors")));
+
+        const CliResult script = runProgram(kPython, {dir.filePath("run.py"), "--steps", QString::number(kSteps),
+                                                      "--save-weights", dir.filePath("pytorch.safetensors")});
+        QVERIFY2(script.exitCode == 0, qPrintable(script.out + script.err));
+        const CliResult trained = runCli({"train", run, "--steps", QString::number(kSteps), "--save-weights",
+                                          dir.filePath("distlab.safetensors"), "--quiet"});
+        QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
+
+        const double error = relativeError(dir.filePath("pytorch.safetensors"), dir.filePath("distlab.safetensors"));
+        qInfo("%s: max relative error over parameters after %d steps: %.3g", QTest::currentDataTag(), kSteps, error);
+        QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    void refusesWhatItCannotExport() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString run = dir.filePath("run.json");
+        QVERIFY(writeText(run, config(R"({"type": "parameter_server", "workers": 2})", R"({"type": "sgd"})")));
+        const CliResult result = runCli({"export-pytorch", run, dir.filePath("run.py")});
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains("strategy.type: parameter_server runs cannot be exported to PyTorch yet"),
+                 qPrintable(result.err));
+        QVERIFY(!QFile::exists(dir.filePath("run.py")));
+
+        // An output that is an input is refused before anything is written.
+        const QString single = dir.filePath("single.json");
+        QVERIFY(writeText(single, config(R"({"type": "one_device"})", R"({"type": "sgd"})")));
+        const CliResult over = runCli({"export-pytorch", single, single});
+        QCOMPARE(over.exitCode, 2);
+        QVERIFY2(over.err.contains("is the same file as CONFIG"), qPrintable(over.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliExportPyTorch)
+#include "test_cli_export_pytorch.moc"
