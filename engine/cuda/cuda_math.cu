@@ -166,6 +166,10 @@ int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limi
     return 0;
 }
 
+int distlabCudaMakeCurrent(DistlabCudaDevice* device, char* message) {
+    return check(cudaSetDevice(device->physical), message, device, "cannot use the GPU");
+}
+
 void distlabCudaClose(DistlabCudaDevice* device) {
     if (device == nullptr) return;
     cudaSetDevice(device->physical);

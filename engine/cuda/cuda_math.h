@@ -33,6 +33,10 @@ typedef struct DistlabCudaMemoryStats {
  * float32). */
 int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device,
                     char* message);
+/* Makes the device's physical GPU the calling thread's current one. Kernels, cuBLAS and events
+ * work only on the current GPU, so a thread that queues work for logical GPUs on several physical
+ * GPUs (NCCL runs) calls this before each one's work; cheap when it already is. */
+int distlabCudaMakeCurrent(DistlabCudaDevice* device, char* message);
 /* Waits for the device's work, frees its cache and closes it. Null is allowed. */
 void distlabCudaClose(DistlabCudaDevice* device);
 

@@ -32,6 +32,7 @@ GpuReplica::GpuReplica(DistlabCudaDevice* device, const RunConfig& config, const
       m_microSteps(microSteps),
       m_count(hostModel.store().totalSize()) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    use();
     try {
         // The store holds each dense layer's kernel [inputs, units] then its bias [units], in layer order.
         const auto& infos = hostModel.store().infos();
@@ -96,6 +97,7 @@ void* GpuReplica::allocate(std::int64_t count, std::size_t elementBytes) {
 }
 
 void GpuReplica::upload(const Model& model, Optimizer& optimizer) {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     if (optimizer.slotNames().size() != m_slots.size())
         throw TrainingError("gpu path: the host optimizer has " + std::to_string(optimizer.slotNames().size()) +
@@ -109,6 +111,7 @@ void GpuReplica::upload(const Model& model, Optimizer& optimizer) {
 }
 
 void GpuReplica::download(Model& model, Optimizer& optimizer) {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     const auto bytes = static_cast<unsigned long long>(m_count) * sizeof(float);
     check(distlabCudaDownload(m_device, model.store().values().data(), m_params, bytes, message), message);
@@ -118,6 +121,7 @@ void GpuReplica::download(Model& model, Optimizer& optimizer) {
 }
 
 void GpuReplica::stageMicroBatch(int micro, const Tensor& input, const BatchTargets& targets) {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     const std::int64_t rows = input.shape()[0];
     if (rows > m_microRows || micro < 0 || micro >= m_microSteps)
@@ -138,6 +142,7 @@ void GpuReplica::stageMicroBatch(int micro, const Tensor& input, const BatchTarg
 }
 
 void GpuReplica::stageScalars(float learningRate, std::int64_t iteration) {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     float scalars[2] = {learningRate, 0.0f};
     if (m_optimizer.type == OptimizerKind::Adam) {
@@ -150,6 +155,7 @@ void GpuReplica::stageScalars(float learningRate, std::int64_t iteration) {
 }
 
 void GpuReplica::setWatched(std::span<const std::int64_t> flatIndices) {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     long long indices[kMaxWatchedValues];
     for (std::size_t w = 0; w < static_cast<std::size_t>(kMaxWatchedValues); ++w) {
@@ -159,12 +165,18 @@ void GpuReplica::setWatched(std::span<const std::int64_t> flatIndices) {
     check(distlabCudaUpload(m_device, m_watchIndices, indices, sizeof indices, message), message);
 }
 
+void GpuReplica::use() {
+    char message[DISTLAB_CUDA_MESSAGE_SIZE];
+    check(distlabCudaMakeCurrent(m_device, message), message);
+}
+
 void GpuReplica::mark(int point) {
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     check(distlabCudaTimerMark(m_timer, point, message), message);
 }
 
 void GpuReplica::queueCompute(float scale) {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     mark(m_points.start());
     check(distlabCudaZero(m_device, m_grads, static_cast<unsigned long long>(m_count) * sizeof(float), message), message);
@@ -203,6 +215,7 @@ void GpuReplica::queueMicroBatch(std::int64_t micro, float scale) {
 }
 
 void GpuReplica::queueUpdate() {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     mark(m_points.reductionEnd());
     check(distlabCudaSumSquares(m_device, m_grads, m_count, m_norms + 1, message), message);
@@ -218,6 +231,7 @@ void GpuReplica::queueUpdate() {
 }
 
 GpuShardFigures GpuReplica::collectFigures() {
+    use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     GpuShardFigures figures;
     double norms[2] = {0.0, 0.0};

@@ -87,6 +87,9 @@ private:
         float *z = nullptr, *y = nullptr, *dz = nullptr, *dy = nullptr;
     };
     void* allocate(std::int64_t count, std::size_t elementBytes = sizeof(float));
+    /// Makes this replica's GPU current: one thread queues every replica's work, and with NCCL
+    /// the replicas are on different physical GPUs.
+    void use();
     void mark(int point);
     void queueMicroBatch(std::int64_t micro, float scale);
 

@@ -2,6 +2,7 @@
 
 #if DISTLAB_HAVE_CUDA
 #include "comm/logical_gpu_group.hpp"
+#include "comm/nccl_group.hpp"
 #include "cuda_math.h"
 #include "distlab/comm/communicator.hpp"
 #include "distlab/telemetry/phase_split.hpp"
@@ -30,9 +31,6 @@ GpuTrainer::GpuTrainer(const RunConfig& config, DataSplit data, GpuPlan plan)
       m_sampler(m_host->data().train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
       m_clockOriginNs(nowNs()),
       m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
-    if (m_plan.reduction == GpuReduction::Nccl)
-        throw TrainingError("strategy.devices: replicas on distinct physical GPUs (NCCL) are planned but not built in this "
-                            "version; use logical GPUs of one physical GPU (strategy.gpu.logical_per_physical)");
     const int replicas = replicaCount();
     const std::int64_t steps = config.strategy.gradientAccumulationSteps;
     const std::int64_t microRows = config.data.globalBatchSize / replicas / steps;
@@ -41,6 +39,8 @@ GpuTrainer::GpuTrainer(const RunConfig& config, DataSplit data, GpuPlan plan)
         m_replicas.push_back(std::make_unique<GpuReplica>(m_group->device(r), config, m_host->replicaModel(r), microRows, steps));
         m_gradients.push_back(m_replicas.back()->gradients());
     }
+    if (m_plan.reduction == GpuReduction::Nccl)
+        m_nccl = std::make_unique<NcclGroup>(std::span<DistlabCudaDevice* const>(m_group->devices(), m_group->size()));
     if (m_plan.graph.eligible) m_graph = std::make_unique<GpuStepGraph>(m_group->device(0));
     m_spans.resize(static_cast<std::size_t>(replicas));
     m_report.replicas.resize(static_cast<std::size_t>(replicas));
@@ -48,6 +48,7 @@ GpuTrainer::GpuTrainer(const RunConfig& config, DataSplit data, GpuPlan plan)
 
 GpuTrainer::~GpuTrainer() {
     m_graph.reset();
+    m_nccl.reset();      // NCCL's communicators go before the streams they were used on
     m_replicas.clear();  // their buffers go back to the devices before the group closes them
 }
 
@@ -105,11 +106,15 @@ void GpuTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
 }
 
 void GpuTrainer::reduceGradients() {
+    // SUM, as the CPU ranks: each replica's loss is already scaled by 1 / global batch.
+    const std::int64_t count = m_replicas[0]->parameterCount();
+    if (m_plan.reduction == GpuReduction::Nccl) {
+        m_nccl->allReduceAll(m_gradients, count);  // one grouped call queues every GPU's part
+        return;
+    }
     if (m_plan.reduction != GpuReduction::LogicalRing) return;  // one replica: its gradient is the sum
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
-    // SUM, as the CPU ranks: each replica's loss is already scaled by 1 / global batch.
-    if (distlabCudaRingAllReduce(m_group->devices(), m_gradients.data(), replicaCount(), m_replicas[0]->parameterCount(), 0,
-                                 message) != 0)
+    if (distlabCudaRingAllReduce(m_group->devices(), m_gradients.data(), replicaCount(), count, 0, message) != 0)
         throw TrainingError(message);
 }
 
@@ -176,6 +181,8 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
     const auto gradientBytes = static_cast<std::int64_t>(m_replicas[0]->parameterCount() * sizeof(float));
     // What a ring all-reduce sends per rank: 2 (n - 1) / n of the buffer.
     const std::int64_t bytesSent = reduced ? 2 * (replicas - 1) * gradientBytes / replicas : 0;
+    // A peer that never arrives must not hang the wait below: NCCL's wait gives up (and aborts) in time.
+    if (m_nccl) m_nccl->waitAll();
     double lossSum = 0.0;
     std::int64_t correct = 0;
     for (int r = 0; r < replicas; ++r) {

@@ -1,8 +1,8 @@
 #pragma once
 // one_device and mirrored on logical GPUs (gpu:K), as GpuPlan places them. Each replica computes its
 // shard's gradient on its logical GPU's stream (GpuReplica), the gradients meet in the ring over
-// device memory (logical GPUs of one physical GPU), every replica applies the same update on its
-// device. A step of an eligible plan (one replica) is captured once in a CUDA graph after a warm-up
+// device memory (logical GPUs of one physical GPU) or in NCCL (one replica per physical GPU,
+// NcclGroup), every replica applies the same update on its device. A step of an eligible plan (one replica) is captured once in a CUDA graph after a warm-up
 // eager step and replayed afterwards (GpuStepGraph). A host mirror, a MirroredTrainer on as many
 // logical CPU devices that never steps, holds the same variables and optimizer slots, downloaded
 // only when something on the host reads them (GpuMirrorState): evaluation, prediction, snapshots,
@@ -24,6 +24,7 @@ namespace distlab {
 class GpuReplica;
 class GpuStepGraph;
 class LogicalGpuGroup;
+class NcclGroup;
 
 class GpuTrainer final : public Trainer {
 public:
@@ -75,7 +76,8 @@ private:
     RunConfig m_config;
     GpuPlan m_plan;
     std::unique_ptr<MirroredTrainer> m_host;  ///< the host mirror; never steps
-    std::unique_ptr<LogicalGpuGroup> m_group;
+    std::unique_ptr<LogicalGpuGroup> m_group;  ///< opens the plan's logical GPUs (and is the ring's ranks)
+    std::unique_ptr<NcclGroup> m_nccl;         ///< distinct physical GPUs: their NCCL communicators
     std::vector<std::unique_ptr<GpuReplica>> m_replicas;
     std::unique_ptr<GpuStepGraph> m_graph;  ///< replica 0's captured step (eligible plans: one replica)
     BatchSampler m_sampler;
