@@ -20,6 +20,8 @@ set(_distlab_packaging_dir ${PROJECT_SOURCE_DIR}/packaging)
 # --- Example runs -------------------------------------------------------------------------------
 file(GLOB _distlab_examples CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/resources/examples/*.json)
 install(FILES ${_distlab_examples} DESTINATION ${CMAKE_INSTALL_DATADIR}/distlab/examples)
+file(GLOB _distlab_lessons CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/resources/lessons/*.json)
+install(FILES ${_distlab_lessons} DESTINATION ${CMAKE_INSTALL_DATADIR}/distlab/lessons)
 
 # --- Desktop entry, icon, AppStream metainfo (only with the desktop app) -------------------------
 if(DISTLAB_GUI)

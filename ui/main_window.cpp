@@ -318,6 +318,7 @@ void MainWindow::buildMenus() {
         QAction* show = view->addAction(m_views->tabText(i), this, [this, i] { m_views->setCurrentIndex(i); });
         show->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
+    buildLessonMenu();
 }
 
 void MainWindow::restoreSettings() {

@@ -35,6 +35,7 @@ class ParameterServerView;
 class RecentFiles;
 class RunHistory;
 class StudyWindow;
+class LessonPanel;
 class ReplicaView;
 class RunSetupPanel;
 class SessionController;
@@ -61,7 +62,8 @@ public:
     // the status bar where it wrote.
     /// Opens a run config in place of the current run; when that run has trained, asks first
     /// (false, nothing changed, when the person keeps it).
-    bool openConfig(const QString& path, bool play = false);
+    /// `overrides` (`--set` syntax, "strategy.replicas=4") apply to the file's config (a lesson's step).
+    bool openConfig(const QString& path, bool play = false, const QStringList& overrides = {});
     bool saveConfig(const QString& path);
     bool saveWeights(const QString& path);
     bool loadWeights(const QString& path);
@@ -81,6 +83,10 @@ public:
     /// The study window, or null before the first study.
     StudyWindow* studyWindow() const { return m_studyWindow; }
     QAction* newStudyAction() const { return m_newStudy; }
+    /// Opens a lesson in the Lesson dock (created on first use).
+    bool openLesson(const QString& path);
+    /// The Lesson dock's panel, or null before the first lesson.
+    LessonPanel* lessonPanel() const { return m_lessonPanel; }
     /// The saved run being compared with, or null.
     const RunHistory* comparisonRun() const { return m_reference.get(); }
     bool exportTrace(const QString& path);
@@ -133,6 +139,7 @@ private:
     void buildActions();
     void buildSavedRunActions();  // main_window_saved_runs.cpp
     void buildStudyActions();     // main_window_studies.cpp
+    void buildLessonMenu();       // main_window_lessons.cpp
     void buildMenus();
     void buildToolBar();
     void buildDocks();
@@ -205,6 +212,8 @@ private:
     QAction* m_openStudy = nullptr;
     QAction* m_newStudy = nullptr;
     StudyWindow* m_studyWindow = nullptr;
+    LessonPanel* m_lessonPanel = nullptr;
+    QDockWidget* m_lessonDock = nullptr;
     std::unique_ptr<RunHistory> m_reference;  // the saved run compared with (drawn by the Learning view)
     bool m_openingSavedRun = false;           // a saved run's restore is on its way (resumeFinished)
     QAction* m_exportTrace = nullptr;

@@ -340,8 +340,8 @@ void MainWindow::openComparison() {
     m_comparison->start();
 }
 
-bool MainWindow::openConfig(const QString& path, bool play) {
-    auto config = openRunConfigFile(path);
+bool MainWindow::openConfig(const QString& path, bool play, const QStringList& overrides) {
+    auto config = openRunConfigFile(path, overrides);
     if (!config) {
         showError(tr("Could not open the run config"),
                   tr("%1\n\nThe current run is unchanged.").arg(QString::fromStdString(config.error().message)));
@@ -350,7 +350,9 @@ bool MainWindow::openConfig(const QString& path, bool play) {
     if (!confirmDiscard(tr("open %1").arg(QFileInfo(path).fileName()))) return false;
     m_applyTimer.stop();
     m_setupEdited = false;
-    m_pendingFile = QFileInfo(path).absoluteFilePath();
+    // A config changed by overrides is not the file's: Save then asks where (it never overwrites the file).
+    m_pendingFile = overrides.isEmpty() ? QFileInfo(path).absoluteFilePath() : QString();
+    if (!overrides.isEmpty()) m_currentFile.clear();
     m_setup->setConfig(*config);
     m_setup->setProblem({});
     m_setup->setPendingNote({});

@@ -30,7 +30,11 @@ void appendNumber(std::string& line, double value) {
 }
 }  // namespace
 
-Result<RunConfig> openRunConfigFile(const QString& path) { return loadRunConfig(local(path)); }
+Result<RunConfig> openRunConfigFile(const QString& path, const QStringList& overrides) {
+    std::vector<std::string> sets;
+    for (const QString& set : overrides) sets.push_back(set.toStdString());
+    return loadRunConfig(local(path), sets);
+}
 
 RunConfig rebaseDataPaths(const RunConfig& config, const QString& directory) {
     RunConfig rebased = config;
@@ -112,20 +116,22 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
     return writer->close();
 }
 
-QStringList exampleFolders(const QString& applicationDir) {
+QStringList resourceFolders(const QString& applicationDir, const QString& kind) {
     QStringList folders;
     auto add = [&](const QString& folder) {
         const QString clean = QDir::cleanPath(folder);
         if (!clean.isEmpty() && !folders.contains(clean)) folders.append(clean);
     };
-    add(QDir(applicationDir).filePath(QStringLiteral("../share/distlab/examples")));
+    add(QDir(applicationDir).filePath(QStringLiteral("../share/distlab/") + kind));
     for (const QString& data : QStandardPaths::standardLocations(QStandardPaths::GenericDataLocation))
-        add(QDir(data).filePath(QStringLiteral("distlab/examples")));
-#ifdef DISTLAB_SOURCE_EXAMPLES_DIR
-    add(QStringLiteral(DISTLAB_SOURCE_EXAMPLES_DIR));
+        add(QDir(data).filePath(QStringLiteral("distlab/") + kind));
+#ifdef DISTLAB_SOURCE_RESOURCES_DIR
+    add(QDir(QStringLiteral(DISTLAB_SOURCE_RESOURCES_DIR)).filePath(kind));
 #endif
     return folders;
 }
+
+QStringList exampleFolders(const QString& applicationDir) { return resourceFolders(applicationDir, QStringLiteral("examples")); }
 
 QStringList exampleFiles(const QString& applicationDir, ExampleKind kind) {
     const QString studySuffix = QStringLiteral(".study.json");

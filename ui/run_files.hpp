@@ -14,8 +14,8 @@ namespace distlab::ui {
 
 class RunHistory;
 
-/// Reads and validates a run config (loadRunConfig).
-Result<RunConfig> openRunConfigFile(const QString& path);
+/// Reads and validates a run config (loadRunConfig), with `--set` style overrides applied first.
+Result<RunConfig> openRunConfigFile(const QString& path, const QStringList& overrides = {});
 /// `config` with its data paths rewritten relative to `directory` (absolute ones stay absolute
 /// when they lie outside it) and baseDirectory = directory.
 RunConfig rebaseDataPaths(const RunConfig& config, const QString& directory);
@@ -30,6 +30,10 @@ Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceN
 /// (`<applicationDir>/../share/distlab/examples`, then `distlab/examples` under the XDG data folders,
 /// e.g. /usr/share) and the source tree's resources/examples (a build that is not installed).
 QStringList exampleFolders(const QString& applicationDir);
+/// The folders of one kind of the app's resources ("examples", "lessons"), in that order: the
+/// package's `<applicationDir>/../share/distlab/<kind>`, `distlab/<kind>` under the XDG data
+/// folders, the source tree's resources/<kind>.
+QStringList resourceFolders(const QString& applicationDir, const QString& kind);
 /// What an example file holds: a run config (*.json) or a study (*.study.json).
 enum class ExampleKind { Run, Study };
 /// The examples of `kind` in those folders, sorted by file name; a name found twice comes from the

@@ -1,0 +1,96 @@
+#include "lessons/lesson_facts.hpp"
+
+#include <QRegularExpression>
+#include <QTabWidget>
+
+#include <limits>
+
+#include "bridge/run_history.hpp"
+#include "bridge/session_controller.hpp"
+#include "main_window.hpp"
+#include "study/study_controller.hpp"
+#include "study/study_window.hpp"
+#include "varlab/variable_lab_panel.hpp"
+
+namespace distlab::ui {
+
+namespace {
+
+QString number(std::int64_t value) { return QString::number(value); }
+
+VariableLabPanel* variableLab(MainWindow& window) { return window.findChild<VariableLabPanel*>(); }
+
+// The value a card's cross-replica read line names ("Cross-replica read returns 3 (SUM ...)").
+std::optional<QString> readValue(MainWindow& window, const QString& variable) {
+    VariableLabPanel* lab = variableLab(window);
+    if (lab == nullptr) return std::nullopt;
+    static const QRegularExpression returns(QStringLiteral("returns (\\S+)"));
+    const QRegularExpressionMatch match = returns.match(lab->readText(variable));
+    if (!match.hasMatch()) return std::nullopt;
+    return match.captured(1);
+}
+
+}  // namespace
+
+bool isLessonFact(const QString& name) {
+    static const QStringList plain{QStringLiteral("replicas"),      QStringLiteral("workers"),
+                                   QStringLiteral("steps"),         QStringLiteral("ring_steps"),
+                                   QStringLiteral("max_staleness"), QStringLiteral("slowest_worker"),
+                                   QStringLiteral("gradient_term_peak_bytes"), QStringLiteral("study_fastest")};
+    return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) ||
+           name.startsWith(QStringLiteral("varlab_read_copy:"));
+}
+
+std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
+    SessionController& controller = window.controller();
+    const RunConfig& config = controller.config();
+    const auto replicas = static_cast<std::int64_t>(config.strategy.replicaCount());
+    if (name == QLatin1String("replicas")) return number(replicas);
+    if (name == QLatin1String("workers")) return number(config.strategy.workers);
+    if (name == QLatin1String("steps")) return number(controller.stepsDone());
+    if (name == QLatin1String("ring_steps")) return number(2 * (replicas - 1));  // reduce-scatter, then all-gather
+    const UpdateTally& updates = controller.history().updates();
+    if (name == QLatin1String("max_staleness")) {
+        if (updates.windowCount() == 0) return std::nullopt;
+        return number(updates.windowMax());
+    }
+    if (name == QLatin1String("slowest_worker")) {
+        if (updates.updates() == 0) return std::nullopt;
+        int slowest = 0;
+        for (int w = 1; w < updates.workerCount(); ++w)
+            if (updates.applied(w) < updates.applied(slowest)) slowest = w;
+        return QStringLiteral("worker %1").arg(slowest);
+    }
+    if (name == QLatin1String("gradient_term_peak_bytes")) {
+        if (controller.stepsDone() <= 0) return std::nullopt;
+        std::int64_t peak = -1;
+        if (!controller.runBetweenSteps([&](Trainer& trainer) { peak = trainer.gradientAggregation().peakBytes; }) || peak < 0)
+            return std::nullopt;
+        return number(peak);
+    }
+    if (name == QLatin1String("study_fastest")) {
+        // The finished variant of the study window's study with the most samples per second.
+        const StudyWindow* study = window.studyWindow();
+        if (study == nullptr || study->controller().isRunning()) return std::nullopt;
+        const std::vector<StudyRow>& rows = study->controller().rows();
+        const StudyRow* fastest = nullptr;
+        for (const StudyRow& row : rows)
+            if (row.state == VariantState::Finished && (fastest == nullptr || row.samplesPerSecond > fastest->samplesPerSecond)) fastest = &row;
+        if (fastest == nullptr) return std::nullopt;
+        return QString::fromStdString(fastest->label);
+    }
+    if (name.startsWith(QStringLiteral("varlab_read:"))) return readValue(window, name.section(QLatin1Char(':'), 1));
+    if (name.startsWith(QStringLiteral("varlab_read_copy:"))) {
+        const QString variable = name.section(QLatin1Char(':'), 1);
+        const std::optional<QString> read = readValue(window, variable);
+        VariableLabPanel* lab = variableLab(window);
+        if (!read || lab == nullptr) return std::nullopt;
+        const QStringList copies = lab->copyTexts(variable);
+        const qsizetype same = copies.indexOf(*read);
+        // Which copy the read returned; when it equals none of them it was computed from them.
+        return same >= 0 ? QStringLiteral("replica %1").arg(same) : QStringLiteral("none of the copies");
+    }
+    return std::nullopt;
+}
+
+}  // namespace distlab::ui
