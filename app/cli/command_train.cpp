@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/data/dataset.hpp"
+#include "distlab/device/gpu_plan.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/checkpoint.hpp"
@@ -133,6 +134,8 @@ int runTrain(const TrainOptions& options) {
     auto created = Trainer::create(*config);
     if (!created) return inputError(options.configPath + ": " + created.error().message);
     Trainer& trainer = **created;
+    // Until tests/gpu have passed on a GPU, a run on gpu:K says so (one line, not per step).
+    if (const std::string warning = gpuTrainingWarning(*config); !warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
     if (!options.initWeights.empty())
         if (auto status = loadWeights(trainer, options.initWeights, "--init-weights"); !status)
             return inputError(status.error().message);

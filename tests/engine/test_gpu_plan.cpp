@@ -262,6 +262,16 @@ private slots:
         QVERIFY2(message.startsWith(expected), qPrintable(message));
     }
 
+    void unverifiedGpuTrainingWarnsOnce() {
+        QCOMPARE(QString::fromStdString(gpuTrainingWarning(gpuConfig({0}), false)),
+                 QStringLiteral("warning: GPU training is built but not yet verified on a GPU"));
+        QVERIFY(!kGpuTrainingVerified || gpuTrainingWarning(gpuConfig({0})).empty());
+        QVERIFY(gpuTrainingWarning(gpuConfig({0}), true).empty());
+        RunConfig cpu = gpuConfig({0, 1});
+        for (DeviceName& device : cpu.strategy.devices) device.kind = DeviceName::Kind::Cpu;
+        QVERIFY(gpuTrainingWarning(cpu, false).empty());
+    }
+
     void plannedConfigsAreValidConfigs() {
         // The fabricated configs are ones a user could write: the planner sees only validated input.
         for (const RunConfig& config : {gpuConfig({0}), gpuConfig({0, 1, 2, 3}, 4, 2048), gpuConfig({0, 1})}) {

@@ -1,5 +1,6 @@
 #include "distlab/device/gpu_plan.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace distlab {
@@ -61,6 +62,13 @@ Result<GpuReduction> chooseReduction(const RunConfig& config, const std::vector<
 std::string gpuTrainingStatus(const DeviceReport& report) {
     if (!report.cudaBuiltIn) return "not built in (no CUDA toolkit when this distlab was configured)";
     return kGpuTrainingVerified ? "verified on a GPU" : "built, not yet verified on a GPU";
+}
+
+std::string gpuTrainingWarning(const RunConfig& config, bool verified) {
+    const auto& devices = config.strategy.devices;
+    const bool onGpus = std::any_of(devices.begin(), devices.end(),
+                                    [](const DeviceName& device) { return device.kind == DeviceName::Kind::Gpu; });
+    return onGpus && !verified ? "warning: GPU training is built but not yet verified on a GPU" : "";
 }
 
 const char* gpuReductionName(GpuReduction reduction) {

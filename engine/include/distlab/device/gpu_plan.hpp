@@ -51,6 +51,11 @@ inline constexpr bool kGpuTrainingVerified = false;
 /// distlab was configured)", "built, not yet verified on a GPU" or "verified on a GPU". Pure; any thread.
 std::string gpuTrainingStatus(const DeviceReport& report);
 
+/// The one line `distlab-cli train` prints (on stderr) before a run on gpu:K devices while GPU
+/// training is not verified: "warning: GPU training is built but not yet verified on a GPU"; ""
+/// for cpu:K runs or once `verified`. Pure; any thread.
+std::string gpuTrainingWarning(const RunConfig& config, bool verified = kGpuTrainingVerified);
+
 /// The config's spelling of a reduction path ("none", "logical_ring", "nccl"), for messages and output.
 const char* gpuReductionName(GpuReduction reduction);
 
