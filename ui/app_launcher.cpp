@@ -18,6 +18,7 @@
 #include "bridge/session_controller.hpp"
 #include "main_window.hpp"
 #include "run_files.hpp"
+#include "lessons/lesson.hpp"
 #include "saved_run_files.hpp"
 #include "study/study_window.hpp"
 
@@ -48,6 +49,9 @@ const QCommandLineOption kCompare(QStringLiteral("compare"),
                                   QStringLiteral("Draw the saved run in FILE dashed beside the run's curves (Learning tab)."),
                                   QStringLiteral("FILE.distlab-run"));
 
+const QCommandLineOption kLesson(QStringLiteral("lesson"), QStringLiteral("Open the lesson in FILE in the Lesson dock."),
+                                 QStringLiteral("FILE.lesson.json"));
+
 /// Qt's own options, handled by the QApplication (-platform offscreen, -style fusion, ...): accepted
 /// here so that they are not unknown, and hidden from --help.
 QList<QCommandLineOption> qtOptions() {
@@ -75,7 +79,7 @@ void defineOptions(QCommandLineParser& parser, QCommandLineOption& help, QComman
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);  // Qt's -platform, -style
     help = parser.addHelpOption();
     version = parser.addVersionOption();
-    parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport, kCompare});
+    parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport, kCompare, kLesson});
     parser.addOptions(qtOptions());
     parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config (JSON), saved run (.distlab-run) or study (.study.json) to open."),
                                  QStringLiteral("[CONFIG]"));
@@ -94,6 +98,7 @@ Result<LaunchOptions> parseLaunchOptions(const QStringList& arguments) {
     options.screenshot = parser.value(kScreenshot);
     options.report = parser.value(kReport);
     options.compare = parser.value(kCompare);
+    options.lesson = parser.value(kLesson);
     for (const auto& [option, target] : {std::pair{&kScreenshotAfter, &options.screenshotAfterMs}, std::pair{&kQuitAfter, &options.quitAfterMs}}) {
         if (!parser.isSet(*option)) continue;
         auto ms = millisecondsOf(QStringLiteral("--") + option->names().constFirst(), parser.value(*option));
@@ -180,6 +185,13 @@ int runApp(int argc, char** argv) {
             return 2;
         }
         window.compareWithSavedRun(options->compare);
+    }
+    if (!options->lesson.isEmpty()) {
+        if (auto lesson = loadLesson(options->lesson); !lesson) {
+            printError(QString::fromStdString(lesson.error().message));
+            return 2;
+        }
+        window.openLesson(options->lesson);
     }
     int exitCode = 0;
     // A run that cannot load (e.g. a bad data file) is also reported on stderr, for unattended use.

@@ -1,7 +1,7 @@
 #pragma once
 // The app's command line (docs/interfaces.md), parsed by QCommandLineParser:
 //   distlab [CONFIG] [--autostart] [--screenshot FILE.png] [--screenshot-after-ms T] [--quit-after-ms T]
-//           [--report FILE.json] [--compare FILE.distlab-run] [--help] [--version]
+//           [--report FILE.json] [--compare FILE.distlab-run] [--lesson FILE.lesson.json] [--help] [--version]
 // so a run can be opened, started and photographed with no person present. It is parsed before
 // the QApplication exists, so --help, --version and a usage error need no display.
 #include <QString>
@@ -19,6 +19,7 @@ struct LaunchOptions {
     int quitAfterMs = -1;         ///< < 0: run until closed
     QString report;               ///< write a self-measurement JSON here when quitting (needs quitAfterMs)
     QString compare;              ///< a saved run to draw beside the run's curves
+    QString lesson;               ///< a lesson to open in the Lesson dock
     bool help = false;            ///< print launchHelpText() and exit
     bool version = false;         ///< print the version and exit
 };

@@ -375,6 +375,9 @@ private slots:
         QVERIFY(compare.ok());
         QCOMPARE(compare->config, QStringLiteral("run.distlab-run"));
         QCOMPARE(compare->compare, QStringLiteral("before.distlab-run"));
+        auto lesson = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--lesson"), QStringLiteral("a.lesson.json")});
+        QVERIFY(lesson.ok());
+        QCOMPARE(lesson->lesson, QStringLiteral("a.lesson.json"));
         auto bad = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("--quit-after-ms"), QStringLiteral("soon")});
         QVERIFY(!bad.ok());
         QCOMPARE(bad.error().message, std::string("--quit-after-ms: \"soon\" is not a number of milliseconds >= 0"));
