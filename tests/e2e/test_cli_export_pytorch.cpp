@@ -79,11 +79,12 @@ private slots:
         const QByteArray momentum = R"({"type": "sgd", "learning_rate": 0.1, "momentum": 0.9})";
         const QByteArray adam = R"({"type": "adam", "learning_rate": 0.01})";
         const QByteArray oneDevice = R"({"type": "one_device"})";
-        const QByteArray mirrored = R"({"type": "mirrored", "replicas": 2, "gradient_accumulation_steps": 2})";
+        const QByteArray mirrored = R"({"type": "mirrored", "replicas": 2})";
+        const QByteArray accumulating = R"({"type": "mirrored", "replicas": 2, "gradient_accumulation_steps": 2})";
         QTest::newRow("one_device sgd momentum") << config(oneDevice, momentum);
         QTest::newRow("one_device adam") << config(oneDevice, adam);
-        QTest::newRow("mirrored-2 sgd momentum, accumulation 2") << config(mirrored, momentum);
-        QTest::newRow("mirrored-2 adam, accumulation 2") << config(mirrored, adam);
+        QTest::newRow("mirrored-2 sgd momentum") << config(mirrored, momentum);
+        QTest::newRow("mirrored-2 adam, accumulation 2") << config(accumulating, adam);
         QTest::newRow("one_device nesterov, mse") << config(
             oneDevice, R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.5, "nesterov": true})", "mse",
             R"({"kind": "regression_plane", "samples": 200, "noise": 0.1, "global_batch_size": 16})");

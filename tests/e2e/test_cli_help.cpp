@@ -20,6 +20,7 @@ const CommandHelp kCommands[] = {
     {"collectives", {"--backend", "--algorithm", "--replicas", "--min-bytes", "--max-bytes", "--iters", "--warmup-iters", "--op",
                      "--memcpy", "--json"}},
     {"compare", {"STUDY", "--csv", "--jsonl", "--predict", "--quiet"}},
+    {"export-pytorch", {"CONFIG", "OUT.py", "--steps", "--set"}},
 };
 }  // namespace
 

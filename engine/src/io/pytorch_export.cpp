@@ -143,8 +143,8 @@ Status exportPyTorch(const RunConfig& config, const std::string& scriptPath, std
 
     // The initial weights, the data and the batch order come from a one-device copy of the run on
     // cpu:0: every replica starts from replica 0's values (docs/semantics.md §7) and the data and
-    // its order depend only on the data keys and the seed (§9), so one copy gives exactly what the
-    // run starts from, without N model copies or a GPU.
+    // its order depend only on the data keys and the seed (docs/semantics.md §9), so one copy gives
+    // exactly what the run starts from, without N model copies or a GPU.
     RunConfig single = config;
     single.strategy = StrategyConfig{};
     auto created = Trainer::create(single);

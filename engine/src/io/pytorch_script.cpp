@@ -6,6 +6,7 @@ namespace {
 // The part of every script that does not depend on the run. It reads RUN, which the generated
 // head defines. Kept in one raw string so the Python reads as Python; tests run it (test_export_pytorch).
 constexpr const char* kBody = R"PY(import argparse
+import contextlib
 import json
 import os
 import struct
@@ -145,9 +146,9 @@ def make_optimizer(parameters):
 
 def train(rank, world, steps, save_weights, init_file):
     """One replica: rank r of `world` (DDP when world > 1), as DistLab's replica r computes."""
-    torch.manual_seed(0)  # nothing here is random; the data order comes from the data file
     torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
     if world > 1:
+        # The ranks are processes of this machine: loopback needs no resolvable host name.
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
         dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank, world_size=world)
     weights = read_safetensors(os.path.join(HERE, RUN["weights_file"]))
@@ -174,13 +175,13 @@ def train(rank, world, steps, save_weights, init_file):
 
     for step in range(steps):
         optimizer.zero_grad(set_to_none=False)
-        mine = batches[step][rank * shard:(rank + 1) * shard]  # replica r's contiguous shard (§9)
+        mine = batches[step][rank * shard:(rank + 1) * shard]  # replica r's contiguous shard (docs/semantics.md §9)
         step_loss = torch.zeros((), dtype=torch.float64)
-        for m in range(micro_steps):  # gradient accumulation: k contiguous micro-batches (§4.3)
+        for m in range(micro_steps):  # accumulation: k contiguous micro-batches (docs/semantics.md §4.3)
             indices = torch.from_numpy(mine[m * micro:(m + 1) * micro].astype(np.int64))
             last = m + 1 == micro_steps
             # Reduce once per update, after the last micro-batch, as DistLab does.
-            context = net.no_sync() if world > 1 and not last else _NoContext()
+            context = net.no_sync() if world > 1 and not last else contextlib.nullcontext()
             with context:
                 total = loss_sum(net(x[indices]), y[indices])
                 (total * scale).backward()
@@ -196,14 +197,6 @@ def train(rank, world, steps, save_weights, init_file):
         print(f"saved weights to {save_weights}", flush=True)
     if world > 1:
         dist.destroy_process_group()
-
-
-class _NoContext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def main():
