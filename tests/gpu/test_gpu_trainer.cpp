@@ -198,7 +198,10 @@ void graphReplayEqualsEager(const char* what, const RunConfig& config, const Dat
         bool lossesEqual = true;
         for (int s = 0; s < kSteps; ++s) {
             // A schedule's change mid-run reaches the replayed graph through its device scalars.
-            if (s == kSteps / 2) graph->setLearningRate(0.5f * graph->learningRate()), eager->setLearningRate(0.5f * eager->learningRate());
+            if (s == kSteps / 2) {
+                graph->setLearningRate(0.5f * graph->learningRate());
+                eager->setLearningRate(0.5f * eager->learningRate());
+            }
             lossesEqual = lossesEqual && graph->step().loss == eager->step().loss;
         }
         const bool replayed = graph->lastStepMode() == GpuStepMode::Replay;
