@@ -115,6 +115,21 @@ private slots:
         QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
     }
 
+    // The exported weights are exactly those the run starts from, whatever the strategy (the
+    // export builds one copy on cpu:0; a mirrored run broadcasts replica 0's). Needs no torch.
+    void exportsTheRunsInitialWeights() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString run = dir.filePath("run.json");
+        QVERIFY(writeText(run, config(R"({"type": "mirrored", "replicas": 2})", R"({"type": "adam"})")));
+        const CliResult exported = runCli({"export-pytorch", run, dir.filePath("run.py"), "--steps", "3"});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        QVERIFY(exported.out.contains(R"("steps":3,"replicas":2)"));
+        const CliResult initial = runCli({"train", run, "--steps", "0", "--save-weights", dir.filePath("w.safetensors"), "--quiet"});
+        QVERIFY2(initial.exitCode == 0, qPrintable(initial.err));
+        QCOMPARE(relativeError(dir.filePath("run.init.safetensors"), dir.filePath("w.safetensors")), 0.0);
+    }
+
     void refusesWhatItCannotExport() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
