@@ -63,7 +63,7 @@ std::string defaultName(const std::string& file) {
 StudySpec parseSpec(const std::string& text, const std::string& file) {
     const Json document = parseJsonDocument(text, file);
     const ObjectReader reader(document, "", file);
-    reader.allowOnly({"name", "base", "variants", "baseline", "target_accuracy", "steps", "eval_every", "mode"});
+    reader.allowOnly({"name", "base", "variants", "baseline", "target_accuracy", "steps", "eval_every", "mode", "equivalence"});
     StudySpec spec;
     spec.name = reader.string("name", defaultName(file));
     parseBase(reader, spec);
@@ -83,6 +83,7 @@ StudySpec parseSpec(const std::string& text, const std::string& file) {
     if (reader.has("steps")) spec.steps = reader.integer("steps", 0);
     spec.evalEvery = reader.integer("eval_every", spec.evalEvery);
     spec.mode = reader.choice("mode", spec.mode, kStudyModeNames);
+    spec.equivalence = reader.boolean("equivalence", false);
     return spec;
 }
 
@@ -112,6 +113,7 @@ std::string studyToJson(const StudySpec& spec) {
     if (spec.steps) out["steps"] = *spec.steps;
     if (spec.evalEvery > 0) out["eval_every"] = spec.evalEvery;
     out["mode"] = studyModeName(spec.mode);
+    if (spec.equivalence) out["equivalence"] = true;
     if (spec.baseline >= 0 && spec.baseline < static_cast<int>(spec.variants.size()))
         out["baseline"] = spec.variants[static_cast<std::size_t>(spec.baseline)].label;
     if (spec.targetAccuracy) out["target_accuracy"] = *spec.targetAccuracy;
@@ -120,7 +122,8 @@ std::string studyToJson(const StudySpec& spec) {
         Json entry = Json::object();
         entry["label"] = variant.label;
         if (!variant.configPath.empty()) entry["config"] = variant.configPath;
-        if (!variant.overrides.empty()) {
+        // A variant that is the base unchanged keeps its empty "set": without it the file would not read back.
+        if (!variant.overrides.empty() || variant.configPath.empty()) {
             Json set = Json::object();
             for (const auto& [key, value] : variant.overrides) set[key] = parseJsonDocument(value, "set");
             entry["set"] = std::move(set);

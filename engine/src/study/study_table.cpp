@@ -17,14 +17,14 @@ std::string number(double value, const char* format = "%.4g") {
 
 std::string share(double value) { return number(value, "%.3f"); }
 
+}  // namespace
+
 std::string csvCell(const std::string& cell) {
     if (cell.find_first_of(",\"\r\n") == std::string::npos) return cell;
     std::string quoted = "\"";
     for (char c : cell) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     return quoted + "\"";
 }
-
-}  // namespace
 
 StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline,
                           std::span<const std::optional<StepTimePrediction>> predictions) {

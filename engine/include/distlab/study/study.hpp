@@ -43,6 +43,10 @@ struct StudySpec {
     std::optional<std::int64_t> steps;      ///< every variant's step count; absent: each config's `steps`
     std::int64_t evalEvery = 0;             ///< steps between test evaluations; 0: steps / 50 (at least 1)
     StudyMode mode = StudyMode::Sequential;
+    /// An equivalence study (`"equivalence": true`, docs/interfaces.md §13.7): the variants step in
+    /// lockstep and their weights are compared with the baseline's after every update
+    /// (equivalence.hpp) instead of being timed.
+    bool equivalence = false;
 };
 
 /// A variant ready to run: its label and its whole run config (overrides applied, `steps` set).

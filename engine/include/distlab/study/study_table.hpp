@@ -26,5 +26,7 @@ StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline,
 /// The table as CSV: the header line, then one line per row; a cell holding a comma, quote or
 /// line break is quoted (RFC 4180).
 std::string studyTableCsv(const StudyTable& table);
+/// One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line break (RFC 4180).
+std::string csvCell(const std::string& cell);
 
 }  // namespace distlab

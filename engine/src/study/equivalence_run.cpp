@@ -1,0 +1,202 @@
+// EquivalenceRun: the variants' trainers stepped in lockstep on one thread and their weights
+// compared with the baseline's after every update (docs/interfaces.md §13.7). One thread because
+// what is measured is the arithmetic, not the speed: the order of the steps must not matter, and
+// it does not (each trainer owns its data order and its replicas' threads).
+#include "distlab/study/equivalence.hpp"
+
+#include <cmath>
+#include <exception>
+#include <stdexcept>
+
+#include "distlab/distribute/trainer.hpp"
+
+namespace distlab {
+
+struct EquivalenceRun::Lane {
+    std::unique_ptr<Trainer> trainer;  ///< run()'s thread only
+    bool comparable = false;           ///< same parameter layout as the baseline
+    bool active = false;               ///< still stepping (run()'s thread only)
+    double loss = 0.0;                 ///< the last update's loss (run()'s thread only)
+    // Published, guarded by EquivalenceRun::m_mutex:
+    EquivalenceProgress progress;
+    ThinnedSeries<EquivalencePoint> history;
+    explicit Lane(std::size_t capacity) : history(capacity) {}
+};
+
+EquivalencePoint measureWeightDifference(std::span<const float> variant, std::span<const float> baseline,
+                                         const std::vector<ParameterInfo>& infos) {
+    EquivalencePoint point;
+    for (std::size_t p = 0; p < infos.size(); ++p) {
+        const auto offset = static_cast<std::size_t>(infos[p].offset);
+        const auto size = static_cast<std::size_t>(infos[p].size);
+        double scale = 0.0;
+        for (std::size_t i = 0; i < size; ++i) scale = std::max(scale, double(std::fabs(baseline[offset + i])));
+        // A parameter that is exactly zero everywhere (a bias before it moved) has no scale: its
+        // differences count as absolute ones there.
+        const double divisor = scale > 0.0 ? scale : 1.0;
+        for (std::size_t i = 0; i < size; ++i) {
+            const double difference = std::fabs(double(variant[offset + i]) - double(baseline[offset + i]));
+            // NaN compares false: a diverged weight must still show as the largest difference.
+            if (difference > point.maxAbsolute || std::isnan(difference)) point.maxAbsolute = difference;
+            const double relative = difference / divisor;
+            const bool larger = relative > point.maxRelative || (std::isnan(relative) && !std::isnan(point.maxRelative));
+            if (point.parameter < 0 || larger) {
+                point.maxRelative = relative;
+                point.parameter = static_cast<int>(p);
+                point.element = static_cast<std::int64_t>(i);
+            }
+        }
+    }
+    return point;
+}
+
+EquivalenceRun::EquivalenceRun(Study study, std::size_t historyCapacity) : m_study(std::move(study)) {
+    const auto& variants = m_study.variants;
+    const StudyVariant& baseline = variants.at(static_cast<std::size_t>(m_study.baseline()));
+    m_steps = baseline.config.steps;
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+        if (static_cast<int>(v) == m_study.baseline()) {
+            EquivalenceVerdict verdict;
+            verdict.kind = EquivalenceClass::Baseline;
+            verdict.reason = "the variant the others are compared with";
+            verdict.summationOrder = summationOrder(baseline.config);
+            m_verdicts.push_back(std::move(verdict));
+        } else {
+            m_verdicts.push_back(classifyEquivalence(variants[v].config, baseline.config, variants[v].sameSeedAndDataAsBaseline));
+        }
+        auto lane = std::make_unique<Lane>(historyCapacity);
+        lane->progress.steps = m_steps;
+        m_lanes.push_back(std::move(lane));
+    }
+}
+
+EquivalenceRun::~EquivalenceRun() {
+    for (auto& lane : m_lanes)
+        if (lane->trainer) lane->trainer->shutdown();
+}
+
+EquivalenceProgress EquivalenceRun::progress(int variant) const {
+    const std::lock_guard lock(m_mutex);
+    return m_lanes.at(static_cast<std::size_t>(variant))->progress;
+}
+
+std::vector<EquivalencePoint> EquivalenceRun::history(int variant) const {
+    const std::lock_guard lock(m_mutex);
+    return m_lanes.at(static_cast<std::size_t>(variant))->history.points();
+}
+
+std::string EquivalenceRun::parameterName(int parameter) const {
+    const std::lock_guard lock(m_mutex);
+    if (parameter < 0 || parameter >= static_cast<int>(m_parameterNames.size())) return {};
+    return m_parameterNames[static_cast<std::size_t>(parameter)];
+}
+
+void EquivalenceRun::publish(int variant, VariantState state, const std::string& message) {
+    Lane& lane = *m_lanes[static_cast<std::size_t>(variant)];
+    if (state == VariantState::Finished || state == VariantState::Cancelled || state == VariantState::Failed) {
+        lane.active = false;
+        if (lane.trainer) lane.trainer->shutdown();  // parameter-server workers stop now, not at destruction
+    }
+    const std::lock_guard lock(m_mutex);
+    lane.progress.state = state;
+    if (!message.empty()) lane.progress.message = message;
+}
+
+void EquivalenceRun::run() {
+    if (m_started.exchange(true)) throw std::logic_error("EquivalenceRun::run called twice");
+    const int baseline = m_study.baseline();
+    // Build every trainer first, so that a data file missing fails before any update.
+    for (int v = 0; v < variantCount(); ++v) {
+        Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+        if (m_cancelled) {
+            publish(v, VariantState::Cancelled, {});
+            continue;
+        }
+        publish(v, VariantState::Loading, {});
+        try {
+            auto created = Trainer::create(m_study.variants[static_cast<std::size_t>(v)].config);
+            if (!created) {
+                publish(v, VariantState::Failed, created.error().message);
+                continue;
+            }
+            lane.trainer = std::move(*created);
+            lane.active = true;
+        } catch (const std::exception& error) {  // out of memory while building: this variant fails, not the lab
+            publish(v, VariantState::Failed, error.what());
+        }
+    }
+    Lane& base = *m_lanes[static_cast<std::size_t>(baseline)];
+    if (!base.active) {
+        for (int v = 0; v < variantCount(); ++v)
+            if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, VariantState::Failed, "the baseline could not be built");
+        return;
+    }
+    const std::vector<ParameterInfo>& infos = base.trainer->primaryModel().store().infos();
+    {
+        const std::lock_guard lock(m_mutex);
+        for (const ParameterInfo& info : infos) m_parameterNames.push_back(info.name);
+    }
+    for (int v = 0; v < variantCount(); ++v) {
+        Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+        if (!lane.active) continue;
+        const auto& own = lane.trainer->primaryModel().store().infos();
+        lane.comparable = own.size() == infos.size();
+        for (std::size_t p = 0; lane.comparable && p < own.size(); ++p)
+            lane.comparable = own[p].name == infos[p].name && own[p].offset == infos[p].offset && own[p].size == infos[p].size;
+        publish(v, VariantState::Running, lane.comparable ? std::string() : "another parameter layout: its weights cannot be compared");
+    }
+
+    while (base.active) {
+        if (m_cancelled) {
+            for (int v = 0; v < variantCount(); ++v)
+                if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, VariantState::Cancelled, {});
+            break;
+        }
+        // One update each, baseline first. A step returns a reference valid until the next call:
+        // keep only its loss.
+        for (int v = 0; v < variantCount(); ++v) {
+            Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+            if (!lane.active) continue;
+            try {
+                const StepReport& report = lane.trainer->step();
+                if (!report.applied) throw std::runtime_error("no update could be applied at update " + std::to_string(report.step));
+                lane.loss = report.loss;
+            } catch (const std::exception& error) {
+                publish(v, VariantState::Failed, error.what());
+                if (v == baseline) {
+                    for (int o = 0; o < variantCount(); ++o)
+                        if (m_lanes[static_cast<std::size_t>(o)]->active) publish(o, VariantState::Failed, "the baseline failed");
+                    return;
+                }
+                continue;
+            }
+        }
+        const double baselineLoss = base.loss;
+        const std::span<const float> baselineWeights = base.trainer->primaryModel().store().values();
+        const std::int64_t step = base.trainer->stepsDone();
+        for (int v = 0; v < variantCount(); ++v) {
+            Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+            if (!lane.active) continue;
+            EquivalencePoint point;
+            if (lane.comparable && v != baseline) {
+                point = measureWeightDifference(lane.trainer->primaryModel().store().values(), baselineWeights, infos);
+                point.lossDifference = std::fabs(lane.loss - baselineLoss);
+            }
+            point.step = step;
+            const std::lock_guard lock(m_mutex);
+            lane.progress.stepsDone = lane.trainer->stepsDone();
+            if (lane.comparable && v != baseline) {
+                lane.history.add(point);
+                if (!lane.progress.compared || point.maxRelative > lane.progress.worst.maxRelative || std::isnan(point.maxRelative))
+                    lane.progress.worst = point;
+                lane.progress.compared = true;
+            }
+            lane.progress.latest = point;
+        }
+        if (step >= m_steps)
+            for (int v = 0; v < variantCount(); ++v)
+                if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, VariantState::Finished, {});
+    }
+}
+
+}  // namespace distlab
