@@ -45,8 +45,14 @@ int runExport(const ExportOptions& options) {
         !checked)
         return inputError(checked.error().message);
 
-    if (Status exported = exportPyTorch(*config, options.scriptPath, steps); !exported)
-        return inputError(options.configPath + ": " + exported.error().message);
+    auto prepared = PyTorchExport::prepare(*config, steps);
+    if (!prepared) return inputError(options.configPath + ": " + prepared.error().message);
+    // The outputs were found writable above, so a failure now is the disk's (full, a folder
+    // removed meanwhile): exit 1, as a failed write after a train run.
+    if (Status written = prepared->write(options.scriptPath); !written) {
+        std::fprintf(stderr, "error: %s\n", written.error().message.c_str());
+        return 1;
+    }
     nlohmann::ordered_json out;
     out["script"] = files.script;
     out["weights"] = files.weights;

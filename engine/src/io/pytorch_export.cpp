@@ -1,5 +1,6 @@
 #include "distlab/io/pytorch_export.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -136,10 +137,16 @@ Status checkPyTorchExportable(const RunConfig& config) {
     return checkLayers(config.model.layers, "model.layers");
 }
 
-Status exportPyTorch(const RunConfig& config, const std::string& scriptPath, std::int64_t steps) {
-    if (auto exportable = checkPyTorchExportable(config); !exportable) return exportable;
-    const std::int64_t updates = steps < 0 ? config.steps : steps;
-    const PyTorchExportFiles files = pyTorchExportFiles(scriptPath);
+PyTorchExport::PyTorchExport() = default;
+PyTorchExport::PyTorchExport(PyTorchExport&&) noexcept = default;
+PyTorchExport& PyTorchExport::operator=(PyTorchExport&&) noexcept = default;
+PyTorchExport::~PyTorchExport() = default;
+
+Result<PyTorchExport> PyTorchExport::prepare(const RunConfig& config, std::int64_t steps) {
+    if (auto exportable = checkPyTorchExportable(config); !exportable) return exportable.error();
+    PyTorchExport out;
+    out.m_steps = steps < 0 ? config.steps : steps;
+    out.m_runName = config.name;
 
     // The initial weights, the data and the batch order come from a one-device copy of the run on
     // cpu:0: every replica starts from replica 0's values (docs/semantics.md §7) and the data and
@@ -149,32 +156,41 @@ Status exportPyTorch(const RunConfig& config, const std::string& scriptPath, std
     single.strategy = StrategyConfig{};
     auto created = Trainer::create(single);
     if (!created) return created.error();
-    const Trainer& trainer = **created;
-    const Model& model = trainer.replicaModel(0);
+    out.m_trainer = std::move(*created);
 
-    auto data = dataFile(trainer.data().train, trainer.sampler(), config.data.globalBatchSize, updates);
+    auto data = dataFile(out.m_trainer->data().train, out.m_trainer->sampler(), config.data.globalBatchSize, out.m_steps);
     if (!data) return data.error();
+    out.m_data = std::move(*data);
 
-    LayerSpecWriter layers(model.store().infos());
-    Json run{{"name", config.name},
-             {"seed", config.seed},
-             {"strategy", configName(config.strategy.type)},
-             {"replicas", config.strategy.replicaCount()},
-             {"gradient_accumulation_steps", config.strategy.gradientAccumulationSteps},
-             {"global_batch_size", config.data.globalBatchSize},
-             {"steps", updates},
-             {"loss", configName(config.model.loss)},
-             {"layers", layers.layers(config.model.layers)},
-             {"optimizer", optimizerSpec(config.optimizer)},
-             {"script_file", fileName(files.script)},
-             {"weights_file", fileName(files.weights)},
-             {"data_file", fileName(files.data)}};
+    LayerSpecWriter layers(out.m_trainer->replicaModel(0).store().infos());
+    const Json run{{"name", config.name},
+                   {"seed", config.seed},
+                   {"strategy", configName(config.strategy.type)},
+                   {"replicas", config.strategy.replicaCount()},
+                   {"gradient_accumulation_steps", config.strategy.gradientAccumulationSteps},
+                   {"global_batch_size", config.data.globalBatchSize},
+                   {"steps", out.m_steps},
+                   {"loss", configName(config.model.loss)},
+                   {"layers", layers.layers(config.model.layers)},
+                   {"optimizer", optimizerSpec(config.optimizer)}};
     if (!layers.usedEvery()) throw std::logic_error("pytorch export: parameters left over after the last layer");
+    out.m_runLiteral = pythonLiteral(run);
+    return out;
+}
 
-    // The script goes last: a script on disk always finds its two files.
-    if (auto written = writeSafeTensors(files.data, *data); !written) return written;
-    if (auto written = saveWeights(model, files.weights); !written) return written;
-    return writeFileAtomically(files.script, pyTorchScript(run));
+Status PyTorchExport::write(const std::string& scriptPath) const {
+    const PyTorchExportFiles files = pyTorchExportFiles(scriptPath);
+    if (auto written = writeSafeTensors(files.data, m_data); !written) return written;
+    if (auto written = saveWeights(m_trainer->replicaModel(0), files.weights); !written) return written;
+    // The script names its files relative to its own folder, where they are written.
+    const PyTorchExportFiles names{fileName(files.script), fileName(files.weights), fileName(files.data)};
+    return writeFileAtomically(files.script, pyTorchScript(m_runName, m_runLiteral, names));
+}
+
+Status exportPyTorch(const RunConfig& config, const std::string& scriptPath, std::int64_t steps) {
+    auto prepared = PyTorchExport::prepare(config, steps);
+    if (!prepared) return prepared.error();
+    return prepared->write(scriptPath);
 }
 
 }  // namespace distlab

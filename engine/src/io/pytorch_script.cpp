@@ -3,8 +3,9 @@
 namespace distlab {
 namespace {
 
-// The part of every script that does not depend on the run. It reads RUN, which the generated
-// head defines. Kept in one raw string so the Python reads as Python; tests run it (test_export_pytorch).
+// The part of every script that does not depend on the run: it reads RUN, WEIGHTS_FILE and
+// DATA_FILE, which the generated head defines. One raw string, so the Python reads as Python;
+// tests/e2e/test_cli_export_pytorch.cpp runs it against distlab-cli train.
 constexpr const char* kBody = R"PY(import argparse
 import contextlib
 import json
@@ -151,8 +152,8 @@ def train(rank, world, steps, save_weights, init_file):
         # The ranks are processes of this machine: loopback needs no resolvable host name.
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
         dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank, world_size=world)
-    weights = read_safetensors(os.path.join(HERE, RUN["weights_file"]))
-    data = read_safetensors(os.path.join(HERE, RUN["data_file"]))
+    weights = read_safetensors(os.path.join(HERE, WEIGHTS_FILE))
+    data = read_safetensors(os.path.join(HERE, DATA_FILE))
     x = torch.from_numpy(data["x"].astype(np.float32))
     if RUN["loss"] == "softmax_cross_entropy":
         y = torch.from_numpy(data["labels"].astype(np.int64))
@@ -253,19 +254,26 @@ void appendPython(std::string& out, const nlohmann::ordered_json& value, int ind
 
 }  // namespace
 
-std::string pyTorchScript(const nlohmann::ordered_json& run) {
-    std::string script =
-        "#!/usr/bin/env python3\n"
-        "# Reproduces the DistLab run " + nlohmann::json(run.at("name").get<std::string>()).dump() +
-        " with PyTorch: the same model, initial weights, batches,\n"
-        "# loss scaling, optimizer and (for data-parallel runs) replicas, as DDP over gloo.\n"
-        "# Written by DistLab's export (docs/interfaces.md §3.9). Beside it: " +
-        run.at("weights_file").get<std::string>() + " (initial weights)\n"
-        "# and " + run.at("data_file").get<std::string>() + " (the training set and each update's sample indices).\n"
-        "# Usage: python3 " + run.at("script_file").get<std::string>() + " [--steps N] [--save-weights W.safetensors]\n\n"
-        "RUN = ";
-    appendPython(script, run, 0);
-    script += "\n\n";
+std::string pythonLiteral(const nlohmann::ordered_json& value) {
+    std::string out;
+    appendPython(out, value, 0);
+    return out;
+}
+
+std::string pyTorchScript(const std::string& runName, const std::string& runLiteral, const PyTorchExportFiles& files) {
+    // Names go into the script only as quoted literals, so no name (a newline in a path) can end
+    // a comment and become code.
+    const auto quoted = [](const std::string& text) { return nlohmann::json(text).dump(); };
+    std::string script = "#!/usr/bin/env python3\n"
+                         "# Reproduces the DistLab run " + quoted(runName) + " with PyTorch: the same model, initial\n"
+                         "# weights, batches, loss scaling, optimizer and (for data-parallel runs) replicas, as DDP\n"
+                         "# over gloo. Written by DistLab's export (docs/interfaces.md §3.9).\n"
+                         "# Usage: python3 " + quoted(files.script) + " [--steps N] [--save-weights W.safetensors]\n\n"
+                         "# Beside this script: the initial weights (DistLab's parameter names) and the training set\n"
+                         "# with the sample indices of every update's global batch.\n"
+                         "WEIGHTS_FILE = " + quoted(files.weights) + "\n"
+                         "DATA_FILE = " + quoted(files.data) + "\n\n"
+                         "RUN = " + runLiteral + "\n\n";
     script += kBody;
     return script;
 }

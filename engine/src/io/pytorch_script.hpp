@@ -1,15 +1,20 @@
 #pragma once
 // The text of an exported PyTorch script (docs/interfaces.md §3.9): the run's description as a
-// Python literal followed by a fixed body that reads it. Engine-internal; pytorch_export.cpp
-// decides what the description holds.
+// Python literal and the names of its two files, followed by a fixed body that reads them.
+// Engine-internal; pytorch_export.cpp decides what the description holds.
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "distlab/io/pytorch_export.hpp"
+
 namespace distlab {
 
-/// The whole script for `run` (an object: name, layers, loss, optimizer, replicas, batch, files;
-/// see pytorch_export.cpp). Pure; any thread.
-std::string pyTorchScript(const nlohmann::ordered_json& run);
+/// `value` as a Python literal (True/False/None for JSON's true/false/null), indented for reading.
+std::string pythonLiteral(const nlohmann::ordered_json& value);
+
+/// The whole script: `runLiteral` (pythonLiteral of the run's description: layers, loss, optimizer,
+/// replicas, batch, steps) as RUN, and `files` (names relative to the script's folder). Pure.
+std::string pyTorchScript(const std::string& runName, const std::string& runLiteral, const PyTorchExportFiles& files);
 
 }  // namespace distlab
