@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tests/bench/gemm_paths.cpp once per matrix-product path (Eigen with -march=native, OpenBLAS
-# OpenMP build, BLIS OpenMP build, oneDNN) and runs each on 1 and 2 threads: one JSON line per run.
+# OpenMP build with its own kernel choice and with its Haswell kernels, BLIS OpenMP build, oneDNN)
+# and runs each on 1 and 2 threads: one JSON line per run.
 # Usage: bash tests/bench/gemm_paths.sh [seconds per workload, default 2]
 # Needs, beyond packaging/setup-debian.sh's packages, libblis-openmp-dev and libdnnl-dev (only this
 # measurement uses them).
@@ -20,6 +21,8 @@ g++ "${flags[@]}" -I"$inc/blis-openmp" "$here/gemm_paths.cpp" -o "$out/blis" -L"
 g++ "${flags[@]}" -DPATH_DNNL "$here/gemm_paths.cpp" -o "$out/dnnl" -ldnnl
 for threads in 1 2; do
   for path in eigen openblas blis dnnl; do
-    OMP_NUM_THREADS=$threads BLIS_NUM_THREADS=$threads "$out/$path" "$path" "$seconds"
+    env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=$threads BLIS_NUM_THREADS=$threads "$out/$path" "$path" "$seconds"
   done
+  # OpenBLAS with its AVX2 kernels forced, as the engine does on Zen 4 (model/matrix_product.cpp)
+  OMP_NUM_THREADS=$threads OPENBLAS_CORETYPE=Haswell "$out/openblas" openblas+Haswell "$seconds"
 done

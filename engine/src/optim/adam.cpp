@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tensor/parallel_ranges.hpp"
+
 namespace distlab {
 
 Adam::Adam(float beta1, float beta2, float epsilon, std::int64_t parameterCount)
@@ -17,11 +19,14 @@ void Adam::applyRange(std::span<float> params, std::span<const float> grads, flo
     const float* g = grads.data();
     float* m = m_first.data() + offset;
     float* v = m_second.data() + offset;
-    for (std::size_t i = 0, n = params.size(); i < n; ++i) {
-        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-        p[i] -= stepSize * m[i] / (std::sqrt(v[i]) * invSecondCorrection + eps);
-    }
+    // A pass over every parameter, bound by memory: split across the replica's OpenMP team.
+    forEachPart(params.size(), [=](int, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+            v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+            p[i] -= stepSize * m[i] / (std::sqrt(v[i]) * invSecondCorrection + eps);
+        }
+    });
 }
 
 std::vector<std::string> Adam::slotNames() const { return {"m", "v"}; }

@@ -1,5 +1,7 @@
 #include "distlab/optim/sgd.hpp"
 
+#include "tensor/parallel_ranges.hpp"
+
 namespace distlab {
 
 Sgd::Sgd(float momentum, bool nesterov, std::int64_t parameterCount) : m_momentum(momentum), m_nesterov(nesterov) {
@@ -7,26 +9,27 @@ Sgd::Sgd(float momentum, bool nesterov, std::int64_t parameterCount) : m_momentu
 }
 
 void Sgd::applyRange(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset) {
-    const std::size_t n = params.size();
     float* p = params.data();
     const float* g = grads.data();
-    if (m_velocity.empty()) {
-        for (std::size_t i = 0; i < n; ++i) p[i] -= learningRate * g[i];
-    } else {
-        float* b = m_velocity.data() + offset;
-        const float mu = m_momentum;
-        if (m_nesterov) {
-            for (std::size_t i = 0; i < n; ++i) {
+    float* b = m_velocity.empty() ? nullptr : m_velocity.data() + offset;
+    const float mu = m_momentum;
+    const bool nesterov = m_nesterov;
+    // A pass over every parameter, bound by memory: split across the replica's OpenMP team.
+    forEachPart(params.size(), [=](int, std::size_t begin, std::size_t end) {
+        if (b == nullptr) {
+            for (std::size_t i = begin; i < end; ++i) p[i] -= learningRate * g[i];
+        } else if (nesterov) {
+            for (std::size_t i = begin; i < end; ++i) {
                 b[i] = mu * b[i] + g[i];
                 p[i] -= learningRate * (g[i] + mu * b[i]);
             }
         } else {
-            for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t i = begin; i < end; ++i) {
                 b[i] = mu * b[i] + g[i];
                 p[i] -= learningRate * b[i];
             }
         }
-    }
+    });
 }
 
 std::vector<std::string> Sgd::slotNames() const {

@@ -4,8 +4,8 @@
 
 namespace distlab {
 
-/// Σ v² over `values`, accumulated in double in a fixed order (bit-identical from run to run).
-/// Any thread; allocates nothing.
+/// Σ v² over `values`, accumulated in double in a fixed order (bit-identical from run to run for
+/// the same OpenMP team size). Any thread; runs on the calling thread's OpenMP team; allocates nothing.
 double sumOfSquares(std::span<const float> values);
 
 }  // namespace distlab

@@ -1,0 +1,51 @@
+#pragma once
+// Splitting a pass over a whole buffer (the optimizer's update, a gradient norm) across the calling
+// thread's OpenMP team: the size the replica pool gave it (threads / replicas), so a replica never
+// starts threads beyond its share of the cores.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#if defined(__SANITIZE_THREAD__)
+#define DISTLAB_SERIAL_PARTS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DISTLAB_SERIAL_PARTS 1
+#endif
+#endif
+
+namespace distlab {
+
+/// Below this many values, waking the team costs more than it saves.
+inline constexpr std::size_t kParallelMinimumValues = std::size_t{1} << 16;
+/// Most parts a pass is split into (callers keep one partial result per part).
+inline constexpr int kMaxParallelParts = 64;
+
+/// Runs body(part, begin, end) over [0, n) in equal contiguous parts, one per thread of the calling
+/// thread's OpenMP team, or as one part on the calling thread when n is small or the team is one
+/// thread. Returns the number of parts. The parts depend only on n and the team size, so a fixed
+/// thread count gives the same bits.
+template <typename Body>
+int forEachPart(std::size_t n, Body&& body) {
+#ifdef DISTLAB_SERIAL_PARTS
+    // Under ThreadSanitizer: libgomp is not instrumented, so the team's barrier is invisible and
+    // every part would be reported as a race (as Eigen's parallel products are).
+    const int team = 1;
+#else
+    const int team = std::min(omp_get_max_threads(), kMaxParallelParts);
+#endif
+    if (team <= 1 || n < kParallelMinimumValues) {
+        body(0, std::size_t{0}, n);
+        return 1;
+    }
+#pragma omp parallel num_threads(team)
+    {
+        const auto part = static_cast<std::size_t>(omp_get_thread_num());
+        const auto parts = static_cast<std::size_t>(omp_get_num_threads());
+        body(static_cast<int>(part), n * part / parts, n * (part + 1) / parts);
+    }
+    return team;
+}
+
+}  // namespace distlab
