@@ -14,6 +14,7 @@ void addValidateCommand(CLI::App& app, int& exitCode);
 void addDevicesCommand(CLI::App& app, int& exitCode);
 void addCollectivesCommand(CLI::App& app, int& exitCode);
 void addCompareCommand(CLI::App& app, int& exitCode);
+void addEquivalenceCommand(CLI::App& app, int& exitCode);
 void addExportPyTorchCommand(CLI::App& app, int& exitCode);
 
 }  // namespace distlab::cli

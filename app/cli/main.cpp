@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     distlab::cli::addDevicesCommand(app, exitCode);
     distlab::cli::addCollectivesCommand(app, exitCode);
     distlab::cli::addCompareCommand(app, exitCode);
+    distlab::cli::addEquivalenceCommand(app, exitCode);
     distlab::cli::addExportPyTorchCommand(app, exitCode);
 
     // CLI11 would call an unknown command "an extra argument"; name it as what it is.

@@ -55,9 +55,9 @@ RunConfig withoutEquivalentKnobs(RunConfig config) {
 std::string reasonToDiffer(const RunConfig& variant, const RunConfig& baseline, bool sameSeedAndData) {
     const StrategyConfig& strategy = variant.strategy;
     if (strategy.type == StrategyKind::ParameterServer && strategy.mode == ParameterServerMode::Async)
-        return "asynchronous parameter servers: each update applies one worker's gradient, computed on parameters up to " +
-               count(strategy.workers - 1) +
-               " updates old (staleness), and which worker comes next depends on thread timing (docs/semantics.md §6.3)";
+        return "asynchronous parameter servers: each update applies one worker's gradient, computed on parameters " +
+               count(strategy.workers - 1) + (strategy.workers == 2 ? " update" : " updates") +
+               " old on average (staleness), and which worker comes next depends on thread timing (docs/semantics.md §6.3)";
     if (strategy.type == StrategyKind::ParameterServer && !(baseline.strategy == strategy))
         return "synchronous parameter servers average " + count(strategy.workers) + " workers' gradients of " +
                count(variant.data.globalBatchSize) + " examples each: an update of " +
