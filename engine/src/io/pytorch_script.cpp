@@ -202,7 +202,7 @@ def train(rank, world, steps, save_weights, init_file):
 
 def main():
     parser = argparse.ArgumentParser(description=f"Reproduce the DistLab run {RUN['name']!r} with PyTorch.")
-    parser.add_argument("--steps", type=int, default=RUN["steps"],
+    parser.add_argument("--steps", type=int, default=RUN["steps"], metavar="N",
                         help=f"optimizer updates to run, at most {RUN['steps']} (the batches exported); "
                              "default: all of them")
     parser.add_argument("--save-weights", metavar="W.safetensors", default="",
