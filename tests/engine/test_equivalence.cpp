@@ -67,7 +67,7 @@ private slots:
         QVERIFY(run.verdict(2).summationOrder.find("hierarchical") != std::string::npos);
         QVERIFY(run.verdict(2).summationOrder.find("2 packs") != std::string::npos);
         QVERIFY(run.verdict(3).summationOrder.find("2 micro-batches of 16") != std::string::npos);
-        QVERIFY(run.verdict(2).reason.find("§4.2") != std::string::npos);
+        QVERIFY(run.verdict(2).reason.find("docs/semantics.md §4.2") != std::string::npos);
         QCOMPARE(run.verdict(4).kind, EquivalenceClass::MayDiffer);
         QVERIFY(run.verdict(4).reason.find("staleness") != std::string::npos);
         QCOMPARE(run.verdict(5).kind, EquivalenceClass::MayDiffer);
@@ -131,6 +131,27 @@ private slots:
         const EquivalencePoint equal = measureWeightDifference(baseline, baseline, infos);
         QCOMPARE(equal.maxAbsolute, 0.0);
         QCOMPARE(equal.maxRelative, 0.0);
+    }
+
+    void theLabOfARunKeepsItsModelAndClassifiesEveryVariant() {
+        RunConfig run = makeStudy(5).variants[2].config;  // mirrored 4 with 2 packs: the lab resets them
+        run.data.globalBatchSize = 24;                      // divides by 2 and 4
+        auto study = equivalenceStudyOf(run, 30);
+        QVERIFY2(study, study ? "" : study.error().message.c_str());
+        QVERIFY(study->spec.equivalence);
+        QCOMPARE(study->variants.size(), std::size_t{5});
+        EquivalenceRun lab(std::move(*study));
+        QCOMPARE(lab.verdict(0).kind, EquivalenceClass::Baseline);
+        for (int v = 1; v <= 3; ++v) QCOMPARE(lab.verdict(v).kind, EquivalenceClass::MustEqual);
+        QCOMPARE(lab.verdict(4).kind, EquivalenceClass::MayDiffer);
+        QCOMPARE(lab.study().variants[2].config.strategy.numPacks, std::int64_t{1});
+        lab.run();
+        QVERIFY(lab.progress(1).worst.maxRelative < 1e-5);
+        run.strategy = StrategyConfig{};  // a valid run of an odd batch: only one device and the parameter servers
+        run.data.globalBatchSize = 3;
+        auto odd = equivalenceStudyOf(run, 30);
+        QVERIFY2(odd, odd ? "" : odd.error().message.c_str());
+        QCOMPARE(odd->variants.size(), std::size_t{2});
     }
 
     void cancelStopsTheLockstep() {

@@ -1,5 +1,5 @@
 // Which variants of an equivalence study must compute the baseline's update, and in which order
-// each sums its gradient (docs/semantics.md §4 to §6; docs/interfaces.md §13.7). Decided from the
+// each sums its gradient (docs/semantics.md §4–6; docs/interfaces.md §13.7). Decided from the
 // configs alone, before anything trains.
 #include "distlab/study/equivalence.hpp"
 
@@ -9,13 +9,13 @@ namespace {
 
 bool isSynchronousAllReduce(StrategyKind kind) {
     // The strategies of MirroredTrainer: every replica's gradient is all-reduced with SUM and the
-    // same update applied (§4.2; central storage applies it once, §6.1).
+    // same update applied (docs/semantics.md §4.2; central storage applies it once, §6.1).
     return kind == StrategyKind::OneDevice || kind == StrategyKind::Mirrored || kind == StrategyKind::CentralStorage;
 }
 
 std::string count(std::int64_t n) { return std::to_string(n); }
 
-/// The reduction algorithm's order of additions, as §5.1 describes it.
+/// The reduction algorithm's order of additions, as docs/semantics.md §5.1 describes it.
 std::string algorithmOrder(const StrategyConfig& strategy) {
     switch (strategy.crossDeviceOps) {
     case CrossDeviceOps::ReductionToOneDevice:
@@ -26,7 +26,7 @@ std::string algorithmOrder(const StrategyConfig& strategy) {
     case CrossDeviceOps::Tree:
         return "a binary tree adds the children's sums level by level up to rank 0";
     case CrossDeviceOps::Ring:
-    case CrossDeviceOps::Nccl:  // runs the ring on CPU devices (§5.1)
+    case CrossDeviceOps::Nccl:  // runs the ring on CPU devices (docs/semantics.md §5.1)
         break;
     }
     return "a ring adds the replicas' partial sums one rank at a time, each chunk starting at another rank";
@@ -45,7 +45,7 @@ RunConfig withoutEquivalentKnobs(RunConfig config) {
     config.threads = 0;
     config.evalEvery = 0;
     config.baseDirectory.clear();
-    // add_n and tree add a residual block's gradient terms in the same order (§4.4).
+    // add_n and tree add a residual block's gradient terms in the same order (docs/semantics.md §4.4).
     config.model.aggregationMethod = AggregationMethod::AddN;
     if (isSynchronousAllReduce(config.strategy.type)) config.strategy = StrategyConfig{};
     return config;
@@ -85,14 +85,14 @@ std::string reasonToEqual(const RunConfig& variant, const RunConfig& baseline) {
         reason += "; N replicas scale their loss by the global batch and SUM-reduce it, which is the gradient of one "
                   "device on the whole batch (docs/semantics.md §4.2)";
     if (variant.strategy.gradientAccumulationSteps != baseline.strategy.gradientAccumulationSteps)
-        reason += "; accumulating k micro-batches of G/(N·k) before one update is one step on the whole batch (§4.3)";
+        reason += "; accumulating k micro-batches of G/(N·k) before one update is one step on the whole batch (docs/semantics.md §4.3)";
     if (variant.strategy.type == StrategyKind::CentralStorage || baseline.strategy.type == StrategyKind::CentralStorage)
-        reason += "; central storage applies the same update once and broadcasts it (§6.1)";
+        reason += "; central storage applies the same update once and broadcasts it (docs/semantics.md §6.1)";
     if (variant.strategy.crossDeviceOps != baseline.strategy.crossDeviceOps || variant.strategy.numPacks != baseline.strategy.numPacks ||
         variant.strategy.bytesPerPack != baseline.strategy.bytesPerPack)
-        reason += "; the reduction algorithm and packing change only the order of the additions (§5)";
+        reason += "; the reduction algorithm and packing change only the order of the additions (docs/semantics.md §5)";
     if (variant.model.aggregationMethod != baseline.model.aggregationMethod)
-        reason += "; add_n and tree aggregation add the same terms in the same order (§4.4)";
+        reason += "; add_n and tree aggregation add the same terms in the same order (docs/semantics.md §4.4)";
     return reason;
 }
 

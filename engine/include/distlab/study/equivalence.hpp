@@ -42,8 +42,8 @@ struct EquivalenceVerdict {
     std::string explanation;
 };
 
-/// Classifies `variant` against `baseline` from their configs alone (docs/semantics.md §4, §5,
-/// §6). `sameSeedAndData` is the study's own check (files resolve by folder).
+/// Classifies `variant` against `baseline` from their configs alone (docs/semantics.md §4–6).
+/// `sameSeedAndData` is the study's own check (files resolve by folder).
 EquivalenceVerdict classifyEquivalence(const RunConfig& variant, const RunConfig& baseline, bool sameSeedAndData);
 
 /// How a config sums one step's gradient, in words (the same text for the same order).
@@ -118,6 +118,12 @@ private:
     std::atomic<bool> m_cancelled{false};
     std::atomic<bool> m_started{false};
 };
+
+/// The app's ready lab for a run: one device (the baseline), mirrored 2 with ring, mirrored 4 with
+/// hierarchical copy, accumulation 2 (those the global batch divides into), and asynchronous
+/// parameter servers with 2 workers, each `steps` updates of the run's model, data and optimizer.
+/// Errors name the variant whose config the run cannot take.
+Result<Study> equivalenceStudyOf(const RunConfig& run, std::int64_t steps);
 
 /// Every kept update of every compared variant as CSV: step,variant,class,max_abs_diff,
 /// max_rel_diff,parameter,element,loss_diff (numbers with 9 significant digits).
