@@ -29,7 +29,7 @@
 #include "recent_files.hpp"
 #include "views/boundary_view.hpp"
 #include "views/communication_view.hpp"
-#include "views/comparison_dialog.hpp"
+#include "study/study_window.hpp"
 #include "views/learning_view.hpp"
 #include "views/network_view.hpp"
 #include "views/parameter_server_view.hpp"
@@ -361,7 +361,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
     m_applyTimer.stop();
     m_controller->stopAll();  // joins the session thread: within one step
-    if (m_comparison != nullptr) m_comparison->close();  // and the comparison's three
+    if (m_studyWindow != nullptr) m_studyWindow->close();  // and the study's variants
     event->accept();
 }
 

@@ -27,7 +27,6 @@ namespace distlab::ui {
 
 class BoundaryView;
 class CommunicationView;
-class ComparisonDialog;
 class ExplainPanel;
 class LearningView;
 class NetworkView;
@@ -94,8 +93,8 @@ public:
     bool saveViewPng(const QString& path);
     /// Applies pending set-up edits now (they otherwise apply after a short pause in typing).
     void applySetupNow();
-    /// Opens the comparison of the current model mirrored / async PS / sync PS and starts it
-    /// (pausing the current run, so the three get the cores).
+    /// Compares the current run mirrored, with async and with sync parameter servers: a study
+    /// (study/strategy_comparison.hpp) shown and run in the study window (pausing the current run).
     void openComparison();
 
     SessionController& controller() const { return *m_controller; }
@@ -109,8 +108,6 @@ public:
     NetworkView& networkView() const { return *m_network; }
     CommunicationView& communicationView() const { return *m_communication; }
     ParameterServerView& parameterServerView() const { return *m_parameterServers; }
-    /// The comparison dialog, or null before the first comparison.
-    ComparisonDialog* comparisonDialog() const { return m_comparison; }
     QAction* compareAction() const { return m_compare; }
     ExplainPanel& explainPanel() const { return *m_explain; }
     QDockWidget& explainDock() const { return *m_explainDock; }
@@ -190,7 +187,6 @@ private:
     NetworkView* m_network = nullptr;
     CommunicationView* m_communication = nullptr;
     ParameterServerView* m_parameterServers = nullptr;
-    ComparisonDialog* m_comparison = nullptr;
     QAction* m_compare = nullptr;
     NetworkView* m_setupDiagram = nullptr;
     RecentFiles* m_recent = nullptr;

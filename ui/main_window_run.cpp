@@ -30,7 +30,8 @@
 #include "file_dialogs.hpp"
 #include "recent_files.hpp"
 #include "run_files.hpp"
-#include "views/comparison_dialog.hpp"
+#include "study/strategy_comparison.hpp"
+#include "study/study_window.hpp"
 
 namespace distlab::ui {
 
@@ -331,13 +332,14 @@ void MainWindow::updateSpeedText() {
 
 void MainWindow::openComparison() {
     applySetupNow();
-    if (m_comparison == nullptr) m_comparison = new ComparisonDialog(this);
+    auto study = strategyComparison(m_controller->config());
+    if (!study) {
+        showError(tr("Could not compare"), QString::fromStdString(study.error().message));
+        return;
+    }
     if (m_controller->state() == SessionState::Running) m_controller->pause();  // the comparison gets the cores
-    m_comparison->setBase(m_controller->config());
-    m_comparison->show();
-    m_comparison->raise();
-    m_comparison->activateWindow();
-    m_comparison->start();
+    showStudy(std::move(*study), {});
+    m_studyWindow->run();
 }
 
 bool MainWindow::openConfig(const QString& path, bool play, const QStringList& overrides) {

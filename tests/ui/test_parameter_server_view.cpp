@@ -4,7 +4,7 @@
 // slower), kill one (training goes on), switch to sync live, lose a server (the run stops with the
 // engine's error) and resume from a checkpoint; lose a server with no checkpoint saved by hand: the
 // view keeps the run's true picture and resumes from the checkpoint the app kept while it trained;
-// run the mirrored / async / sync comparison and close it mid-run within a second; the window fits
+// run the mirrored / async / sync comparison (a study) and close it mid-run; the window fits
 // 1280x800.
 #include <QtTest>
 
@@ -20,7 +20,6 @@
 #include <cmath>
 #include <memory>
 
-#include "bridge/comparison_runner.hpp"
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "charts/line_chart.hpp"
@@ -28,7 +27,8 @@
 #include "panels/parameter_server_options.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/strategy_panel.hpp"
-#include "views/comparison_dialog.hpp"
+#include "study/study_controller.hpp"
+#include "study/study_window.hpp"
 #include "views/parameter_server_view.hpp"
 #include "views/staleness_histogram.hpp"
 #include "views/timeline_canvas.hpp"
@@ -328,44 +328,34 @@ private slots:
         QCOMPARE(m_recorder->errors.size(), 1);
     }
 
-    void comparisonRunsThreeSessionsAndClosesQuickly() {
+    void comparisonIsAStudyOfTheThreeStrategies() {
         MainWindow& window = *m_window;
         startFourWorkers();
         window.compareAction()->trigger();
-        ComparisonDialog* dialog = window.comparisonDialog();
-        QVERIFY(dialog != nullptr);
+        StudyWindow* studyWindow = window.studyWindow();
+        QVERIFY(studyWindow != nullptr && studyWindow->isVisible());
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, 5000);  // the comparison gets the cores
-        ComparisonRunner& runner = dialog->runner();
-        QCOMPARE(runner.runCount(), 3);
-        QCOMPARE(runner.plan(0).config.strategy.type, StrategyKind::Mirrored);
-        QCOMPARE(runner.plan(0).config.strategy.replicaCount(), 4);
-        QCOMPARE(runner.plan(1).config.strategy.mode, ParameterServerMode::Async);
-        QCOMPARE(runner.plan(2).config.strategy.mode, ParameterServerMode::Sync);
+        StudyController& study = studyWindow->controller();
+        QCOMPARE(study.variantCount(), 3);
+        const auto& variants = study.study().variants;
+        QCOMPARE(variants[0].config.strategy.type, StrategyKind::Mirrored);
+        QCOMPARE(variants[0].config.strategy.replicaCount(), 4u);
+        QCOMPARE(variants[1].config.strategy.mode, ParameterServerMode::Async);
+        QCOMPARE(variants[2].config.strategy.mode, ParameterServerMode::Sync);
         // Every update consumes the same 32 samples: mirrored 4 x 8, async 1 x 32, sync 4 x 8 averaged.
-        QCOMPARE(runner.plan(0).config.data.globalBatchSize, 32);
-        QCOMPARE(runner.plan(1).config.data.globalBatchSize, 32);
-        QCOMPARE(runner.plan(2).config.data.globalBatchSize, 8);
-        for (int r = 0; r < 3; ++r)
-            QTRY_VERIFY2_WITH_TIMEOUT(runner.history(r).stepsSeen() >= 100, qPrintable(runner.plan(r).name), 60000);
-        QTRY_VERIFY_WITH_TIMEOUT(dialog->stepsChart().seriesCount() == 3 && dialog->wallChart().seriesCount() == 3, 5000);
-        QVERIFY(dialog->stepsChart().pointsReceived() > 0);
-        QVERIFY(dialog->wallChart().pointsReceived() > 0);
-        const QStringList names = dialog->stepsChart().seriesNames();
-        QVERIFY(names.at(0).contains(QStringLiteral("mirrored")));
-        QVERIFY(names.at(1).contains(QStringLiteral("async")));
-        QVERIFY(names.at(2).contains(QStringLiteral("sync")));
-        for (int r = 0; r < 3; ++r) QVERIFY2(runner.error(r).isEmpty(), qPrintable(runner.error(r)));
-
-        // A long comparison closed mid-run stops its three sessions within a second.
-        dialog->updatesBox().setValue(1'000'000);
-        QVERIFY(dialog->start());
-        QTRY_VERIFY_WITH_TIMEOUT(runner.stepsDone(0) >= 20 && runner.stepsDone(1) >= 20 && runner.stepsDone(2) >= 20, 60000);
-        QVERIFY(runner.running());
+        QCOMPARE(variants[0].config.data.globalBatchSize, 32);
+        QCOMPARE(variants[1].config.data.globalBatchSize, 32);
+        QCOMPARE(variants[2].config.data.globalBatchSize, 8);
+        QVERIFY(QString::fromStdString(variants[0].label).contains(QStringLiteral("mirrored")));
+        QVERIFY(QString::fromStdString(variants[1].label).contains(QStringLiteral("async")));
+        QVERIFY(QString::fromStdString(variants[2].label).contains(QStringLiteral("sync")));
+        // It runs as any study does: the first variant trains, and closing the window stops it at once.
+        QTRY_VERIFY_WITH_TIMEOUT(study.progress(0).stepsDone >= 20, 60000);
         QElapsedTimer timer;
         timer.start();
-        dialog->close();
-        QVERIFY2(timer.elapsed() < 1000, qPrintable(QStringLiteral("%1 ms").arg(timer.elapsed())));
-        QCOMPARE(runner.runCount(), 0);
+        studyWindow->close();
+        QTRY_VERIFY_WITH_TIMEOUT(!study.isRunning(), 5000);
+        QVERIFY2(timer.elapsed() < 2000, qPrintable(QStringLiteral("%1 ms").arg(timer.elapsed())));
         QVERIFY(m_recorder->errors.isEmpty());
     }
 
