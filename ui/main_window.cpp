@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildActions();
     buildSavedRunActions();
     buildStudyActions();
+    buildPyTorchExportAction();
     buildViews();
     buildDocks();
     buildToolBar();
@@ -300,6 +301,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(m_exportMetrics);
     file->addAction(m_exportTrace);
+    file->addAction(m_exportPyTorch);
     file->addAction(m_savePng);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);

@@ -67,6 +67,10 @@ public:
     bool saveWeights(const QString& path);
     bool loadWeights(const QString& path);
     bool exportMetrics(const QString& path);
+    /// Writes the current run as a PyTorch script (and its initial weights and data beside it) on a
+    /// thread of its own; the status bar says when it is written, a dialog why not. With `wait`
+    /// (tests) it returns once written, with the outcome.
+    bool exportPyTorchScript(const QString& path, bool wait = false);
     /// Saves the current run (paused or finished, at least one step) with its curves and metrics.
     bool saveRun(const QString& path);
     /// Opens a saved run in place of the current run (asks first when that run has trained): its
@@ -137,6 +141,8 @@ private:
     void buildSavedRunActions();  // main_window_saved_runs.cpp
     void buildStudyActions();     // main_window_studies.cpp
     void buildLessonMenu();       // main_window_lessons.cpp
+    void buildPyTorchExportAction();   // main_window_pytorch.cpp
+    void updatePyTorchExportAction();  // enabled when the run's config can be exported
     void buildMenus();
     void buildToolBar();
     void buildDocks();
@@ -206,6 +212,7 @@ private:
     QAction* m_compareSaved = nullptr;
     QAction* m_clearComparison = nullptr;
     QAction* m_openStudy = nullptr;
+    QAction* m_exportPyTorch = nullptr;
     QAction* m_newStudy = nullptr;
     StudyWindow* m_studyWindow = nullptr;
     LessonPanel* m_lessonPanel = nullptr;

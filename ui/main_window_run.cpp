@@ -254,6 +254,7 @@ void MainWindow::onRunReplaced() {
     updateTitle();
     updateStatus();
     updateSpeedText();
+    updatePyTorchExportAction();
 }
 
 void MainWindow::onRunRejected(const QString& message) {

@@ -78,6 +78,26 @@ private slots:
         m_recorder.reset();
     }
 
+    // File ▸ Export as PyTorch script writes the script with its weights and data beside it; a
+    // parameter-server run cannot be exported and the item says so.
+    void exportsAPyTorchScript() {
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("circle.py"));
+        QAction* action = m_window->findChild<QAction*>(QStringLiteral("exportPyTorchAction"));
+        QVERIFY(action != nullptr && action->isEnabled());
+        QVERIFY2(m_window->exportPyTorchScript(script, /*wait=*/true), qPrintable(m_recorder->errors.join('\n')));
+        QVERIFY(QFile::exists(script));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("circle.init.safetensors"))));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("circle.data.safetensors"))));
+        QVERIFY(readText(script).contains(QStringLiteral("import torch")));
+        QVERIFY(m_window->statusBar()->currentMessage().contains(QStringLiteral("circle.py")));
+
+        QVERIFY(m_window->openConfig(examplesDir() + QStringLiteral("/circle-parameter-server-4.json")));
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->controller().config().strategy.type == StrategyKind::ParameterServer, kLoadTimeoutMs);
+        QTRY_VERIFY(!action->isEnabled());
+        QVERIFY(action->statusTip().contains(QStringLiteral("parameter_server")));
+    }
+
     void examplesMenuListsAndOpensTheExamples() {
         QMenu* menu = m_window->examplesMenu();
         QVERIFY(menu != nullptr);
@@ -85,10 +105,17 @@ private slots:
         QMenu* file = m_window->menuBar()->findChild<QMenu*>();
         QVERIFY(file != nullptr);
         QVERIFY(file->actions().contains(menu->menuAction()));
+        // The run configs, then (under a "Studies" section) the studies by name.
         QStringList expected;
-        for (const QFileInfo& entry : QDir(examplesDir()).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
-            expected.append(entry.completeBaseName());
+        QStringList studies;
+        for (const QFileInfo& entry : QDir(examplesDir()).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+            if (entry.fileName().endsWith(QStringLiteral(".study.json"))) studies.append(entry.fileName().chopped(11));
+            else expected.append(entry.completeBaseName());
+        }
         QVERIFY(expected.size() >= 4);
+        QVERIFY(studies.size() >= 3);
+        expected.append(QStringLiteral("Studies"));
+        expected += studies;
         QStringList shown;
         for (QAction* action : menu->actions()) shown.append(action->text());
         QCOMPARE(shown, expected);
