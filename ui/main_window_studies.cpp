@@ -1,22 +1,44 @@
 // MainWindow: studies (File ▸ Open study, the studies of File ▸ Examples, Run ▸ New study from this
-// run). The study window is created on first use and shows one study at a time.
+// run, Run ▸ Equivalence lab). The study window is created on first use and shows one study at a
+// time; so is the equivalence window, which shows the studies marked "equivalence".
 #include "main_window.hpp"
 
 #include <QAction>
 #include <QFile>
 #include <QFileInfo>
 #include <QMenu>
+#include <QMetaObject>
 
 #include <distlab/io/run_config_json.hpp>
+#include <distlab/study/equivalence.hpp>
 #include <distlab/study/study.hpp>
 
 #include "bridge/session_controller.hpp"
 #include "file_dialogs.hpp"
 #include "panels/run_setup_panel.hpp"
+#include "study/equivalence_window.hpp"
 #include "study/new_study_dialog.hpp"
 #include "study/study_window.hpp"
 
 namespace distlab::ui {
+
+namespace {
+
+/// Updates each variant of Run ▸ Equivalence lab takes: enough for rounding to accumulate and for
+/// staleness to show, a second or two on a small model.
+constexpr std::int64_t kEquivalenceLabSteps = 200;
+
+/// The main window's one equivalence window, created on first use (a child, so found again by type).
+void showEquivalence(QWidget* owner, Study study, const QString& path) {
+    auto* window = owner->findChild<EquivalenceWindow*>();
+    if (window == nullptr) window = new EquivalenceWindow(owner);
+    window->setStudy(std::move(study), path);
+    window->show();
+    window->raise();
+    window->activateWindow();
+}
+
+}  // namespace
 
 void MainWindow::buildStudyActions() {
     m_openStudy = new QAction(tr("Open stud&y…"), this);
@@ -36,6 +58,31 @@ void MainWindow::buildStudyActions() {
         if (dialog.exec() != QDialog::Accepted) return;
         if (auto study = dialog.study()) showStudy(std::move(*study), {});
     });
+    auto* equivalenceLab = new QAction(tr("&Equivalence lab…"), this);
+    equivalenceLab->setObjectName(QStringLiteral("equivalenceLabAction"));
+    equivalenceLab->setToolTip(tr("Step this run as one device, mirrored (ring, hierarchical), with accumulation and on async "
+                                  "parameter servers in lockstep, and see which must equal the one device (up to float rounding) "
+                                  "and which differ"));
+    connect(equivalenceLab, &QAction::triggered, this, [this] {
+        applySetupNow();
+        auto study = equivalenceStudyOf(m_controller->config(), kEquivalenceLabSteps);
+        if (!study) return showError(tr("Could not make the equivalence lab"), QString::fromStdString(study.error().message));
+        showEquivalence(this, std::move(*study), {});
+    });
+    // The Run menu is built after the study actions (buildMenus): the lab joins it, after New study,
+    // once the constructor has returned.
+    QMetaObject::invokeMethod(
+        this,
+        [this, equivalenceLab] {
+            for (QObject* holder : m_newStudy->associatedObjects()) {
+                auto* menu = qobject_cast<QMenu*>(holder);
+                if (menu == nullptr) continue;
+                const QList<QAction*> actions = menu->actions();
+                const qsizetype next = actions.indexOf(m_newStudy) + 1;
+                menu->insertAction(next < actions.size() ? actions[next] : nullptr, equivalenceLab);
+            }
+        },
+        Qt::QueuedConnection);
 }
 
 bool MainWindow::openStudy(const QString& path) {
@@ -44,7 +91,8 @@ bool MainWindow::openStudy(const QString& path) {
         showError(tr("Could not open the study"), QString::fromStdString(study.error().message));
         return false;
     }
-    showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
+    if (study->spec.equivalence) showEquivalence(this, std::move(*study), QFileInfo(path).absoluteFilePath());
+    else showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
     return true;
 }
 

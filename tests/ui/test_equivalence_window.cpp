@@ -1,0 +1,129 @@
+// The equivalence lab as a person uses it: the example equivalence study from File ▸ Examples
+// opens in the equivalence window (not the study window), shows every variant's class before
+// anything runs, runs to the end with must-equal variants near float rounding and the async
+// parameter servers far above on the log10 chart; Run ▸ Equivalence lab… (after New study) makes
+// a lab of the current run, and Cancel stops it.
+#include <QtTest>
+
+#include <QAction>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTableWidget>
+
+#include <distlab/study/equivalence.hpp>
+
+#include "charts/line_chart.hpp"
+#include "main_window.hpp"
+#include "study/equivalence_controller.hpp"
+#include "study/equivalence_window.hpp"
+#include "study/study_window.hpp"
+#include "ui_test_support.hpp"
+
+using namespace distlab;
+using namespace distlab::ui;
+using namespace distlab::ui::testing;
+
+namespace {
+constexpr int kLabTimeoutMs = 120000;
+}
+
+class TestEquivalenceWindow : public QObject {
+    Q_OBJECT
+    std::unique_ptr<Recorder> m_recorder;
+    std::unique_ptr<MainWindow> m_window;
+
+    QAction* runMenuAction(const QString& objectName, int* index = nullptr) {
+        for (QAction* top : m_window->menuBar()->actions()) {
+            if (top->menu() == nullptr) continue;
+            const QList<QAction*> actions = top->menu()->actions();
+            for (qsizetype i = 0; i < actions.size(); ++i)
+                if (actions[i]->objectName() == objectName) {
+                    if (index) *index = static_cast<int>(i);
+                    return actions[i];
+                }
+        }
+        return nullptr;
+    }
+
+private slots:
+    void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-test-equivalence-window")); }
+
+    void init() {
+        m_recorder = std::make_unique<Recorder>();
+        m_window = openWindow(*m_recorder, QSize(1280, 800), MainWindow::defaultConfig());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
+    }
+
+    void cleanup() {
+        m_window.reset();
+        m_recorder.reset();
+    }
+
+    void theExampleRunsInTheLab() {
+        QAction* example = nullptr;
+        for (QAction* action : m_window->examplesMenu()->actions())
+            if (action->objectName() == QStringLiteral("study:equivalence-lab")) example = action;
+        QVERIFY2(example != nullptr, "File ▸ Examples lists the equivalence study");
+        example->trigger();
+        auto* lab = m_window->findChild<EquivalenceWindow*>();
+        QVERIFY(lab != nullptr && lab->isVisible());
+        QVERIFY2(m_window->studyWindow() == nullptr || !m_window->studyWindow()->isVisible(), "an equivalence study opens in the lab");
+        EquivalenceController& controller = lab->controller();
+        QCOMPARE(controller.variantCount(), 6);
+        // The classes are known before anything runs.
+        QCOMPARE(lab->table()->rowCount(), 6);
+        QCOMPARE(lab->table()->item(0, 1)->text(), QStringLiteral("baseline"));
+        QCOMPARE(lab->table()->item(1, 1)->text(), QStringLiteral("must equal"));
+        QCOMPARE(lab->table()->item(5, 1)->text(), QStringLiteral("may differ"));
+        QVERIFY(lab->table()->item(5, 6)->text().contains(QStringLiteral("staleness")));
+        QVERIFY(lab->table()->item(1, 8)->text().contains(QStringLiteral("not associative")));
+
+        lab->runAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.isRunning() && controller.progress(0).state == VariantState::Finished, kLabTimeoutMs);
+        QVERIFY2(m_recorder->errors.isEmpty(), qPrintable(m_recorder->errors.join('\n')));
+        for (int v = 1; v < 5; ++v) {
+            QCOMPARE(controller.progress(v).state, VariantState::Finished);
+            QCOMPARE(controller.history(v).size(), std::size_t{200});
+            QVERIFY(controller.progress(v).worst.maxRelative < 1e-4);
+            QVERIFY(!lab->table()->item(v, 3)->text().isEmpty());
+        }
+        QVERIFY(controller.progress(5).latest.maxRelative > 1e-3);
+        // log10 on the chart: rounding near −6, staleness above −3, nothing below the floor.
+        const auto [low, high] = lab->chart()->yRange();
+        QVERIFY(low >= EquivalenceWindow::kFloorLog10 - 1.0);
+        QVERIFY(high > -3.0);
+        QVERIFY(controller.csv().starts_with("step,variant,class,"));
+    }
+
+    void theRunMenuMakesALabOfTheCurrentRunAndCancelStopsIt() {
+        QCoreApplication::processEvents();  // the lab joins the Run menu once the window's constructor has returned
+        int labIndex = -1;
+        int newStudyIndex = -1;
+        QAction* action = runMenuAction(QStringLiteral("equivalenceLabAction"), &labIndex);
+        QVERIFY2(action != nullptr, "Run ▸ Equivalence lab…");
+        QVERIFY(runMenuAction(QStringLiteral("newStudyAction"), &newStudyIndex) != nullptr);
+        QCOMPARE(labIndex, newStudyIndex + 1);
+        action->trigger();
+        auto* lab = m_window->findChild<EquivalenceWindow*>();
+        QVERIFY(lab != nullptr && lab->isVisible());
+        EquivalenceController& controller = lab->controller();
+        QVERIFY(controller.variantCount() >= 2);
+        QCOMPARE(controller.verdict(0).kind, EquivalenceClass::Baseline);
+        QCOMPARE(controller.verdict(controller.variantCount() - 1).kind, EquivalenceClass::MayDiffer);
+
+        // A long lab, cancelled after a few rounds.
+        auto study = equivalenceStudyOf(MainWindow::defaultConfig(), 1'000'000);
+        QVERIFY(study);
+        lab->setStudy(std::move(*study), {});
+        lab->runAction()->trigger();
+        QVERIFY(lab->cancelAction()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(controller.progress(0).stepsDone >= 3, kLabTimeoutMs);
+        lab->cancelAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.isRunning() && controller.progress(0).state == VariantState::Cancelled, kLabTimeoutMs);
+        QVERIFY(controller.progress(0).stepsDone < 1'000'000);
+        QVERIFY(lab->runAction()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestEquivalenceWindow)
+#include "test_equivalence_window.moc"
