@@ -9,7 +9,7 @@ namespace {
 
 bool isSynchronousAllReduce(StrategyKind kind) {
     // The strategies of MirroredTrainer: every replica's gradient is all-reduced with SUM and the
-    // same update applied (docs/semantics.md §4.2; central storage applies it once, §6.1).
+    // same update applied (docs/semantics.md §4.2 and §6.1: central storage applies it once).
     return kind == StrategyKind::OneDevice || kind == StrategyKind::Mirrored || kind == StrategyKind::CentralStorage;
 }
 
@@ -76,7 +76,7 @@ std::string reasonToDiffer(const RunConfig& variant, const RunConfig& baseline, 
     return {};
 }
 
-/// Why a must-equal variant must: the rules of semantics.md that make it so.
+/// Why a must-equal variant must: the rules of docs/semantics.md that make it so.
 std::string reasonToEqual(const RunConfig& variant, const RunConfig& baseline) {
     if (variant.strategy == baseline.strategy && variant.model.aggregationMethod == baseline.model.aggregationMethod)
         return "the same strategy as the baseline on the same seed, data, model and optimizer";

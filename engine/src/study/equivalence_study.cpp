@@ -1,5 +1,5 @@
-// The app's Run ▸ Equivalence lab: a ready equivalence study of the current run (docs/interfaces.md
-// §13.7), so that a learner sees the rule on their own model and data without writing a file.
+// The app's Run ▸ Equivalence lab: a ready equivalence study of the current run
+// (docs/interfaces.md §13.7), so that a learner sees the rule on their own model and data without writing a file.
 #include "distlab/study/equivalence.hpp"
 
 #include "distlab/io/run_config_json.hpp"
