@@ -20,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,6 +59,26 @@ def machine_state():
     compilers = subprocess.run(["pgrep", "-c", "-x", "cc1plus"], capture_output=True, text=True).stdout.strip()
     return dict(loadavg=[round(x, 2) for x in os.getloadavg()], compilers_running=int(compilers or 0),
                 at=time.strftime("%H:%M:%S"))
+
+
+class QuietWatch:
+    """Samples every 2 s, in the background, whether a compiler runs: the share of the run that was
+    not quiet goes into the report beside the load averages at both ends."""
+
+    def __init__(self):
+        self.samples, self.busy, self._stop = 0, 0, threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self):
+        while not self._stop.wait(2.0):
+            self.samples += 1
+            self.busy += machine_state()["compilers_running"] > 0
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        return dict(samples=self.samples, with_compiler_running=self.busy)
 
 
 def measure_case(case, a, variants):
@@ -115,6 +136,7 @@ def main():
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     before = machine_state()
+    watch = QuietWatch()
     builds, missing = peer_blas.installed_builds()
     variants = peer_blas.variants(a.coretypes.split(","))
     print(f"machine: {before}; PyTorch runs once per OpenBLAS build and kernel choice: {', '.join(variants)}"
@@ -134,7 +156,7 @@ def main():
     peak = roofline.best_of(peak, roofline.measure_peak(os.cpu_count()))  # again at the end: the better counts
     for row in rows:  # shares against the final peak
         with_peak(row, peak)
-    after = machine_state()
+    after = dict(machine_state(), during=watch.stop())
     print(f"machine after: {after}", flush=True)
     report = dict(when=time.strftime("%Y-%m-%d %H:%M:%S"), cores=os.cpu_count(), machine_before=before,
                   machine_after=after, blas_builds=builds, peer_variants=list(variants), blas_missing=missing,

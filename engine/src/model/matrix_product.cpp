@@ -14,8 +14,8 @@ namespace {
 using SgemmFunction = decltype(&cblas_sgemm);
 
 /// AMD family 19h with AVX-512 (Zen 4): its AVX-512 units are 256 bits wide, and OpenBLAS's AVX2
-/// (Haswell) kernels run the engine's products faster there than the AVX-512 ones it would pick,
-/// on one core and, more so, on two (tests/bench/gemm_paths.sh, fma_peak.cpp).
+/// (Haswell) kernels ran the engine's products faster there than the AVX-512 (Cooper Lake) ones it
+/// picks itself (tests/bench/gemm_paths.sh; figures in tests/bench/RESULTS.md).
 bool preferAvx2Kernels() {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
