@@ -28,10 +28,8 @@ void EquivalenceController::setStudy(Study study) {
     m_job.reset();
     m_poll.stop();
     m_study = std::move(study);
-    // The verdicts come from the configs alone: an idle run computes them, and shows them before any update.
-    const EquivalenceRun idle(m_study);
-    m_verdicts.clear();
-    for (int v = 0; v < idle.variantCount(); ++v) m_verdicts.push_back(idle.verdict(v));
+    // The verdicts come from the configs alone: shown before any update.
+    m_verdicts = classifyStudy(m_study);
     m_progress.assign(m_study.variants.size(), EquivalenceProgress{});
     m_history.assign(m_study.variants.size(), {});
     emit updated();

@@ -150,4 +150,21 @@ EquivalenceVerdict classifyEquivalence(const RunConfig& variant, const RunConfig
     return verdict;
 }
 
+std::vector<EquivalenceVerdict> classifyStudy(const Study& study) {
+    const StudyVariant& baseline = study.variants.at(static_cast<std::size_t>(study.baseline()));
+    std::vector<EquivalenceVerdict> verdicts;
+    for (std::size_t v = 0; v < study.variants.size(); ++v) {
+        if (static_cast<int>(v) != study.baseline()) {
+            verdicts.push_back(classifyEquivalence(study.variants[v].config, baseline.config, study.variants[v].sameSeedAndDataAsBaseline));
+            continue;
+        }
+        EquivalenceVerdict verdict;
+        verdict.kind = EquivalenceClass::Baseline;
+        verdict.reason = "the variant the others are compared with";
+        verdict.summationOrder = summationOrder(baseline.config);
+        verdicts.push_back(std::move(verdict));
+    }
+    return verdicts;
+}
+
 }  // namespace distlab

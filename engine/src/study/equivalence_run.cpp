@@ -50,20 +50,10 @@ EquivalencePoint measureWeightDifference(std::span<const float> variant, std::sp
     return point;
 }
 
-EquivalenceRun::EquivalenceRun(Study study, std::size_t historyCapacity) : m_study(std::move(study)) {
-    const auto& variants = m_study.variants;
-    const StudyVariant& baseline = variants.at(static_cast<std::size_t>(m_study.baseline()));
-    m_steps = baseline.config.steps;
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-        if (static_cast<int>(v) == m_study.baseline()) {
-            EquivalenceVerdict verdict;
-            verdict.kind = EquivalenceClass::Baseline;
-            verdict.reason = "the variant the others are compared with";
-            verdict.summationOrder = summationOrder(baseline.config);
-            m_verdicts.push_back(std::move(verdict));
-        } else {
-            m_verdicts.push_back(classifyEquivalence(variants[v].config, baseline.config, variants[v].sameSeedAndDataAsBaseline));
-        }
+EquivalenceRun::EquivalenceRun(Study study, std::size_t historyCapacity)
+    : m_study(std::move(study)), m_verdicts(classifyStudy(m_study)) {
+    m_steps = m_study.variants.at(static_cast<std::size_t>(m_study.baseline())).config.steps;
+    for (std::size_t v = 0; v < m_study.variants.size(); ++v) {
         auto lane = std::make_unique<Lane>(historyCapacity);
         lane->progress.steps = m_steps;
         m_lanes.push_back(std::move(lane));

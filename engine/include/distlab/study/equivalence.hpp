@@ -46,6 +46,10 @@ struct EquivalenceVerdict {
 /// `sameSeedAndData` is the study's own check (files resolve by folder).
 EquivalenceVerdict classifyEquivalence(const RunConfig& variant, const RunConfig& baseline, bool sameSeedAndData);
 
+/// Every variant of `study` classified against its baseline (the baseline's own verdict is
+/// EquivalenceClass::Baseline), in the study's order.
+std::vector<EquivalenceVerdict> classifyStudy(const Study& study);
+
 /// How a config sums one step's gradient, in words (the same text for the same order).
 std::string summationOrder(const RunConfig& config);
 
