@@ -147,7 +147,9 @@ void EquivalenceWindow::updateChart() {
         m_chart->setSeries(QString::fromStdString(c.study().variants[static_cast<std::size_t>(v)].label), points, replicaColor(v), 2.0,
                            style);
     }
-    m_chart->stableXRange(1.0, lastStep);
+    // While running, headroom so the axis moves only now and then; once ended, exactly the updates run.
+    if (c.isRunning()) m_chart->stableXRange(1.0, lastStep);
+    else m_chart->setXRange(1.0, lastStep);
     m_chart->fitAxes();
 }
 
