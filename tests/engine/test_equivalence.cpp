@@ -154,6 +154,15 @@ private slots:
         QCOMPARE(odd->variants.size(), std::size_t{2});
     }
 
+    void aVariantThatCannotBeBuiltFailsAlone() {
+        EquivalenceRun run(makeStudy(10, R"(, {"label": "no data", "set": {"data.source": "csv", "data.path": "/nonexistent/d.csv", "data.label_column": 2}})"));
+        QCOMPARE(run.verdict(4).kind, EquivalenceClass::MayDiffer);  // other data
+        run.run();
+        QCOMPARE(run.progress(4).state, VariantState::Failed);
+        QVERIFY2(run.progress(4).message.find("d.csv") != std::string::npos, run.progress(4).message.c_str());
+        for (int v = 0; v < 4; ++v) QCOMPARE(run.progress(v).state, VariantState::Finished);
+    }
+
     void cancelStopsTheLockstep() {
         EquivalenceRun run(makeStudy(1'000'000));
         std::thread stepper([&] { run.run(); });

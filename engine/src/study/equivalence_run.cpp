@@ -94,8 +94,22 @@ void EquivalenceRun::publish(int variant, VariantState state, const std::string&
 
 void EquivalenceRun::run() {
     if (m_started.exchange(true)) throw std::logic_error("EquivalenceRun::run called twice");
-    const int baseline = m_study.baseline();
-    // Build every trainer first, so that a data file missing fails before any update.
+    if (!buildTrainers()) return;
+    while (m_lanes[static_cast<std::size_t>(m_study.baseline())]->active) {
+        if (m_cancelled) return endActive(VariantState::Cancelled, {});
+        if (!stepEach()) return endActive(VariantState::Failed, "the baseline failed");
+        compareEach();
+        if (m_lanes[static_cast<std::size_t>(m_study.baseline())]->trainer->stepsDone() >= m_steps) endActive(VariantState::Finished, {});
+    }
+}
+
+void EquivalenceRun::endActive(VariantState state, const std::string& message) {
+    for (int v = 0; v < variantCount(); ++v)
+        if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, state, message);
+}
+
+bool EquivalenceRun::buildTrainers() {
+    // Every trainer first, so that a data file missing fails before any update.
     for (int v = 0; v < variantCount(); ++v) {
         Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
         if (m_cancelled) {
@@ -115,11 +129,11 @@ void EquivalenceRun::run() {
             publish(v, VariantState::Failed, error.what());
         }
     }
-    Lane& base = *m_lanes[static_cast<std::size_t>(baseline)];
+    Lane& base = *m_lanes[static_cast<std::size_t>(m_study.baseline())];
     if (!base.active) {
-        for (int v = 0; v < variantCount(); ++v)
-            if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, VariantState::Failed, "the baseline could not be built");
-        return;
+        if (m_cancelled) endActive(VariantState::Cancelled, {});
+        else endActive(VariantState::Failed, "the baseline could not be built");
+        return false;
     }
     const std::vector<ParameterInfo>& infos = base.trainer->primaryModel().store().infos();
     {
@@ -135,57 +149,50 @@ void EquivalenceRun::run() {
             lane.comparable = own[p].name == infos[p].name && own[p].offset == infos[p].offset && own[p].size == infos[p].size;
         publish(v, VariantState::Running, lane.comparable ? std::string() : "another parameter layout: its weights cannot be compared");
     }
+    return true;
+}
 
-    while (base.active) {
-        if (m_cancelled) {
-            for (int v = 0; v < variantCount(); ++v)
-                if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, VariantState::Cancelled, {});
-            break;
+bool EquivalenceRun::stepEach() {
+    // One update each, baseline first. A step's report is valid until the next call: keep its loss.
+    for (int v = 0; v < variantCount(); ++v) {
+        Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+        if (!lane.active) continue;
+        try {
+            const StepReport& report = lane.trainer->step();
+            if (!report.applied) throw std::runtime_error("no update could be applied at update " + std::to_string(report.step));
+            lane.loss = report.loss;
+        } catch (const std::exception& error) {  // a TrainingError, or anything else: this variant stops
+            publish(v, VariantState::Failed, error.what());
+            if (v == m_study.baseline()) return false;
         }
-        // One update each, baseline first. A step returns a reference valid until the next call:
-        // keep only its loss.
-        for (int v = 0; v < variantCount(); ++v) {
-            Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
-            if (!lane.active) continue;
-            try {
-                const StepReport& report = lane.trainer->step();
-                if (!report.applied) throw std::runtime_error("no update could be applied at update " + std::to_string(report.step));
-                lane.loss = report.loss;
-            } catch (const std::exception& error) {
-                publish(v, VariantState::Failed, error.what());
-                if (v == baseline) {
-                    for (int o = 0; o < variantCount(); ++o)
-                        if (m_lanes[static_cast<std::size_t>(o)]->active) publish(o, VariantState::Failed, "the baseline failed");
-                    return;
-                }
-                continue;
-            }
+    }
+    return true;
+}
+
+void EquivalenceRun::compareEach() {
+    const int baseline = m_study.baseline();
+    const Lane& base = *m_lanes[static_cast<std::size_t>(baseline)];
+    const std::vector<ParameterInfo>& infos = base.trainer->primaryModel().store().infos();
+    const std::span<const float> baselineWeights = base.trainer->primaryModel().store().values();
+    const std::int64_t step = base.trainer->stepsDone();
+    for (int v = 0; v < variantCount(); ++v) {
+        Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
+        if (!lane.active) continue;
+        const bool compared = lane.comparable && v != baseline;
+        EquivalencePoint point;
+        if (compared) {
+            point = measureWeightDifference(lane.trainer->primaryModel().store().values(), baselineWeights, infos);
+            point.lossDifference = std::fabs(lane.loss - base.loss);
         }
-        const double baselineLoss = base.loss;
-        const std::span<const float> baselineWeights = base.trainer->primaryModel().store().values();
-        const std::int64_t step = base.trainer->stepsDone();
-        for (int v = 0; v < variantCount(); ++v) {
-            Lane& lane = *m_lanes[static_cast<std::size_t>(v)];
-            if (!lane.active) continue;
-            EquivalencePoint point;
-            if (lane.comparable && v != baseline) {
-                point = measureWeightDifference(lane.trainer->primaryModel().store().values(), baselineWeights, infos);
-                point.lossDifference = std::fabs(lane.loss - baselineLoss);
-            }
-            point.step = step;
-            const std::lock_guard lock(m_mutex);
-            lane.progress.stepsDone = lane.trainer->stepsDone();
-            if (lane.comparable && v != baseline) {
-                lane.history.add(point);
-                if (!lane.progress.compared || point.maxRelative > lane.progress.worst.maxRelative || std::isnan(point.maxRelative))
-                    lane.progress.worst = point;
-                lane.progress.compared = true;
-            }
-            lane.progress.latest = point;
-        }
-        if (step >= m_steps)
-            for (int v = 0; v < variantCount(); ++v)
-                if (m_lanes[static_cast<std::size_t>(v)]->active) publish(v, VariantState::Finished, {});
+        point.step = step;
+        const std::lock_guard lock(m_mutex);
+        lane.progress.stepsDone = lane.trainer->stepsDone();
+        lane.progress.latest = point;
+        if (!compared) continue;
+        lane.history.add(point);
+        if (!lane.progress.compared || point.maxRelative > lane.progress.worst.maxRelative || std::isnan(point.maxRelative))
+            lane.progress.worst = point;
+        lane.progress.compared = true;
     }
 }
 

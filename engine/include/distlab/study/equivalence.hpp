@@ -112,6 +112,10 @@ public:
 private:
     struct Lane;
     void publish(int variant, VariantState state, const std::string& message);
+    void endActive(VariantState state, const std::string& message);  ///< every variant still stepping
+    bool buildTrainers();  ///< false: the baseline could not be built (or the lab was cancelled)
+    bool stepEach();       ///< one update per active variant; false: the baseline failed
+    void compareEach();    ///< every active variant's weights against the baseline's, published
 
     Study m_study;
     std::int64_t m_steps = 0;
