@@ -164,6 +164,8 @@ private:
     /// new run (a deliberate action: Play, Step, Compare, Save), otherwise the note says what waits.
     void applySetup(bool ask);
     void startNewRunWithEdits();
+    /// Shows `config` in the set-up as what runs: no pending edits, problem or note.
+    void showInSetup(const RunConfig& config);
     void updateSpeedText();
     void updateStatus();
     void updateTitle();

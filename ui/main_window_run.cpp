@@ -105,12 +105,16 @@ void MainWindow::buildExamplesMenu(QMenu* menu) {
     }
 }
 
-void MainWindow::startRun(const RunConfig& config, bool play) {
+void MainWindow::showInSetup(const RunConfig& config) {
     m_applyTimer.stop();
     m_setupEdited = false;
     m_setup->setConfig(config);
     m_setup->setProblem({});
     m_setup->setPendingNote({});
+}
+
+void MainWindow::startRun(const RunConfig& config, bool play) {
+    showInSetup(config);
     m_controller->restartRun(config, play);
 }
 
@@ -144,11 +148,7 @@ void MainWindow::connectSetupEdits() {
     connect(&m_applyTimer, &QTimer::timeout, this, [this] { applySetup(/*ask=*/false); });
     connect(m_setup, &RunSetupPanel::startNewRunRequested, this, &MainWindow::startNewRunWithEdits);
     connect(m_setup, &RunSetupPanel::undoEditsRequested, this, [this] {
-        m_applyTimer.stop();
-        m_setupEdited = false;
-        m_setup->setPendingNote({});
-        m_setup->setProblem({});
-        m_setup->setConfig(m_controller->config());
+        showInSetup(m_controller->config());
         m_controller->cancelPending();
     });
 }
@@ -351,14 +351,10 @@ bool MainWindow::openConfig(const QString& path, bool play, const QStringList& o
         return false;
     }
     if (!confirmDiscard(tr("open %1").arg(QFileInfo(path).fileName()))) return false;
-    m_applyTimer.stop();
-    m_setupEdited = false;
     // A config changed by overrides is not the file's: Save then asks where (it never overwrites the file).
     m_pendingFile = overrides.isEmpty() ? QFileInfo(path).absoluteFilePath() : QString();
     if (!overrides.isEmpty()) m_currentFile.clear();
-    m_setup->setConfig(*config);
-    m_setup->setProblem({});
-    m_setup->setPendingNote({});
+    showInSetup(*config);
     m_controller->loadRun(*config, play);
     return true;
 }

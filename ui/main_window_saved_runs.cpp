@@ -82,11 +82,7 @@ bool MainWindow::openSavedRun(const QString& path) {
         return false;
     }
     if (!confirmDiscard(tr("open %1").arg(QFileInfo(path).fileName()))) return false;
-    m_applyTimer.stop();
-    m_setupEdited = false;
-    m_setup->setConfig(saved->config);
-    m_setup->setProblem({});
-    m_setup->setPendingNote({});
+    showInSetup(saved->config);
     m_currentFile.clear();  // Save run config asks where: the saved run is not a config file
     m_openingSavedRun = true;
     m_controller->openSavedRun(saved->config, QFile::encodeName(path).toStdString(), saved->history);

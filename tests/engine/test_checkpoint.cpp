@@ -13,13 +13,6 @@
 using namespace distlab;
 using namespace distlab::testing;
 
-namespace {
-std::vector<float> valuesOf(const Trainer& trainer, int replica = 0) {
-    const auto values = trainer.replicaModel(replica).store().values();
-    return {values.begin(), values.end()};
-}
-}  // namespace
-
 class TestCheckpoint : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;

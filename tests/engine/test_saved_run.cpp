@@ -14,10 +14,6 @@ using namespace distlab;
 using namespace distlab::testing;
 
 namespace {
-std::vector<float> valuesOf(const Trainer& trainer, int replica = 0) {
-    const auto values = trainer.replicaModel(replica).store().values();
-    return {values.begin(), values.end()};
-}
 
 RunRecord sampleRecord() {
     RunRecord record;

@@ -52,4 +52,10 @@ inline double relativeError(std::span<const float> a, std::span<const float> b) 
     return std::sqrt(diff / norm);
 }
 
+/// A copy of replica `replica`'s variables (to compare trainers' states whole).
+inline std::vector<float> valuesOf(const Trainer& trainer, int replica = 0) {
+    const auto values = trainer.replicaModel(replica).store().values();
+    return {values.begin(), values.end()};
+}
+
 }  // namespace distlab::testing

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "comm/device_group_communicator.hpp"
 #include "cuda_math.h"
 #include "distlab/core/error.hpp"
 
@@ -35,17 +36,13 @@ private:
     CollectiveTiming m_timing;
 };
 
-class LogicalGpuCommunicator final : public Communicator {
+class LogicalGpuCommunicator final : public DeviceGroupCommunicator {
 public:
-    LogicalGpuCommunicator(LogicalGpuGroup& group, int rank) : m_group(group), m_rank(rank) {}
-    int rank() const override { return m_rank; }
-    int size() const override { return m_group.size(); }
+    LogicalGpuCommunicator(LogicalGpuGroup& group, int rank)
+        : DeviceGroupCommunicator(rank, group.size(), group.barrier(), "logical GPUs"), m_group(group), m_rank(rank) {}
 
     Work allReduce(std::span<float> buffer, const AllReduceOptions& options) override {
-        if (options.op != ReduceOp::Sum && options.op != ReduceOp::Mean)
-            throw std::invalid_argument("allReduce: logical GPUs reduce with SUM and MEAN only so far");
-        if (!options.companion.empty())
-            throw std::invalid_argument("allReduce: logical GPUs take no companion values yet");
+        checkAllReduce(options);
         CollectiveTiming timing;
         timing.startNs = nowNs();
         // Every rank publishes its buffer; one thread queues the whole ring on every rank's
@@ -91,24 +88,7 @@ public:
         }
         return inFlight(timing);
     }
-    Work barrier() override {
-        CollectiveTiming timing;
-        timing.startNs = nowNs();
-        timing.waitNs = m_group.barrier().arriveAndWait();
-        timing.endNs = nowNs();
-        return timing;
-    }
-    Work reduce(std::span<float>, int, ReduceOp) override { throw notYet("reduce"); }
-    Work allGather(std::span<const float>, std::span<float>) override { throw notYet("allGather"); }
-    Work reduceScatter(std::span<const float>, std::span<float>, ReduceOp) override { throw notYet("reduceScatter"); }
-    Work send(std::span<const float>, int) override { throw notYet("send"); }
-    Work recv(std::span<float>, int) override { throw notYet("recv"); }
-    void setTrace(CollectiveTrace*) override {}
-
 private:
-    static std::invalid_argument notYet(const char* call) {
-        return std::invalid_argument(std::string(call) + ": not available between logical GPUs yet");
-    }
     Work inFlight(const CollectiveTiming& timing) {
         char message[DISTLAB_CUDA_MESSAGE_SIZE];
         DistlabCudaEvent* event = nullptr;

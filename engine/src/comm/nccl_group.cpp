@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "comm/device_group_communicator.hpp"
 #include "cuda_math.h"
 #include "distlab/core/error.hpp"
 #include "nccl_bridge.h"
@@ -38,16 +39,13 @@ private:
     CollectiveTiming m_timing;
 };
 
-class NcclCommunicator final : public Communicator {
+class NcclCommunicator final : public DeviceGroupCommunicator {
 public:
-    NcclCommunicator(NcclGroup& group, int rank) : m_group(group), m_rank(rank) {}
-    int rank() const override { return m_rank; }
-    int size() const override { return m_group.size(); }
+    NcclCommunicator(NcclGroup& group, int rank)
+        : DeviceGroupCommunicator(rank, group.size(), group.barrier(), "NCCL ranks"), m_group(group), m_rank(rank) {}
 
     Work allReduce(std::span<float> buffer, const AllReduceOptions& options) override {
-        if (options.op != ReduceOp::Sum && options.op != ReduceOp::Mean)
-            throw std::invalid_argument("allReduce: NCCL ranks reduce with SUM and MEAN only so far");
-        if (!options.companion.empty()) throw std::invalid_argument("allReduce: NCCL ranks take no companion values yet");
+        checkAllReduce(options);
         CollectiveTiming timing;
         timing.startNs = nowNs();
         char message[DISTLAB_CUDA_MESSAGE_SIZE];
@@ -73,24 +71,7 @@ public:
         else timing.bytesReceived = static_cast<std::int64_t>(buffer.size_bytes());
         return Work(std::make_unique<NcclWork>(m_group, m_rank, timing));
     }
-    Work barrier() override {
-        CollectiveTiming timing;
-        timing.startNs = nowNs();
-        timing.waitNs = m_group.barrier().arriveAndWait();
-        timing.endNs = nowNs();
-        return timing;
-    }
-    Work reduce(std::span<float>, int, ReduceOp) override { throw notYet("reduce"); }
-    Work allGather(std::span<const float>, std::span<float>) override { throw notYet("allGather"); }
-    Work reduceScatter(std::span<const float>, std::span<float>, ReduceOp) override { throw notYet("reduceScatter"); }
-    Work send(std::span<const float>, int) override { throw notYet("send"); }
-    Work recv(std::span<float>, int) override { throw notYet("recv"); }
-    void setTrace(CollectiveTrace*) override {}
-
 private:
-    static std::invalid_argument notYet(const char* call) {
-        return std::invalid_argument(std::string(call) + ": not available between NCCL ranks yet");
-    }
 
     NcclGroup& m_group;
     int m_rank;
