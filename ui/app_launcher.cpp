@@ -20,6 +20,7 @@
 #include "run_files.hpp"
 #include "lessons/lesson.hpp"
 #include "saved_run_files.hpp"
+#include "study/equivalence_window.hpp"
 #include "study/study_window.hpp"
 
 namespace distlab::ui {
@@ -161,8 +162,11 @@ int runApp(int argc, char** argv) {
             return 2;
         }
         window.startRun(MainWindow::defaultConfig(), false);
-        window.showStudy(std::move(*study), options->config);
-        if (options->autostart) window.studyWindow()->run();
+        window.openStudy(options->config);  // an equivalence study goes to the equivalence window
+        if (options->autostart) {
+            if (study->spec.equivalence) window.equivalenceWindow()->runAction()->trigger();
+            else window.studyWindow()->run();
+        }
     } else if (options->config.endsWith(QStringLiteral(".") + QString::fromLatin1(kSavedRunSuffix))) {
         auto saved = openSavedRunFile(options->config);
         if (!saved) {
@@ -206,7 +210,9 @@ int runApp(int argc, char** argv) {
     if (!options->screenshot.isEmpty()) {
         QTimer::singleShot(options->screenshotAfterMs, &window, [&window, &exitCode, path = options->screenshot] {
             // A study opened from the command line is what the picture is of.
-            QWidget* shown = window.studyWindow() != nullptr ? static_cast<QWidget*>(window.studyWindow()) : &window;
+            QWidget* shown = &window;
+            if (window.studyWindow() != nullptr) shown = window.studyWindow();
+            if (window.equivalenceWindow() != nullptr) shown = window.equivalenceWindow();
             if (Status saved = saveWidgetPng(shown, path); !saved) {
                 printError(QString::fromStdString(saved.error().message));
                 exitCode = 1;

@@ -311,6 +311,7 @@ void MainWindow::buildMenus() {
     run->addActions({m_play, m_pause, m_step, m_reset});
     run->addSeparator();
     run->addAction(m_newStudy);
+    run->addAction(m_equivalenceLab);
     run->addAction(m_compare);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -34,6 +34,7 @@ class ParameterServerView;
 class RecentFiles;
 class RunHistory;
 class StudyWindow;
+class EquivalenceWindow;
 class LessonPanel;
 class ReplicaView;
 class RunSetupPanel;
@@ -83,6 +84,10 @@ public:
     bool openStudy(const QString& path);
     /// Shows `study` in the study window (created on first use); `path`: its file, or empty.
     void showStudy(Study study, const QString& path);
+    /// Shows an equivalence study (spec.equivalence) in the equivalence window (created on first use).
+    void showEquivalence(Study study, const QString& path);
+    /// The equivalence window, or null before the first equivalence study.
+    EquivalenceWindow* equivalenceWindow() const { return m_equivalenceWindow; }
     /// The study window, or null before the first study.
     StudyWindow* studyWindow() const { return m_studyWindow; }
     QAction* newStudyAction() const { return m_newStudy; }
@@ -217,6 +222,8 @@ private:
     QAction* m_exportPyTorch = nullptr;
     QAction* m_newStudy = nullptr;
     StudyWindow* m_studyWindow = nullptr;
+    EquivalenceWindow* m_equivalenceWindow = nullptr;
+    QAction* m_equivalenceLab = nullptr;
     LessonPanel* m_lessonPanel = nullptr;
     QDockWidget* m_lessonDock = nullptr;
     std::unique_ptr<RunHistory> m_reference;  // the saved run compared with (drawn by the Learning view)

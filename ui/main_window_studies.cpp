@@ -7,7 +7,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QMenu>
-#include <QMetaObject>
 
 #include <distlab/io/run_config_json.hpp>
 #include <distlab/study/equivalence.hpp>
@@ -28,17 +27,15 @@ namespace {
 /// staleness to show, a second or two on a small model.
 constexpr std::int64_t kEquivalenceLabSteps = 200;
 
-/// The main window's one equivalence window, created on first use (a child, so found again by type).
-void showEquivalence(QWidget* owner, Study study, const QString& path) {
-    auto* window = owner->findChild<EquivalenceWindow*>();
-    if (window == nullptr) window = new EquivalenceWindow(owner);
-    window->setStudy(std::move(study), path);
-    window->show();
-    window->raise();
-    window->activateWindow();
-}
-
 }  // namespace
+
+void MainWindow::showEquivalence(Study study, const QString& path) {
+    if (m_equivalenceWindow == nullptr) m_equivalenceWindow = new EquivalenceWindow(this);
+    m_equivalenceWindow->setStudy(std::move(study), path);
+    m_equivalenceWindow->show();
+    m_equivalenceWindow->raise();
+    m_equivalenceWindow->activateWindow();
+}
 
 void MainWindow::buildStudyActions() {
     m_openStudy = new QAction(tr("Open stud&y…"), this);
@@ -58,31 +55,17 @@ void MainWindow::buildStudyActions() {
         if (dialog.exec() != QDialog::Accepted) return;
         if (auto study = dialog.study()) showStudy(std::move(*study), {});
     });
-    auto* equivalenceLab = new QAction(tr("&Equivalence lab…"), this);
-    equivalenceLab->setObjectName(QStringLiteral("equivalenceLabAction"));
-    equivalenceLab->setToolTip(tr("Step this run as one device, mirrored (ring, hierarchical), with accumulation and on async "
+    m_equivalenceLab = new QAction(tr("&Equivalence lab…"), this);
+    m_equivalenceLab->setObjectName(QStringLiteral("equivalenceLabAction"));
+    m_equivalenceLab->setToolTip(tr("Step this run as one device, mirrored (ring, hierarchical), with accumulation and on async "
                                   "parameter servers in lockstep, and see which must equal the one device (up to float rounding) "
                                   "and which differ"));
-    connect(equivalenceLab, &QAction::triggered, this, [this] {
+    connect(m_equivalenceLab, &QAction::triggered, this, [this] {
         applySetupNow();
         auto study = equivalenceStudyOf(m_controller->config(), kEquivalenceLabSteps);
         if (!study) return showError(tr("Could not make the equivalence lab"), QString::fromStdString(study.error().message));
-        showEquivalence(this, std::move(*study), {});
+        showEquivalence(std::move(*study), {});
     });
-    // The Run menu is built after the study actions (buildMenus): the lab joins it, after New study,
-    // once the constructor has returned.
-    QMetaObject::invokeMethod(
-        this,
-        [this, equivalenceLab] {
-            for (QObject* holder : m_newStudy->associatedObjects()) {
-                auto* menu = qobject_cast<QMenu*>(holder);
-                if (menu == nullptr) continue;
-                const QList<QAction*> actions = menu->actions();
-                const qsizetype next = actions.indexOf(m_newStudy) + 1;
-                menu->insertAction(next < actions.size() ? actions[next] : nullptr, equivalenceLab);
-            }
-        },
-        Qt::QueuedConnection);
 }
 
 bool MainWindow::openStudy(const QString& path) {
@@ -91,7 +74,7 @@ bool MainWindow::openStudy(const QString& path) {
         showError(tr("Could not open the study"), QString::fromStdString(study.error().message));
         return false;
     }
-    if (study->spec.equivalence) showEquivalence(this, std::move(*study), QFileInfo(path).absoluteFilePath());
+    if (study->spec.equivalence) showEquivalence(std::move(*study), QFileInfo(path).absoluteFilePath());
     else showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
     return true;
 }

@@ -134,6 +134,7 @@ void EquivalenceWindow::updateTable() {
 void EquivalenceWindow::updateChart() {
     const EquivalenceController& c = *m_controller;
     double lastStep = 1.0;
+    double highest = kFloorLog10 + 1.0;
     for (int v = 0; v < c.variantCount(); ++v) {
         if (c.verdict(v).kind == EquivalenceClass::Baseline) continue;
         QList<QPointF> points;
@@ -141,6 +142,7 @@ void EquivalenceWindow::updateChart() {
         for (const EquivalencePoint& point : c.history(v)) {
             points.append({double(point.step), log10OrFloor(point.maxRelative)});
             lastStep = std::max(lastStep, double(point.step));
+            highest = std::max(highest, points.back().y());
         }
         // Must-equal variants solid, may-differ ones dashed: the two families read apart at a glance.
         const Qt::PenStyle style = c.verdict(v).kind == EquivalenceClass::MustEqual ? Qt::SolidLine : Qt::DashLine;
@@ -150,6 +152,9 @@ void EquivalenceWindow::updateChart() {
     // While running, headroom so the axis moves only now and then; once ended, exactly the updates run.
     if (c.isRunning()) m_chart->stableXRange(1.0, lastStep);
     else m_chart->setXRange(1.0, lastStep);
+    // The y axis starts at the floor (an exact zero) and ends at the next whole power of ten above
+    // the largest difference: a fitted axis rounded it to "nice" bounds far below the floor.
+    m_chart->setFixedYRange(kFloorLog10, std::ceil(highest));
     m_chart->fitAxes();
 }
 
