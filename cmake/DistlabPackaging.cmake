@@ -103,9 +103,10 @@ instruction set of the machine that built it. Configure with
 -DDISTLAB_NATIVE=OFF for a package that runs on any ${CMAKE_SYSTEM_PROCESSOR} machine.")
 endif()
 if(DISTLAB_HAVE_CUDA)
-  # libcudart (and NCCL) come from NVIDIA's toolkit under /usr/local/cuda, not from a Debian
-  # package, so dpkg-shlibdeps cannot name a dependency for them: say so to whoever installs it.
-  set(_distlab_cuda_libs "libcudart.so.${CUDAToolkit_VERSION_MAJOR}")
+  # libcudart, cuBLAS (the GPU trainer's products) and NCCL come from NVIDIA's toolkit under
+  # /usr/local/cuda, not from a Debian package, so dpkg-shlibdeps cannot name a dependency for
+  # them: say so to whoever installs it.
+  set(_distlab_cuda_libs "libcudart.so.${CUDAToolkit_VERSION_MAJOR}, libcublas.so.${CUDAToolkit_VERSION_MAJOR}")
   if(DISTLAB_NCCL_LIBRARY)
     file(REAL_PATH "${DISTLAB_NCCL_LIBRARY}" _distlab_nccl_real)
     get_filename_component(_distlab_nccl_name "${_distlab_nccl_real}" NAME)

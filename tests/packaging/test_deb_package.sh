@@ -15,7 +15,7 @@
 set -euo pipefail
 
 readonly APP_ID="io.github.distlab.DistLab"  # desktop file, icon and AppStream id (cmake/DistlabPackaging.cmake)
-readonly COMMANDS=(train bench varlab validate devices collectives compare)
+readonly COMMANDS=(train bench varlab validate devices collectives compare equivalence export-pytorch)
 
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 ok() { printf 'ok: %s\n' "$*"; }
@@ -95,6 +95,9 @@ for example in "$source_dir"/resources/examples/*.json; do
   required+=("./usr/share/distlab/examples/$(basename "$example")")
 done
 ((${#examples[@]} > 0)) || fail "no examples in $source_dir/resources/examples"
+for lesson in "$source_dir"/resources/lessons/*.lesson.json; do
+  required+=("./usr/share/distlab/lessons/$(basename "$lesson")")
+done
 for path in "${required[@]}"; do
   grep -qxF -- "$path" "$work/paths.txt" || fail "the package lacks $path"
 done
@@ -236,6 +239,16 @@ for example in "${examples[@]}"; do
   config="$root/usr/share/distlab/examples/$example"
   if grep -q '"fashion_mnist"' "$config" && [[ ! -d /usr/share/datasets/fashion-mnist ]]; then
     echo "note: $example skipped (it needs Debian's dataset-fashion-mnist, not installed here)"
+    continue
+  fi
+  if [[ "$example" == *.study.json ]]; then
+    # A study names its base config relative to itself: it runs from the installed folder too.
+    command=compare
+    grep -q '"equivalence": *true' "$config" && command=equivalence
+    status=0
+    timeout 300 "$bin/distlab-cli" "$command" "$config" --quiet >"$work/study.out" 2>"$work/study.err" || status=$?
+    ((status == 0)) || fail "distlab-cli $command $example exited $status: $(cat "$work/study.err")"
+    ok "distlab-cli $command $example"
     continue
   fi
   status=0
