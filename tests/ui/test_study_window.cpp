@@ -120,11 +120,26 @@ private slots:
         QVERIFY(window->exportPicture(m_dir.filePath(QStringLiteral("study.png"))));
         QVERIFY(QFile(m_dir.filePath(QStringLiteral("study.png"))).size() > 1000);
 
+        // Sorting by a column orders numbers as numbers; the cells show the table's own text.
+        const int speed = columnOf(table, "samples_per_sec");
+        window->summary().sortItems(speed, Qt::AscendingOrder);
+        double previous = -1.0;
+        for (int r = 0; r < window->summary().rowCount(); ++r) {
+            const double value = window->summary().item(r, speed)->text().toDouble();
+            QVERIFY2(value >= previous, qPrintable(window->summary().item(r, speed)->text()));
+            previous = value;
+        }
+        window->summary().sortItems(0, Qt::AscendingOrder);
+
         // Another baseline: its own speed ratio is 1, the others' are taken against it.
         const int ratio = columnOf(table, "speed_vs_baseline");
         window->baselineBox().setCurrentIndex(2);
         const StudyTable rebased = window->summary().table();
         QCOMPARE(rebased.rows[2][static_cast<std::size_t>(ratio)], std::string("1.000"));
+        bool shownAsWritten = false;
+        for (int r = 0; r < window->summary().rowCount(); ++r)
+            shownAsWritten = shownAsWritten || window->summary().item(r, ratio)->text() == QStringLiteral("1.000");
+        QVERIFY(shownAsWritten);
         QVERIFY(rebased.rows[0][static_cast<std::size_t>(ratio)] != table.rows[0][static_cast<std::size_t>(ratio)]);
 
         // One cursor on every chart: moving over one moves all, naming each variant's value.

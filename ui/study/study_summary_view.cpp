@@ -9,6 +9,27 @@
 
 namespace distlab::ui {
 
+namespace {
+// A cell that shows the table's own text ("1.000") and sorts by its number when it has one.
+class SummaryCell : public QTableWidgetItem {
+public:
+    explicit SummaryCell(const QString& text) : QTableWidgetItem(text) {
+        m_value = text.toDouble(&m_number);
+        if (m_number) setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem& other) const override {
+        const auto* cell = dynamic_cast<const SummaryCell*>(&other);
+        if (cell != nullptr && m_number && cell->m_number) return m_value < cell->m_value;
+        if (cell != nullptr && m_number != cell->m_number) return m_number;  // unknown (empty) cells last
+        return QTableWidgetItem::operator<(other);
+    }
+
+private:
+    double m_value = 0.0;
+    bool m_number = false;
+};
+}  // namespace
+
 StudySummaryView::StudySummaryView(StudyController& controller, QWidget* parent) : QTableWidget(parent), m_controller(controller) {
     setObjectName(QStringLiteral("studySummary"));
     setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -48,12 +69,7 @@ void StudySummaryView::refresh() {
         const auto& cells = shown.rows[static_cast<std::size_t>(r)];
         for (int c = 0; c < columnCount(); ++c) {
             const QString text = QString::fromStdString(cells[static_cast<std::size_t>(c)]);
-            auto* item = new QTableWidgetItem();
-            bool number = false;
-            const double value = text.toDouble(&number);
-            // Numbers sort as numbers; the cell shows the table's own text.
-            if (number) item->setData(Qt::EditRole, value);
-            item->setData(Qt::DisplayRole, number ? QVariant(value) : QVariant(text));
+            auto* item = new SummaryCell(text);
             item->setToolTip(text);
             if (c == 0) item->setForeground(StudyCharts::variantColor(r));
             if (r == m_controller.study().baseline()) {
@@ -61,7 +77,6 @@ void StudySummaryView::refresh() {
                 font.setBold(true);
                 item->setFont(font);
             }
-            if (number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             setItem(r, c, item);
         }
     }
