@@ -1,12 +1,15 @@
 #include "io/pytorch_script.hpp"
 
+#include "io/python_text.hpp"
+
 namespace distlab {
 namespace {
 
 // The part of every script that does not depend on the run: it reads RUN, WEIGHTS_FILE and
-// DATA_FILE, which the generated head defines. One raw string, so the Python reads as Python;
-// tests/e2e/test_cli_export_pytorch.cpp runs it against distlab-cli train.
-constexpr const char* kBody = R"PY(import argparse
+// DATA_FILE, which the generated head defines. Raw strings, so the Python reads as Python, around
+// the safetensors reader the TensorFlow code shares (python_text.hpp);
+// tests/e2e/test_cli_export_pytorch.cpp runs the script against distlab-cli train.
+constexpr const char* kBodyBeforeReader = R"PY(import argparse
 import contextlib
 import json
 import os
@@ -25,25 +28,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # --- safetensors, read and written with struct and numpy (no safetensors package needed) ---------
 
-NUMPY_DTYPES = {"F32": np.float32, "F64": np.float64, "I32": np.int32, "I64": np.int64}
+)PY";
 
-
-def read_safetensors(path):
-    """Tensors by name as numpy arrays: an 8-byte little-endian header length, a JSON header, the data."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    (header_length,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8:8 + header_length])
-    data = blob[8 + header_length:]
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = entry["data_offsets"]
-        dtype = np.dtype(NUMPY_DTYPES[entry["dtype"]]).newbyteorder("<")
-        tensors[name] = np.frombuffer(data[begin:end], dtype=dtype).reshape(entry["shape"])
-    return tensors
-
+// After the shared safetensors reader (python_text.hpp); the blank lines between them are the
+// script's own.
+constexpr const char* kBodyAfterReader = R"PY(
 
 def write_safetensors(path, tensors):
     """F32 tensors in DistLab's layout (header padded with spaces to 8 bytes), written atomically."""
@@ -224,46 +213,12 @@ if __name__ == "__main__":
     main()
 )PY";
 
-/// `value` as a Python literal, indented for reading: JSON's strings and numbers are valid Python
-/// literals already; true, false and null are not.
-void appendPython(std::string& out, const nlohmann::ordered_json& value, int indent) {
-    const std::string pad(static_cast<std::size_t>(indent + 4), ' ');
-    const std::string closing(static_cast<std::size_t>(indent), ' ');
-    if (value.is_object() || value.is_array()) {
-        const bool object = value.is_object();
-        if (value.empty()) {
-            out += object ? "{}" : "[]";
-            return;
-        }
-        out += object ? "{\n" : "[\n";
-        for (auto it = value.begin(); it != value.end(); ++it) {
-            out += pad;
-            if (object) out += nlohmann::json(it.key()).dump() + ": ";
-            appendPython(out, *it, indent + 4);
-            out += ",\n";
-        }
-        out += closing + (object ? "}" : "]");
-    } else if (value.is_boolean()) {
-        out += value.get<bool>() ? "True" : "False";
-    } else if (value.is_null()) {
-        out += "None";
-    } else {
-        out += value.dump();
-    }
-}
-
 }  // namespace
-
-std::string pythonLiteral(const nlohmann::ordered_json& value) {
-    std::string out;
-    appendPython(out, value, 0);
-    return out;
-}
 
 std::string pyTorchScript(const std::string& runName, const std::string& runLiteral, const PyTorchExportFiles& files) {
     // Names go into the script only as quoted literals, so no name (a newline in a path) can end
     // a comment and become code.
-    const auto quoted = [](const std::string& text) { return nlohmann::json(text).dump(); };
+    const auto quoted = pythonString;
     std::string script = "#!/usr/bin/env python3\n"
                          "# Reproduces the DistLab run " + quoted(runName) + " with PyTorch: the same model, initial\n"
                          "# weights, batches, loss scaling, optimizer and (for data-parallel runs) replicas, as DDP\n"
@@ -274,7 +229,9 @@ std::string pyTorchScript(const std::string& runName, const std::string& runLite
                          "WEIGHTS_FILE = " + quoted(files.weights) + "\n"
                          "DATA_FILE = " + quoted(files.data) + "\n\n"
                          "RUN = " + runLiteral + "\n\n";
-    script += kBody;
+    script += kBodyBeforeReader;
+    script += kReadSafeTensorsPython;
+    script += kBodyAfterReader;
     return script;
 }
 

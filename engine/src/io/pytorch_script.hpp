@@ -4,14 +4,10 @@
 // Engine-internal; pytorch_export.cpp decides what the description holds.
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "distlab/io/pytorch_export.hpp"
+#include "io/python_text.hpp"  // pythonLiteral
 
 namespace distlab {
-
-/// `value` as a Python literal (True/False/None for JSON's true/false/null), indented for reading.
-std::string pythonLiteral(const nlohmann::ordered_json& value);
 
 /// The whole script: `runLiteral` (pythonLiteral of the run's description: layers, loss, optimizer,
 /// replicas, batch, steps) as RUN, and `files` (names relative to the script's folder). Pure.
