@@ -108,7 +108,14 @@ private slots:
             QCOMPARE(timelines.front().step, std::int64_t{9});
             QCOMPARE(timelines.back().step, std::int64_t{40});
             QCOMPARE(timelines.back().lanes.size(), std::size_t(v + 1));
-            QVERIFY(timelines.back().lanes[0].computeEndNs > timelines.back().lanes[0].startNs);
+            const StudyTimelineStep& last = timelines.back();
+            for (std::size_t lane = 0; lane < last.lanes.size(); ++lane) {
+                QCOMPARE(last.lanes[lane].replica, static_cast<int>(lane));
+                QVERIFY(last.lanes[lane].times.computeEndNs > last.lanes[lane].times.startNs);
+                QVERIFY(last.lanes[lane].times.startNs >= last.startNs);
+                QVERIFY(last.lanes[lane].times.updateEndNs <= last.endNs);
+            }
+            QCOMPARE(last.lanes[0].bytesSent > 0, v == 1);  // the mirrored variant sends, one device does not
         }
         QCOMPARE(rows[0].bytesPerStep, 0.0);  // one device reduces nothing
         QVERIFY(rows[1].bytesPerStep > 0);

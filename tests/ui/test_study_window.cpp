@@ -28,7 +28,9 @@
 #include "study/study_charts.hpp"
 #include "study/study_controller.hpp"
 #include "study/study_summary_view.hpp"
+#include "study/study_timelines.hpp"
 #include "study/study_window.hpp"
+#include "views/timeline_canvas.hpp"
 #include "ui_test_support.hpp"
 
 using namespace distlab;
@@ -158,6 +160,28 @@ private slots:
         QCOMPARE(charts.charts().size(), std::size_t{4});
         const auto range = charts.charts().front()->yRange();
         for (LineChart* chart : charts.charts()) QCOMPARE(chart->yRange(), range);
+
+        // Timelines: one per variant, its last updates drawn with every replica's lane, all on the
+        // time scale of the longest (the same length is the same time).
+        window->views().setCurrentWidget(&window->timelines());
+        StudyTimelines& timelines = window->timelines();
+        timelines.setUpdatesShown(3);
+        QCoreApplication::processEvents();  // lays the tab out
+        QCOMPARE(timelines.canvases().size(), std::size_t{4});
+        QVERIFY(timelines.sharedSpanNs() > 0);
+        for (std::size_t v = 0; v < timelines.canvases().size(); ++v) {
+            TimelineCanvas* canvas = timelines.canvases()[v];
+            QCOMPARE(canvas->laneNames().size(), qsizetype(controller.study().variants[v].config.strategy.replicaCount()));
+            QVERIFY(canvas->windowSpanNs() >= timelines.sharedSpanNs());
+            QCOMPARE(canvas->windowSpanNs(), timelines.canvases().front()->windowSpanNs());
+            QVERIFY2(timelines.captions()[v]->text().contains(QStringLiteral("updates 2,998 to 3,000")) ||
+                         timelines.captions()[v]->text().contains(QStringLiteral("updates 2998 to 3000")),
+                     qPrintable(timelines.captions()[v]->text()));
+            QVERIFY2(canvas->width() > 200, qPrintable(QString::number(canvas->width())));
+            canvas->grab();  // paints it, in or out of the scroll area's view
+            // Every lane of every shown update: compute, communication, optimizer (and idle) spans.
+            QVERIFY2(canvas->spansPainted() >= 3 * canvas->laneNames().size() * 2, qPrintable(QString::number(canvas->spansPainted())));
+        }
     }
 
     void studyOfTheCurrentRunCancelsVariantByVariant() {

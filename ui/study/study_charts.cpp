@@ -98,7 +98,7 @@ void StudyCharts::rebuild() {
     m_chartMetric.clear();
     m_chartVariant.clear();
     const int variants = m_controller.variantCount();
-    m_builtFor = variants;
+    m_builtFor = m_controller.studyGeneration();
     auto add = [&](StudyMetric metric, int variant) {
         auto* chart = new LineChart(this);
         chart->setTitle(variant < 0 ? metricName(metric)
@@ -125,7 +125,7 @@ void StudyCharts::rebuild() {
 }
 
 void StudyCharts::refresh() {
-    if (m_builtFor != m_controller.variantCount()) {
+    if (m_builtFor != m_controller.studyGeneration()) {
         rebuild();
         return;
     }

@@ -56,7 +56,7 @@ private:
     std::vector<StudyMetric> m_chartMetric;  // per chart
     std::vector<int> m_chartVariant;         // per chart: -1 for every variant
     std::uint64_t m_drawn = 0;
-    int m_builtFor = -1;  // variant count the charts were built for
+    std::uint64_t m_builtFor = 0;  // the study generation the charts were built for (0: none yet)
     double m_cursorX;
 };
 

@@ -53,6 +53,7 @@ void StudyController::reset() {
 void StudyController::setStudy(Study study) {
     m_job.reset();
     m_study = std::move(study);
+    ++m_studyGeneration;
     reset();
     emit updated();
 }

@@ -56,6 +56,8 @@ public:
     bool predicting() const { return m_predicting; }
     /// Changes whenever the copies above change.
     std::uint64_t version() const { return m_version; }
+    /// Changes whenever setStudy() gives another study (views built per variant rebuild then).
+    std::uint64_t studyGeneration() const { return m_studyGeneration; }
     void setPollIntervalMs(int milliseconds) { m_poll.setInterval(milliseconds); }
     /// Copies the runner's state now (as the timer does).
     void poll();
@@ -81,6 +83,7 @@ private:
     std::vector<std::string> m_predictionNotes;
     bool m_predicting = false;
     std::uint64_t m_version = 0;
+    std::uint64_t m_studyGeneration = 0;
     bool m_finishedSignalled = true;
     QTimer m_poll;
 };

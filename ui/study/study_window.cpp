@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -28,6 +29,7 @@
 #include "study/study_charts.hpp"
 #include "study/study_controller.hpp"
 #include "study/study_summary_view.hpp"
+#include "study/study_timelines.hpp"
 
 namespace distlab::ui {
 
@@ -43,6 +45,11 @@ StudyWindow::StudyWindow(QWidget* parent)
     setWindowFlag(Qt::Window);
     resize(1280, 800);
     m_charts = new StudyCharts(*m_controller);
+    m_timelines = new StudyTimelines(*m_controller);
+    m_views = new QTabWidget();
+    m_views->setObjectName(QStringLiteral("studyViews"));
+    m_views->addTab(m_charts, tr("Curves"));
+    m_views->addTab(m_timelines, tr("Timelines"));
     m_summary = new StudySummaryView(*m_controller);
     m_progress = new QTableWidget(0, ProgressColumns);
     m_progress->setObjectName(QStringLiteral("studyProgress"));
@@ -53,7 +60,7 @@ StudyWindow::StudyWindow(QWidget* parent)
     m_progress->horizontalHeader()->setSectionResizeMode(Progress, QHeaderView::Stretch);
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_progress);
-    m_splitter->addWidget(m_charts);
+    m_splitter->addWidget(m_views);
     m_splitter->addWidget(m_summary);
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);

@@ -1,8 +1,9 @@
 #pragma once
 // The study window (File ▸ Open study, Run ▸ New study from this run): a study's 2–6 variants run
 // one after another or at once, with progress and Cancel per variant, predicted step times before
-// the run, every curve as overlays or small multiples with one cursor, and the summary table with a
-// baseline; saves the study (JSON), the table (CSV) and the whole comparison (PNG). GUI thread.
+// the run, every curve as overlays or small multiples with one cursor, every variant's device
+// timeline on one time scale, and the summary table with a baseline; saves the study (JSON), the
+// table (CSV) and the whole comparison (PNG). GUI thread.
 #include <QMainWindow>
 
 #include <distlab/study/study.hpp>
@@ -15,12 +16,14 @@ class QComboBox;
 class QLabel;
 class QSplitter;
 class QTableWidget;
+class QTabWidget;
 
 namespace distlab::ui {
 
 class StudyCharts;
 class StudyController;
 class StudySummaryView;
+class StudyTimelines;
 
 class StudyWindow : public QMainWindow {
     Q_OBJECT
@@ -41,6 +44,9 @@ public:
 
     StudyController& controller() const { return *m_controller; }
     StudyCharts& charts() const { return *m_charts; }
+    StudyTimelines& timelines() const { return *m_timelines; }
+    /// "Curves" and "Timelines".
+    QTabWidget& views() const { return *m_views; }
     StudySummaryView& summary() const { return *m_summary; }
     QTableWidget& progressTable() const { return *m_progress; }
     QComboBox& modeBox() const { return *m_mode; }
@@ -63,6 +69,8 @@ private:
     UserPrompts m_prompts;
     QSplitter* m_splitter;
     StudyCharts* m_charts;
+    StudyTimelines* m_timelines;
+    QTabWidget* m_views;
     StudySummaryView* m_summary;
     QTableWidget* m_progress;
     QComboBox* m_mode = nullptr;

@@ -9,8 +9,8 @@
 #include <array>
 #include <cmath>
 
-#include "bridge/run_history.hpp"
 #include "run_palette.hpp"
+#include "views/timeline_source.hpp"
 
 namespace distlab::ui {
 
@@ -18,9 +18,6 @@ namespace {
 constexpr int kLabelWidth = 130;
 constexpr int kAxisHeight = 36;  // time ticks on the first row, step numbers on the second
 constexpr int kLaneGap = 6;
-
-// The spans of one replica's step, in time order (waiting is drawn inside communication).
-std::array<PhaseSpan, 4> partsOf(const ReplicaRecord& record) { return phaseSpans(stepTimes(record)); }
 
 QString formatMs(std::int64_t ns) { return QString::number(static_cast<double>(ns) * 1e-6, 'f', 3) + QStringLiteral(" ms"); }
 }  // namespace
@@ -70,7 +67,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
         painter.setPen(pal.text().color());
         painter.drawText(QRect(22, top, kLabelWidth - 26, height), Qt::AlignVCenter | Qt::AlignLeft, m_laneNames[lane]);
     }
-    if (m_history == nullptr || m_history->timelineCount() == 0) return;
+    if (m_source == nullptr || m_source->stepCount() == 0) return;
 
     painter.setClipRect(plot);
     const QColor grid = pal.mid().color();
@@ -87,8 +84,8 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
         colors[static_cast<std::size_t>(Phase::Idle)] =
             QColor(mix(idle.red(), base.red()), mix(idle.green(), base.green()), mix(idle.blue(), base.blue()));
     }
-    for (int i = 0; i < m_history->timelineCount(); ++i) {
-        const TimelineStep& step = m_history->timelineStep(i);
+    for (int i = 0; i < m_source->stepCount(); ++i) {
+        const TimelineStep step = m_source->step(i);
         if (step.endNs < m_startNs || step.startNs > m_startNs + m_spanNs) continue;
         // Step boundary and number (when there is room for it).
         const double x0 = xOf(step.startNs);
@@ -102,11 +99,13 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
             painter.setPen(pal.text().color());
             painter.drawText(QPointF(x0 + 3, kAxisHeight - 6), label);
         }
-        for (int lane = 0; lane < lanes && lane < m_history->replicaCount(); ++lane) {
-            const ReplicaRecord& record = m_history->timelineRecord(i, lane);
-            if (record.step != step.step) continue;  // not reported (dropped)
+        for (int lane = 0; lane < lanes; ++lane) {
+            const std::optional<TimelineLaneTimes> times = m_source->lane(i, lane);
+            if (!times) continue;
+            const StepTimes& record = times->times;
             const int top = laneTop(lane);
-            for (const PhaseSpan& part : partsOf(record)) {
+            // The spans of the lane's step, in time order (waiting is drawn inside communication).
+            for (const PhaseSpan& part : phaseSpans(record)) {
                 if (part.endNs <= part.beginNs) continue;
                 const double left = xOf(part.beginNs);
                 const double right = std::max(left + 1.0, xOf(part.endNs));
@@ -124,7 +123,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     }
     // Time axis: ticks at a 1-2-5 step, in milliseconds from the first step held.
     painter.setClipping(false);
-    const std::int64_t origin = m_history->timelineStep(0).startNs;
+    const std::int64_t origin = m_source->step(0).startNs;
     const double rough = static_cast<double>(m_spanNs) / 8.0;
     const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
     double tick = magnitude;
@@ -145,20 +144,21 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
 }
 
 QString TimelineCanvas::describeAt(const QPoint& position) const {
-    if (m_history == nullptr || position.x() < kLabelWidth) return {};
+    if (m_source == nullptr || position.x() < kLabelWidth) return {};
     const std::int64_t ns = nsAt(position.x());
-    for (int lane = 0; lane < static_cast<int>(m_laneNames.size()) && lane < m_history->replicaCount(); ++lane) {
+    for (int lane = 0; lane < static_cast<int>(m_laneNames.size()); ++lane) {
         const int top = laneTop(lane);
         if (position.y() < top || position.y() > top + laneHeight()) continue;
-        for (int i = m_history->timelineCount() - 1; i >= 0; --i) {
-            const ReplicaRecord& record = m_history->timelineRecord(i, lane);
-            if (record.step == 0 || ns < record.startNs || ns > record.stepEndNs) continue;
-            for (const PhaseSpan& part : partsOf(record)) {
+        for (int i = m_source->stepCount() - 1; i >= 0; --i) {
+            const std::optional<TimelineLaneTimes> times = m_source->lane(i, lane);
+            if (!times || ns < times->times.startNs || ns > times->times.stepEndNs) continue;
+            const StepTimes& record = times->times;
+            for (const PhaseSpan& part : phaseSpans(record)) {
                 if (ns < part.beginNs || ns > part.endNs) continue;
-                QString text = tr("%1 · step %2\n%3: %4").arg(m_laneNames[lane]).arg(record.step)
+                QString text = tr("%1 · step %2\n%3: %4").arg(m_laneNames[lane]).arg(m_source->step(i).step)
                                    .arg(QString::fromLatin1(phaseName(part.phase)), formatMs(part.endNs - part.beginNs));
                 if (part.phase == Phase::Communication) {
-                    text += tr("\nof which waiting for peers: %1\nbytes sent: %2").arg(formatMs(record.commWaitNs)).arg(record.bytesSent);
+                    text += tr("\nof which waiting for peers: %1\nbytes sent: %2").arg(formatMs(record.commWaitNs)).arg(times->bytesSent);
                 }
                 return text;
             }

@@ -1,7 +1,8 @@
 #pragma once
-// Paints the device timeline (a Gantt chart of the last steps): one lane per logical device,
-// compute / communication / waiting / optimizer / idle spans from the engine's own clocks.
-// The visible window is [startNs, startNs + spanNs] on the session clock. GUI thread only.
+// Paints a device timeline (a Gantt chart of the last steps): one lane per logical device,
+// compute / communication / waiting / optimizer / idle spans from the engine's own clocks, from a
+// TimelineSource (the live run's, or a study variant's). The visible window is
+// [startNs, startNs + spanNs] on the source's clock. GUI thread only.
 #include <QStringList>
 #include <QWidget>
 
@@ -9,7 +10,7 @@
 
 namespace distlab::ui {
 
-class RunHistory;
+class TimelineSource;
 
 class TimelineCanvas : public QWidget {
     Q_OBJECT
@@ -17,7 +18,8 @@ class TimelineCanvas : public QWidget {
 public:
     explicit TimelineCanvas(QWidget* parent = nullptr);
 
-    void setHistory(const RunHistory* history) { m_history = history; }
+    /// What to paint (not owned; null paints the lane names only).
+    void setSource(const TimelineSource* source) { m_source = source; }
     void setLaneNames(const QStringList& names) { m_laneNames = names; }
     const QStringList& laneNames() const { return m_laneNames; }
     void setWindow(std::int64_t startNs, std::int64_t spanNs);
@@ -44,7 +46,7 @@ private:
     std::int64_t nsAt(double x) const;
     QString describeAt(const QPoint& position) const;
 
-    const RunHistory* m_history = nullptr;
+    const TimelineSource* m_source = nullptr;
     QStringList m_laneNames;
     std::int64_t m_startNs = 0;
     std::int64_t m_spanNs = 1'000'000;

@@ -35,8 +35,9 @@ QString legendHtml() {
 
 TimelineView::TimelineView(SessionController& controller, QWidget* parent) : LiveView(controller, parent) {
     setExplainKey(this, QStringLiteral("view.timeline"));
+    m_source.setHistory(&controller.history());
     m_canvas = new TimelineCanvas(this);
-    m_canvas->setHistory(&controller.history());
+    m_canvas->setSource(&m_source);
     m_scroll = new QScrollBar(Qt::Horizontal, this);
     m_follow = new QCheckBox(tr("Follow newest step"), this);
     m_follow->setChecked(true);
@@ -83,7 +84,7 @@ TimelineView::TimelineView(SessionController& controller, QWidget* parent) : Liv
         applyWindow(origin + static_cast<std::int64_t>(value) * kNsPerScrollUnit, m_canvas->windowSpanNs(), true);
     });
     connect(&controller, &SessionController::runReplaced, this, [this, hint] {
-        m_canvas->setHistory(&this->controller().history());
+        m_source.setHistory(&this->controller().history());
         m_spanNs = 0;
         m_userZoomed = false;
         m_follow->setChecked(true);

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "views/live_view.hpp"
+#include "views/timeline_source.hpp"
 
 class QCheckBox;
 class QLabel;
@@ -38,6 +39,7 @@ private:
     void applyWindow(std::int64_t startNs, std::int64_t spanNs, bool fromUser);
     void syncScrollBar();
 
+    HistoryTimelineSource m_source;
     TimelineCanvas* m_canvas;
     QScrollBar* m_scroll;
     QCheckBox* m_follow;

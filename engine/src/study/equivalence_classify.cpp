@@ -144,8 +144,10 @@ EquivalenceVerdict classifyEquivalence(const RunConfig& variant, const RunConfig
     verdict.explanation =
         verdict.orderDiffers
             ? "float addition is not associative: the baseline's " + baselineOrder + ", while here " + verdict.summationOrder +
-                  "; each gradient differs in its last bits (about 1e-7 of its size) and the updates carry that on, so "
-                  "the difference stays near float precision without being exactly zero"
+                  "; each gradient differs in its last bits (about 1e-7 of its size) and the updates carry that on: the "
+                  "difference starts near float precision, and over many updates training can amplify it (a non-convex "
+                  "loss is sensitive to small changes), as between two runs of one program on different hardware; "
+                  "neither run is wrong. A difference far above 1e-6 from the first updates would be a bug"
             : "the same additions in the same order as the baseline: the weights should be bit-identical";
     return verdict;
 }

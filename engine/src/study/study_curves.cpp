@@ -5,9 +5,13 @@ namespace distlab {
 void RecentTimelines::add(const StepReport& report) {
     StudyTimelineStep& slot = m_slots[m_next];
     slot.step = report.step;
+    slot.startNs = report.startNs;
+    slot.endNs = report.endNs;
     slot.lanes.clear();  // keeps its capacity
-    for (const ReplicaStepStats& lane : report.replicas)
-        if (lane.active) slot.lanes.push_back(stepTimes(lane, report.endNs));
+    for (std::size_t r = 0; r < report.replicas.size(); ++r) {
+        const ReplicaStepStats& lane = report.replicas[r];
+        if (lane.active) slot.lanes.push_back({static_cast<int>(r), stepTimes(lane, report.endNs), lane.bytesSent});
+    }
     m_next = (m_next + 1) % m_slots.size();
     m_count = std::min(m_count + 1, m_slots.size());
 }

@@ -61,12 +61,23 @@ private:
     std::uint64_t m_seen = 0;
 };
 
-/// One update's timeline: each lane's timestamps (stepTimes, the phase split's input; nanoseconds
-/// on the variant's trainer clock), for a timeline drawn per variant. Lanes that did not take part
-/// in the update are left out.
+/// One lane of an update's timeline: the replica (or parameter-server worker) it belongs to, its
+/// timestamps (stepTimes, the phase split's input; nanoseconds on the variant's trainer clock) and
+/// the bytes it sent in the reduction.
+struct StudyTimelineLane {
+    int replica = 0;
+    StepTimes times;
+    std::int64_t bytesSent = 0;
+};
+
+/// One update's timeline, for a timeline drawn per variant. Lanes that did not take part in the
+/// update (an async parameter server applies one worker's gradient) are left out; `replica` says
+/// which lane each kept one is.
 struct StudyTimelineStep {
     std::int64_t step = 0;
-    std::vector<StepTimes> lanes;
+    std::int64_t startNs = 0;  ///< the update's start and end on the trainer clock
+    std::int64_t endNs = 0;
+    std::vector<StudyTimelineLane> lanes;
 };
 
 /// The last `capacity` updates' timelines, oldest first. Reuses its buffers: no allocation once
