@@ -30,7 +30,10 @@ constexpr std::int64_t kEquivalenceLabSteps = 200;
 }  // namespace
 
 void MainWindow::showEquivalence(Study study, const QString& path) {
-    if (m_equivalenceWindow == nullptr) m_equivalenceWindow = new EquivalenceWindow(this);
+    if (m_equivalenceWindow == nullptr) {
+        m_equivalenceWindow = new EquivalenceWindow(this);
+        m_equivalenceWindow->setPrompts(m_prompts);
+    }
     m_equivalenceWindow->setStudy(std::move(study), path);
     m_equivalenceWindow->show();
     m_equivalenceWindow->raise();

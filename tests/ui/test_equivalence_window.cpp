@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QTableWidget>
+#include <QTemporaryDir>
 
 #include <distlab/study/equivalence.hpp>
 
@@ -93,6 +94,21 @@ private slots:
         QVERIFY(low >= EquivalenceWindow::kFloorLog10 - 1.0);
         QVERIFY(high > -3.0);
         QVERIFY(controller.csv().starts_with("step,variant,class,"));
+
+        // Exported: the CLI's CSV bytes, and a picture of the window.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("lab.csv"));
+        QVERIFY(lab->findChild<QAction*>(QStringLiteral("equivalenceExportCsv"))->isEnabled());
+        QVERIFY(lab->exportCsv(csv));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll().toStdString(), controller.csv());
+        QVERIFY(lab->exportPicture(dir.filePath(QStringLiteral("lab.png"))));
+        QVERIFY(QFile(dir.filePath(QStringLiteral("lab.png"))).size() > 1000);
+        // A folder that is not there: an error naming it, no file.
+        QVERIFY(!lab->exportCsv(dir.filePath(QStringLiteral("missing/lab.csv"))));
+        QCOMPARE(m_recorder->errors.size(), qsizetype{1});
+        QVERIFY2(m_recorder->errors.front().contains(QStringLiteral("missing")), qPrintable(m_recorder->errors.front()));
     }
 
     void theRunMenuMakesALabOfTheCurrentRunAndCancelStopsIt() {

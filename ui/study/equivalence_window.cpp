@@ -2,6 +2,9 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -13,8 +16,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <distlab/io/atomic_file.hpp>
+
 #include "charts/line_chart.hpp"
+#include "file_dialogs.hpp"
 #include "run_palette.hpp"
+#include "run_files.hpp"
 #include "study/equivalence_controller.hpp"
 
 namespace distlab::ui {
@@ -33,8 +40,8 @@ double log10OrFloor(double value) {
 }  // namespace
 
 EquivalenceWindow::EquivalenceWindow(QWidget* parent)
-    : QMainWindow(parent), m_controller(new EquivalenceController(this)), m_chart(new LineChart), m_table(new QTableWidget(0, Columns)),
-      m_note(new QLabel) {
+    : QMainWindow(parent), m_controller(new EquivalenceController(this)), m_prompts(UserPrompts::messageBoxes()), m_chart(new LineChart),
+      m_table(new QTableWidget(0, Columns)), m_note(new QLabel) {
     setObjectName(QStringLiteral("equivalenceWindow"));
     setWindowFlag(Qt::Window);
     resize(1280, 800);
@@ -66,6 +73,17 @@ EquivalenceWindow::EquivalenceWindow(QWidget* parent)
     m_run->setToolTip(tr("Step every variant in lockstep from scratch and compare its weights with the baseline's after each update"));
     m_cancel = bar->addAction(tr("Cancel"), m_controller, &EquivalenceController::cancel);
     m_cancel->setObjectName(QStringLiteral("equivalenceCancel"));
+    bar->addSeparator();
+    m_exportCsv = bar->addAction(tr("Export CSV…"), this, [this] {
+        const QString path = askSavePath(this, tr("Export the differences"), tr("CSV (*.csv)"), QStringLiteral("csv"));
+        if (!path.isEmpty()) exportCsv(path);
+    });
+    m_exportCsv->setObjectName(QStringLiteral("equivalenceExportCsv"));
+    m_exportCsv->setToolTip(tr("Every kept update's largest differences per variant, as distlab-cli equivalence --csv writes them"));
+    bar->addAction(tr("Export picture…"), this, [this] {
+        const QString path = askSavePath(this, tr("Export the lab"), tr("PNG images (*.png)"), QStringLiteral("png"));
+        if (!path.isEmpty()) exportPicture(path);
+    });
     connect(m_controller, &EquivalenceController::updated, this, [this] {
         updateTable();
         updateChart();
@@ -162,6 +180,32 @@ void EquivalenceWindow::updateActions() {
     const bool running = m_controller->isRunning();
     m_run->setEnabled(m_controller->hasStudy() && !running);
     m_cancel->setEnabled(running);
+    // What ran so far is exported; a half-run lab is exported after it stops (cancelled or done).
+    bool compared = false;
+    for (int v = 0; v < m_controller->variantCount(); ++v) compared = compared || !m_controller->history(v).empty();
+    m_exportCsv->setEnabled(compared && !running);
+}
+
+bool EquivalenceWindow::exportCsv(const QString& path) {
+    if (Status written = writeFileAtomically(QFile::encodeName(path).toStdString(), m_controller->csv()); !written) {
+        showError(tr("Could not export the differences"), QString::fromStdString(written.error().message));
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved the differences to %1").arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
+    return true;
+}
+
+bool EquivalenceWindow::exportPicture(const QString& path) {
+    if (Status saved = saveWidgetPng(centralWidget(), path); !saved) {
+        showError(tr("Could not export the picture"), QString::fromStdString(saved.error().message));
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved the picture to %1").arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
+    return true;
+}
+
+void EquivalenceWindow::showError(const QString& title, const QString& message) {
+    if (m_prompts.error) m_prompts.error(this, title, message);
 }
 
 void EquivalenceWindow::closeEvent(QCloseEvent* event) {
