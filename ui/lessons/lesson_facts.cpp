@@ -30,13 +30,27 @@ std::optional<QString> readValue(MainWindow& window, const QString& variable) {
     return match.captured(1);
 }
 
+/// The label of the study window's finished variant with the largest `value`; none while the study
+/// runs or before a variant has finished.
+template <typename Value>
+std::optional<QString> studyVariantWithMost(MainWindow& window, Value value) {
+    const StudyWindow* study = window.studyWindow();
+    if (study == nullptr || study->controller().isRunning()) return std::nullopt;
+    const StudyRow* most = nullptr;
+    for (const StudyRow& row : study->controller().rows())
+        if (row.state == VariantState::Finished && (most == nullptr || value(row) > value(*most))) most = &row;
+    if (most == nullptr) return std::nullopt;
+    return QString::fromStdString(most->label);
+}
+
 }  // namespace
 
 bool isLessonFact(const QString& name) {
     static const QStringList plain{QStringLiteral("replicas"),      QStringLiteral("workers"),
                                    QStringLiteral("steps"),         QStringLiteral("ring_steps"),
                                    QStringLiteral("max_staleness"), QStringLiteral("slowest_worker"),
-                                   QStringLiteral("gradient_term_peak_bytes"), QStringLiteral("study_fastest")};
+                                   QStringLiteral("gradient_term_peak_bytes"), QStringLiteral("study_fastest"),
+                                   QStringLiteral("study_most_communicating")};
     return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) ||
            name.startsWith(QStringLiteral("varlab_read_copy:"));
 }
@@ -68,17 +82,10 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
             return std::nullopt;
         return number(peak);
     }
-    if (name == QLatin1String("study_fastest")) {
-        // The finished variant of the study window's study with the most samples per second.
-        const StudyWindow* study = window.studyWindow();
-        if (study == nullptr || study->controller().isRunning()) return std::nullopt;
-        const std::vector<StudyRow>& rows = study->controller().rows();
-        const StudyRow* fastest = nullptr;
-        for (const StudyRow& row : rows)
-            if (row.state == VariantState::Finished && (fastest == nullptr || row.samplesPerSecond > fastest->samplesPerSecond)) fastest = &row;
-        if (fastest == nullptr) return std::nullopt;
-        return QString::fromStdString(fastest->label);
-    }
+    if (name == QLatin1String("study_fastest"))
+        return studyVariantWithMost(window, [](const StudyRow& row) { return row.samplesPerSecond; });
+    if (name == QLatin1String("study_most_communicating"))
+        return studyVariantWithMost(window, [](const StudyRow& row) { return row.shares.communication + row.shares.waiting; });
     if (name.startsWith(QStringLiteral("varlab_read:"))) return readValue(window, name.section(QLatin1Char(':'), 1));
     if (name.startsWith(QStringLiteral("varlab_read_copy:"))) {
         const QString variable = name.section(QLatin1Char(':'), 1);
