@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include "model/packed_product.hpp"
 
 namespace distlab::kernels {
 namespace {
@@ -45,10 +48,31 @@ struct OpenBlas {
 
 const OpenBlas kOpenBlas;
 
+/// Below this many multiply-adds a product is a few microseconds, and the packed product's fixed
+/// costs (packing into padded strips, masked stores) made W2's tiny layers slower than OpenBLAS's.
+constexpr std::int64_t kPackedMinimumMultiplyAdds = std::int64_t{1} << 15;
+
+/// The engine's own packed product where the CPU has AVX-512 and the product is not tiny (it
+/// measured faster than OpenBLAS on the other products of the reference workloads:
+/// tests/bench/gemm_products.sh, figures in tests/bench/RESULTS.md), OpenBLAS elsewhere.
+/// DISTLAB_MATRIX_PRODUCT=openblas forces OpenBLAS, so the two can be measured against each other
+/// in the same build.
+bool usePackedProduct(std::int64_t m, std::int64_t n, std::int64_t k) {
+    static const bool available = [] {
+        const char* forced = std::getenv("DISTLAB_MATRIX_PRODUCT");
+        return packedProductAvailable() && !(forced != nullptr && std::string_view(forced) == "openblas");
+    }();
+    return available && m * n * k >= kPackedMinimumMultiplyAdds;
+}
+
 }  // namespace
 
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c) {
+    if (usePackedProduct(m, n, k)) {
+        packedProduct(opA, opB, m, n, k, a, b, beta, c);
+        return;
+    }
     if (kOpenBlas.sgemm == nullptr) throw std::runtime_error(kOpenBlas.error);
     const auto transpose = [](Op op) { return op == Op::Transpose ? CblasTrans : CblasNoTrans; };
     const auto lda = static_cast<blasint>(opA == Op::Transpose ? m : k);

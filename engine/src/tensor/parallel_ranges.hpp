@@ -22,19 +22,25 @@ inline constexpr std::size_t kParallelMinimumValues = std::size_t{1} << 16;
 /// Most parts a pass is split into (callers keep one partial result per part).
 inline constexpr int kMaxParallelParts = 64;
 
+/// The threads a pass may be split across: the calling thread's OpenMP team, at most
+/// kMaxParallelParts.
+inline int parallelTeamSize() {
+#ifdef DISTLAB_SERIAL_PARTS
+    // Under ThreadSanitizer: libgomp is not instrumented, so the team's barrier is invisible and
+    // every part would be reported as a race (as Eigen's parallel products are).
+    return 1;
+#else
+    return std::min(omp_get_max_threads(), kMaxParallelParts);
+#endif
+}
+
 /// Runs body(part, begin, end) over [0, n) in equal contiguous parts, one per thread of the calling
 /// thread's OpenMP team, or as one part on the calling thread when n is small or the team is one
 /// thread. Returns the number of parts. The parts depend only on n and the team size, so a fixed
 /// thread count gives the same bits.
 template <typename Body>
 int forEachPart(std::size_t n, Body&& body) {
-#ifdef DISTLAB_SERIAL_PARTS
-    // Under ThreadSanitizer: libgomp is not instrumented, so the team's barrier is invisible and
-    // every part would be reported as a race (as Eigen's parallel products are).
-    const int team = 1;
-#else
-    const int team = std::min(omp_get_max_threads(), kMaxParallelParts);
-#endif
+    const int team = parallelTeamSize();
     if (team <= 1 || n < kParallelMinimumValues) {
         body(0, std::size_t{0}, n);
         return 1;

@@ -1,0 +1,129 @@
+// GFLOP/s of each matrix product of one training step of W1 and W3, one product at a time, in each
+// way the engine could run it: OpenBLAS threading the product itself ("blas"), the same product in
+// the transposed storage PyTorch uses for its weights ([out, in]: forward x W^T, weight gradient
+// dz^T x, input gradient dz W; "blas-wT"), and the OpenMP team splitting the output in one slice per
+// thread, each slice a single-threaded OpenBLAS product ("split"). Build and run with
+// tests/bench/gemm_products.sh; prints one JSON line per product and way.
+#include <cblas.h>
+#include <omp.h>
+
+#include "model/packed_product.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Product {
+    std::string name;
+    bool transA, transB;
+    int m, n, k;
+    float beta;
+};
+
+/// C[m,n] = beta C + op(A) op(B), row-major.
+void blas(const Product& p, const float* a, const float* b, float* c) {
+    const int lda = p.transA ? p.m : p.k, ldb = p.transB ? p.k : p.n;
+    cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, p.m, p.n, p.k,
+                1.0f, a, lda, b, ldb, p.beta, c, p.n);
+}
+
+/// The same product with the output split into one slice per thread of the team along its longer
+/// side (multiples of 16), each slice one single-threaded OpenBLAS call inside the parallel region.
+void split(const Product& p, const float* a, const float* b, float* c) {
+    const int lda = p.transA ? p.m : p.k, ldb = p.transB ? p.k : p.n;
+    const bool alongN = p.n >= p.m;
+#pragma omp parallel
+    {
+        const int parts = omp_get_num_threads(), part = omp_get_thread_num();
+        const int extent = alongN ? p.n : p.m;
+        const int units = (extent + 15) / 16;
+        const int begin = std::min(extent, units * part / parts * 16), end = std::min(extent, units * (part + 1) / parts * 16);
+        if (end > begin) {
+            if (alongN) {
+                const float* bSlice = p.transB ? b + static_cast<long>(begin) * ldb : b + begin;
+                cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, p.m,
+                            end - begin, p.k, 1.0f, a, lda, bSlice, ldb, p.beta, c + begin, p.n);
+            } else {
+                const float* aSlice = p.transA ? a + begin : a + static_cast<long>(begin) * lda;
+                cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans,
+                            end - begin, p.n, p.k, 1.0f, aSlice, lda, b, ldb, p.beta, c + static_cast<long>(begin) * p.n, p.n);
+            }
+        }
+    }
+}
+
+/// The engine's own packed product (engine/src/model/packed_product.cpp).
+void packed(const Product& p, const float* a, const float* b, float* c) {
+    using distlab::kernels::Op;
+    distlab::kernels::packedProduct(p.transA ? Op::Transpose : Op::None, p.transB ? Op::Transpose : Op::None, p.m, p.n,
+                                    p.k, a, b, p.beta, c);
+}
+
+double gflops(const Product& p, const std::function<void(const Product&, const float*, const float*, float*)>& run,
+              double seconds) {
+    std::vector<float> a(static_cast<size_t>(p.m) * p.k, 0.5f), b(static_cast<size_t>(p.k) * p.n, 0.01f),
+        c(static_cast<size_t>(p.m) * p.n, 0.0f);
+    for (int i = 0; i < 3; ++i) run(p, a.data(), b.data(), c.data());
+    double best = 0;
+    for (int round = 0; round < 5; ++round) {
+        int calls = 0;
+        const auto start = std::chrono::steady_clock::now();
+        double elapsed = 0;
+        while (elapsed < seconds / 5) {
+            run(p, a.data(), b.data(), c.data());
+            ++calls;
+            elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+        best = std::max(best, 2.0 * p.m * p.n * p.k * calls / elapsed / 1e9);
+    }
+    return best;
+}
+
+/// A step's products for batch rows through dense layers sizes[0] → sizes[1] → …, in the
+/// engine's layout (W [in, out]) and in the transposed one (W^T [out, in]).
+std::vector<std::pair<Product, Product>> stepProducts(int batch, const std::vector<int>& sizes) {
+    std::vector<std::pair<Product, Product>> products;
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+        const int in = sizes[l], out = sizes[l + 1];
+        const std::string layer = "L" + std::to_string(l + 1);
+        products.push_back({{layer + " forward", false, false, batch, out, in, 1.0f},
+                            {layer + " forward", false, true, batch, out, in, 1.0f}});
+        products.push_back({{layer + " weight grad", true, false, in, out, batch, 0.0f},
+                            {layer + " weight grad", true, false, out, in, batch, 0.0f}});
+        if (l > 0)
+            products.push_back({{layer + " input grad", false, true, batch, in, out, 0.0f},
+                                {layer + " input grad", false, false, batch, in, out, 0.0f}});
+    }
+    return products;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const double seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
+    const struct {
+        const char* name;
+        int batch;
+        std::vector<int> sizes;
+    } workloads[] = {{"W1", 256, {784, 256, 128, 10}}, {"W3", 128, {3072, 1024, 1024, 10}}};
+    for (const auto& w : workloads)
+        for (const auto& [engine, transposed] : stepProducts(w.batch, w.sizes)) {
+            const auto line = [&](const char* way, const Product& p, double value) {
+                std::printf("{\"workload\": \"%s\", \"product\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"ops\": \"%c%c\", "
+                            "\"way\": \"%s\", \"threads\": %d, \"gflops\": %.1f}\n",
+                            w.name, p.name.c_str(), p.m, p.n, p.k, p.transA ? 'T' : 'N', p.transB ? 'T' : 'N', way,
+                            omp_get_max_threads(), value);
+                std::fflush(stdout);
+            };
+            line("blas", engine, gflops(engine, blas, seconds));
+            line("blas-wT", transposed, gflops(transposed, blas, seconds));
+            line("split", engine, gflops(engine, split, seconds));
+            line("packed", engine, gflops(engine, packed, seconds));
+        }
+}

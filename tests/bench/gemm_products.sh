@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds tests/bench/gemm_products.cpp (with the engine's packed product) against OpenBLAS's OpenMP
+# build and runs it on 1 and 2 threads with the Haswell kernels the engine forces on Zen 4
+# (model/matrix_product.cpp): one JSON line per product, way and thread count.
+# Usage: bash tests/bench/gemm_products.sh [seconds per product and way, default 1]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$(dirname "$here")")
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+lib=/usr/lib/x86_64-linux-gnu/openblas-openmp
+g++ -std=c++20 -O3 -march=native -fopenmp -DNDEBUG -I"$root/engine/src" -I/usr/include/eigen3 \
+  -I/usr/include/x86_64-linux-gnu/openblas-openmp "$here/gemm_products.cpp" "$root/engine/src/model/packed_product.cpp" \
+  -o "$out/gemm_products" -L"$lib" -Wl,-rpath,"$lib" -lopenblas
+for threads in 1 2; do
+  OMP_NUM_THREADS=$threads OPENBLAS_CORETYPE=Haswell "$out/gemm_products" "${1:-1}"
+done

@@ -1,0 +1,131 @@
+// The engine's own packed float product (model/packed_product.cpp) and the float matrixProduct
+// that dispatches to it, against a product summed in double: shapes on and off every block size
+// (micro-tile rows and columns, the cache blocks in k, m and n), every transpose, beta 0, 1 and
+// another; beta 0 ignores what C held (NaN); the bits do not depend on the team size.
+#include <QtTest>
+
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "distlab/core/rng.hpp"
+#include "model/matrix_product.hpp"
+#include "model/packed_product.hpp"
+
+using namespace distlab;
+using kernels::Op;
+
+namespace {
+
+struct Case {
+    Op opA, opB;
+    std::int64_t m, n, k;
+    float beta;
+};
+
+std::vector<float> randomFloats(Rng& rng, std::int64_t n) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (auto& x : v) x = static_cast<float>(rng.normal());
+    return v;
+}
+
+/// Element (i, j) of op(X) for X stored row-major as rows x cols of op(X) (or transposed).
+float at(const std::vector<float>& x, Op op, std::int64_t i, std::int64_t j, std::int64_t rows, std::int64_t cols) {
+    return op == Op::Transpose ? x[static_cast<std::size_t>(j * rows + i)] : x[static_cast<std::size_t>(i * cols + j)];
+}
+
+using Product = void (*)(Op, Op, std::int64_t, std::int64_t, std::int64_t, const float*, const float*, float, float*);
+
+/// Runs `product` on random operands and compares every element with the double sum, within the
+/// bound of float summation over k terms (k ulps of the sum of the terms' magnitudes).
+void checkAgainstReference(Product product, const Case& c, std::uint64_t seed) {
+    Rng rng(seed);
+    const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n);
+    std::vector<float> out = randomFloats(rng, c.m * c.n);
+    const std::vector<float> before = out;
+    if (c.beta == 0.0f) out.assign(out.size(), std::numeric_limits<float>::quiet_NaN());  // must be ignored
+    product(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
+    for (std::int64_t i = 0; i < c.m; ++i)
+        for (std::int64_t j = 0; j < c.n; ++j) {
+            double sum = 0.0, magnitude = 0.0;
+            for (std::int64_t p = 0; p < c.k; ++p) {
+                const double term = double(at(a, c.opA, i, p, c.m, c.k)) * double(at(b, c.opB, p, j, c.k, c.n));
+                sum += term;
+                magnitude += std::abs(term);
+            }
+            const auto index = static_cast<std::size_t>(i * c.n + j);
+            if (c.beta != 0.0f) {
+                sum += double(c.beta) * before[index];
+                magnitude += std::abs(double(c.beta) * before[index]);
+            }
+            const double bound = (double(c.k) + 2.0) * magnitude * std::numeric_limits<float>::epsilon() + 1e-30;
+            if (!(std::abs(double(out[index]) - sum) <= bound))
+                QFAIL(qPrintable(QString("m %1 n %2 k %3 ops %4%5 beta %6: C[%7][%8] = %9, expected %10")
+                                     .arg(c.m).arg(c.n).arg(c.k).arg(c.opA == Op::Transpose ? 'T' : 'N')
+                                     .arg(c.opB == Op::Transpose ? 'T' : 'N').arg(c.beta).arg(i).arg(j)
+                                     .arg(double(out[index]), 0, 'g', 9).arg(sum, 0, 'g', 9)));
+        }
+}
+
+std::vector<Case> cases() {
+    // Around the micro-tiles (8 and 16 rows; 16 and 32 columns), the cache blocks (k 256, m 128,
+    // n 1024) and the reference workloads' shapes (10 classes, batch 128).
+    const std::int64_t sizes[][3] = {{1, 1, 1},     {7, 9, 3},      {8, 32, 16},    {9, 33, 17},   {15, 10, 31},
+                                     {16, 16, 256}, {17, 17, 257},  {33, 47, 1},    {128, 10, 64}, {130, 200, 513},
+                                     {257, 31, 40}, {64, 1030, 20}, {300, 129, 70}, {5, 1100, 9},  {129, 3, 600}};
+    std::vector<Case> all;
+    for (const auto& s : sizes)
+        for (Op opA : {Op::None, Op::Transpose})
+            for (Op opB : {Op::None, Op::Transpose})
+                for (float beta : {0.0f, 1.0f, 0.5f}) all.push_back({opA, opB, s[0], s[1], s[2], beta});
+    return all;
+}
+
+}  // namespace
+
+class TestPackedProduct : public QObject {
+    Q_OBJECT
+private slots:
+    void matchesReference() {
+        if (!kernels::packedProductAvailable()) QSKIP("this CPU lacks AVX-512F: the engine uses OpenBLAS here");
+        std::uint64_t seed = 1;
+        for (const Case& c : cases()) {
+            checkAgainstReference(kernels::packedProduct, c, seed++);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    void dispatchedProductMatchesReference() {  // OpenBLAS or the packed product, whichever this CPU runs
+        std::uint64_t seed = 1000;
+        for (const Case& c : cases()) {
+            checkAgainstReference(static_cast<Product>(kernels::matrixProduct), c, seed++);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    void bitsDoNotDependOnTeamSize() {
+        if (!kernels::packedProductAvailable()) QSKIP("this CPU lacks AVX-512F: the engine uses OpenBLAS here");
+        const int threads = omp_get_max_threads();
+        Rng rng(7);
+        for (const Case& c : {Case{Op::None, Op::None, 128, 1024, 700, 1.0f}, Case{Op::Transpose, Op::None, 700, 300, 128, 0.0f},
+                              Case{Op::None, Op::Transpose, 128, 500, 300, 0.0f}, Case{Op::Transpose, Op::None, 600, 10, 128, 0.0f}}) {
+            const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n),
+                                     start = randomFloats(rng, c.m * c.n);
+            std::vector<std::vector<float>> results;
+            for (int team : {1, 2, 3}) {
+                omp_set_num_threads(team);
+                std::vector<float> out = start;
+                kernels::packedProduct(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
+                results.push_back(std::move(out));
+            }
+            omp_set_num_threads(threads);
+            QVERIFY(results[0] == results[1]);
+            QVERIFY(results[0] == results[2]);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPackedProduct)
+#include "test_packed_product.moc"
