@@ -16,5 +16,6 @@ void addCollectivesCommand(CLI::App& app, int& exitCode);
 void addCompareCommand(CLI::App& app, int& exitCode);
 void addEquivalenceCommand(CLI::App& app, int& exitCode);
 void addExportPyTorchCommand(CLI::App& app, int& exitCode);
+void addExportTensorFlowCommand(CLI::App& app, int& exitCode);
 
 }  // namespace distlab::cli

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     distlab::cli::addCompareCommand(app, exitCode);
     distlab::cli::addEquivalenceCommand(app, exitCode);
     distlab::cli::addExportPyTorchCommand(app, exitCode);
+    distlab::cli::addExportTensorFlowCommand(app, exitCode);
 
     // CLI11 would call an unknown command "an extra argument"; name it as what it is.
     const auto named = [&](CLI::App* command) { return command->check_name(argv[1]); };
