@@ -43,50 +43,83 @@ PackBuffers& threadBuffers() {
     return *buffers;
 }
 
+/// out[p width + r] = source[r ld + p] for r < valid, 0 for valid <= r < width, p < depth: one
+/// strip of rows laid out k-major (a packed strip of op(A) = A, or of op(B) = B^T). Rows read
+/// along their length and transposed eight by eight in registers: element by element, these
+/// copies took a seventh of W3's step.
+template <std::int64_t width>
+__attribute__((target("avx512f"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
+                                                       std::int64_t depth, float* out) {
+    static_assert(width % 8 == 0);
+    std::int64_t p = 0;
+    if (valid == width)
+        for (; p + 8 <= depth; p += 8)
+            for (std::int64_t r = 0; r < width; r += 8) {
+                const float* rows = source + r * ld + p;
+                const __m256 t0 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows), _mm256_loadu_ps(rows + ld));
+                const __m256 t1 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows), _mm256_loadu_ps(rows + ld));
+                const __m256 t2 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows + 2 * ld), _mm256_loadu_ps(rows + 3 * ld));
+                const __m256 t3 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows + 2 * ld), _mm256_loadu_ps(rows + 3 * ld));
+                const __m256 t4 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows + 4 * ld), _mm256_loadu_ps(rows + 5 * ld));
+                const __m256 t5 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows + 4 * ld), _mm256_loadu_ps(rows + 5 * ld));
+                const __m256 t6 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows + 6 * ld), _mm256_loadu_ps(rows + 7 * ld));
+                const __m256 t7 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows + 6 * ld), _mm256_loadu_ps(rows + 7 * ld));
+                const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+                const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+                const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+                const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                float* column = out + p * width + r;  // column q of the 8 x 8 block goes to k = p + q
+                _mm256_store_ps(column, _mm256_permute2f128_ps(s0, s4, 0x20));
+                _mm256_store_ps(column + width, _mm256_permute2f128_ps(s1, s5, 0x20));
+                _mm256_store_ps(column + 2 * width, _mm256_permute2f128_ps(s2, s6, 0x20));
+                _mm256_store_ps(column + 3 * width, _mm256_permute2f128_ps(s3, s7, 0x20));
+                _mm256_store_ps(column + 4 * width, _mm256_permute2f128_ps(s0, s4, 0x31));
+                _mm256_store_ps(column + 5 * width, _mm256_permute2f128_ps(s1, s5, 0x31));
+                _mm256_store_ps(column + 6 * width, _mm256_permute2f128_ps(s2, s6, 0x31));
+                _mm256_store_ps(column + 7 * width, _mm256_permute2f128_ps(s3, s7, 0x31));
+            }
+    // The rest: the last columns of k, or a strip with padding rows.
+    for (std::int64_t r = 0; r < width; ++r) {
+        const float* row = source + r * ld;
+        for (std::int64_t q = p; q < depth; ++q) out[q * width + r] = r < valid ? row[q] : 0.0f;
+    }
+}
+
+/// The strips of width columns of source[0, depth) x [0, cols) (rows ld apart), each laid out
+/// k-major, the last padded with zeros: out[(j / width) depth width + p width + c] =
+/// source[p ld + j + c]; packed strips of op(A) = A^T or op(B) = B. Swept row by row, so each
+/// row is read along its length: strip by strip, every read began a new page (rows of W3's first
+/// layer are 4 KiB apart), which the hardware does not prefetch across, and the copy of that
+/// layer's weights waited on memory for a sixteenth of the step.
+template <std::int64_t width>
+void copyStrips(const float* source, std::int64_t ld, std::int64_t cols, std::int64_t depth, float* out) {
+    const std::int64_t whole = cols / width * width;
+    for (std::int64_t p = 0; p < depth; ++p) {
+        const float* row = source + p * ld;
+        float* strip = out + p * width;
+        for (std::int64_t j = 0; j < whole; j += width, strip += depth * width)
+            for (std::int64_t c = 0; c < width; ++c) strip[c] = row[j + c];
+        if (whole < cols)
+            for (std::int64_t c = 0; c < width; ++c) strip[c] = whole + c < cols ? row[whole + c] : 0.0f;
+    }
+}
+
 /// op(A)[0, rows) x [0, depth) into strips of kMr rows, each laid out k-major (the kMr values of one
 /// k together, as the micro-kernel broadcasts them); the last strip padded with zeros.
 template <std::int64_t kMr>
 void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
-    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr) {
-        const std::int64_t valid = std::min(kMr, rows - i);
-        if (opA == Op::Transpose) {  // op(A)[i + r][p] = a[p lda + i + r]: contiguous along r
-            for (std::int64_t p = 0; p < depth; ++p) {
-                const float* source = a + p * lda + i;
-                for (std::int64_t r = 0; r < kMr; ++r) out[p * kMr + r] = r < valid ? source[r] : 0.0f;
-            }
-        } else {  // op(A)[i + r][p] = a[(i + r) lda + p]: read along rows, written across strips
-            for (std::int64_t r = 0; r < kMr; ++r) {
-                const float* source = a + (i + r) * lda;
-                if (r < valid)
-                    for (std::int64_t p = 0; p < depth; ++p) out[p * kMr + r] = source[p];
-                else
-                    for (std::int64_t p = 0; p < depth; ++p) out[p * kMr + r] = 0.0f;
-            }
-        }
-    }
+    if (opA == Op::Transpose) return copyStrips<kMr>(a, lda, rows, depth, out);  // op(A)[i][p] = a[p lda + i]
+    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr)  // op(A)[i + r][p] = a[(i + r) lda + p]
+        transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out);
 }
 
 /// op(B)[0, depth) x [0, cols) into strips of kNr columns, each laid out k-major (kNr values of one
 /// k together, the micro-kernel's vector loads); the last strip padded with zeros.
 template <std::int64_t kNr>
 void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
-    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr) {
-        const std::int64_t valid = std::min(kNr, cols - j);
-        if (opB == Op::None) {  // op(B)[p][j + c] = b[p ldb + j + c]: contiguous along c
-            for (std::int64_t p = 0; p < depth; ++p) {
-                const float* source = b + p * ldb + j;
-                for (std::int64_t c = 0; c < kNr; ++c) out[p * kNr + c] = c < valid ? source[c] : 0.0f;
-            }
-        } else {  // op(B)[p][j + c] = b[(j + c) ldb + p]: read along rows of b, written across
-            for (std::int64_t c = 0; c < kNr; ++c) {
-                const float* source = b + (j + c) * ldb;
-                if (c < valid)
-                    for (std::int64_t p = 0; p < depth; ++p) out[p * kNr + c] = source[p];
-                else
-                    for (std::int64_t p = 0; p < depth; ++p) out[p * kNr + c] = 0.0f;
-            }
-        }
-    }
+    if (opB == Op::None) return copyStrips<kNr>(b, ldb, cols, depth, out);  // op(B)[p][j] = b[p ldb + j]
+    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr)      // op(B)[p][j + c] = b[(j + c) ldb + p]
+        transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
 }
 
 /// C[rows, cols] (at most block.rows x 16 block.vectors) = scale C + the product of one packed A
@@ -188,9 +221,9 @@ void packedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     const int parts =
         flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), units));
-    const auto slice = [&](std::int64_t part, std::int64_t parts) {
-        const std::int64_t begin = units * part / parts * tile;
-        const std::int64_t end = std::min(extent, units * (part + 1) / parts * tile);
+    const auto slice = [&](std::int64_t part, std::int64_t count) {
+        const std::int64_t begin = units * part / count * tile;
+        const std::int64_t end = std::min(extent, units * (part + 1) / count * tile);
         if (begin >= end) return;
         const auto run = n <= kVector ? productBlock<kNarrow> : productBlock<kWide>;
         if (alongRows)
