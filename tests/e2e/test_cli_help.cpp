@@ -21,6 +21,7 @@ const CommandHelp kCommands[] = {
                      "--memcpy", "--json"}},
     {"compare", {"STUDY", "--csv", "--jsonl", "--predict", "--quiet"}},
     {"export-pytorch", {"CONFIG", "OUT.py", "--steps", "--set"}},
+    {"export-tensorflow", {"CONFIG", "OUT.py", "--set"}},
 };
 }  // namespace
 
