@@ -1,12 +1,15 @@
-// The study's step-time model (engine/include/distlab/study/step_time_model.hpp): the alpha-beta
-// fit, what a prediction is made of, and the strategies it refuses. It does not assert accuracy:
-// timings on a shared machine vary too much for a test; `distlab-cli compare --predict` reports
-// the error of each prediction beside the measurement.
+// The study's step-time model (engine/include/distlab/study/step_time_model.hpp,
+// step_time_cache.hpp): the alpha-beta fit, interpolation in rows, the cost formulas on made-up
+// calibrations (exact numbers), the calibration cache on disk, and the strategies it refuses.
+// Accuracy against measured steps is test_step_time_accuracy's.
 #include <distlab/io/run_config_json.hpp>
+#include <distlab/study/step_time_cache.hpp>
 #include <distlab/study/step_time_model.hpp>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
 #include <vector>
 
 using namespace distlab;
@@ -21,6 +24,39 @@ RunConfig configWith(const std::vector<std::string>& overrides) {
     auto config = parseRunConfig(*text, "t.json");
     if (!config) qFatal("%s", config.error().message.c_str());
     return *config;
+}
+
+/// Two layers; every piece a round number so the formulas' results are exact.
+MicroBatchTimes micro(double scale, double other) {
+    MicroBatchTimes m;
+    m.layers = {{100 * scale, 200 * scale}, {300 * scale, 400 * scale}};
+    m.gatherNs = 50 * scale;
+    m.lossNs = 150 * scale;
+    m.otherNs = other;
+    return m;
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream file(path);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+void writeAll(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+StepTimeCalibration sampleCalibration() {
+    StepTimeCalibration calibration;
+    ModelCalibration& model = calibration.models["model A x1"];
+    model.parameters = 114;
+    model.optimizerNs = 321.5;
+    model.byRows[8] = micro(1, 400);
+    model.byRows[16] = micro(2, 300);
+    calibration.machine.reductions[reductionKey(CrossDeviceOps::Ring, 4, 512)] = {1500.25, 0.75};
+    calibration.machine.mirroredProtocolNs[mirroredKey(CrossDeviceOps::Tree, 2, 1, 1)] = 2500;
+    calibration.machine.serverUpdateNs[serverKey(ParameterServerMode::Sync, 4)] = 40000;
+    calibration.machine.transport = {5, 0.0125};
+    calibration.machine.transportMeasured = true;
+    calibration.machine.sleepOvershootNs = 55000;
+    return calibration;
 }
 
 }  // namespace
@@ -41,39 +77,182 @@ private slots:
         QCOMPARE(fitAlphaBeta({}).alphaNs, 0.0);
     }
 
-    void aPredictionIsComputeCommunicationAndUpdate() {
-        StepTimeModel model(2);
-        auto one = model.predict(configWith({}));
-        QVERIFY2(one.ok(), one.ok() ? "" : one.error().message.c_str());
-        QVERIFY(one->computeMs > 0);
-        QCOMPARE(one->communicationMs, 0.0);  // one device reduces nothing
-        QCOMPARE(one->stepMs, one->computeMs + one->communicationMs + one->optimizerMs);
+    void rowsAreInterpolatedBetweenMeasuredSizes() {
+        ModelCalibration calibration;
+        calibration.byRows[8] = micro(1, 400);
+        calibration.byRows[16] = micro(2, 300);
+        QCOMPARE(interpolateRows(calibration, 8), micro(1, 400));       // a measured size as measured
+        const MicroBatchTimes twelve = interpolateRows(calibration, 12);  // half way
+        QCOMPARE(twelve.layers[1].backwardNs, 600.0);
+        QCOMPARE(twelve.otherNs, 350.0);
+        QCOMPARE(twelve.computeNs(), 1.5 * micro(1, 0).computeNs());
+        QCOMPARE(interpolateRows(calibration, 32).gatherNs, 200.0);  // beyond: along the line through 8 and 16
+        QCOMPARE(interpolateRows(calibration, 4).gatherNs, 25.0);
+        ModelCalibration one;  // one size alone: its pieces scale with the rows, the bookkeeping does not
+        one.byRows[8] = micro(1, 400);
+        QCOMPARE(interpolateRows(one, 24).lossNs, 450.0);
+        QCOMPARE(interpolateRows(one, 24).otherNs, 400.0);
+    }
 
-        auto mirrored = model.predict(configWith({"strategy.type=mirrored", "strategy.replicas=2"}));
-        QVERIFY(mirrored.ok());
-        QVERIFY(mirrored->communicationMs > 0);
-        QCOMPARE(mirrored->stepMs, mirrored->computeMs + mirrored->communicationMs + mirrored->optimizerMs);
+    void oneDeviceIsAccumulatedMicroBatchesUpdateAndBookkeeping() {
+        // compute 1200 ns a micro-batch, update 300, bookkeeping 500
+        const StepTimePrediction p = predictOneDevice(micro(1, 500), 300, 4);
+        QCOMPARE(p.computeMs, 4 * 1200e-6);
+        QCOMPARE(p.optimizerMs, 800e-6);
+        QCOMPARE(p.communicationMs, 0.0);
+        QCOMPARE(p.stepMs, 5600e-6);
+    }
 
-        // Four replicas on two cores take turns: their compute stretches by 2 over one replica's
-        // (8 examples and one thread either way: measured once and kept).
-        auto four = model.predict(configWith({"strategy.type=mirrored", "strategy.replicas=4"}));
-        auto quarter = model.predict(configWith({"data.global_batch_size=8", "threads=1"}));
-        QVERIFY(four.ok() && quarter.ok());
-        QCOMPARE(four->computeMs, 2.0 * quarter->computeMs);
+    void mirroredAddsTheProtocolAndTheBandwidthAndStretchesBeyondTheCores() {
+        MirroredCosts costs;
+        costs.micro = micro(1, 0);
+        costs.optimizerNs = 300;
+        costs.otherNs = 500;
+        costs.reduction = {1000, 0.5};
+        costs.packs = 2;
+        costs.packBytes = 1024;
+        costs.protocolNs = 4000;
+        costs.protocolPackBytes = 24;
+        const StepTimePrediction two = predictMirrored(costs, 2, 1, 2);
+        QCOMPARE(two.computeMs, 1200e-6);
+        QCOMPARE(two.communicationMs, (4000 + 2 * 0.5 * 1000) * 1e-6);  // 2 packs x beta x (1024 - 24) bytes
+        QCOMPARE(two.optimizerMs, 800e-6);
+        QCOMPARE(two.stepMs, two.computeMs + two.communicationMs + two.optimizerMs);
+        // Eight replicas on two cores: each replica's compute and update take four turns.
+        const StepTimePrediction eight = predictMirrored(costs, 8, 2, 2);
+        QCOMPARE(eight.computeMs, 4 * 2 * 1200e-6);
+        QCOMPARE(eight.optimizerMs, (4 * 300 + 500) * 1e-6);
+        // One replica reduces nothing.
+        QCOMPARE(predictMirrored(costs, 1, 1, 2).communicationMs, 0.0);
+    }
 
-        // Accumulating k micro-batches costs k of them.
-        auto accumulated = model.predict(configWith({"strategy.gradient_accumulation_steps=4"}));
-        auto micro = model.predict(configWith({"data.global_batch_size=8"}));
-        QVERIFY(accumulated.ok() && micro.ok());
-        QCOMPARE(accumulated->computeMs, 4.0 * micro->computeMs);
+    void parameterServersAsync() {
+        ServerCosts costs;
+        costs.gradientNs = 6000;
+        costs.pullNs = 200;
+        costs.pushNs = 100;
+        costs.applyNs = 700;
+        costs.protocolNs = 3000;
+        costs.speeds = {1.0, 1.0};
+        // Two workers on two cores: each cycles in 6300 + 2 x 3000 ns, together one update per 6150.
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 2).stepMs, 6150e-6);
+        // On one core the two workers take turns: each gradient takes 12600, so (12600 + 6000) / 2.
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 1).stepMs, 9300e-6);
+        // Instant gradients: the coordinator binds (protocol + apply).
+        costs.gradientNs = 0;
+        costs.pullNs = costs.pushNs = 0;
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 2).stepMs, 3700e-6);
+    }
+
+    void parameterServersSyncWaitForTheSlowestWanted() {
+        ServerCosts costs;
+        costs.gradientNs = 6000;
+        costs.pullNs = 200;
+        costs.pushNs = 100;
+        costs.applyNs = 700;
+        costs.protocolNs = 3000;
+        costs.sleepOvershootNs = 50000;
+        costs.speeds = {1.0, 1.0, 1.0, 0.5};
+        // Four workers share two cores (6300 x 2 each); the straggler at 0.5 takes twice that and
+        // oversleeps. Every gradient: protocol + 12600 / 0.5 + 50000 + 5 passes of 100 + apply.
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Sync, 0, 2).stepMs, (3000 + 25200 + 50000 + 500 + 700) * 1e-6);
+        // Three of four: the straggler is left out; three gradients summed.
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Sync, 3, 2).stepMs, (3000 + 12600 + 400 + 700) * 1e-6);
+    }
+
+    void theCacheRoundTrips() {
+        const StepTimeCalibration calibration = sampleCalibration();
+        const std::string text = calibrationToJson(calibration, "machine M");
+        auto back = calibrationFromJson(text, "machine M");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(*back == calibration);
+        // Another machine's file is not this machine's calibration.
+        QVERIFY(!calibrationFromJson(text, "machine N").ok());
+        // Through a file, in a folder that does not exist yet.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("cache/distlab/step_times.json").toStdString();
+        QVERIFY(saveCalibration(path, calibration, "machine M").ok());
+        QVERIFY(loadCalibration(path, "machine M") == calibration);
+        QVERIFY(loadCalibration(path, "machine N") == StepTimeCalibration{});
+    }
+
+    void aCorruptCacheIsIgnored() {
+        const std::string good = calibrationToJson(sampleCalibration(), "machine M");
+        for (const std::string& bad : {std::string(), std::string("{"), good.substr(0, good.size() / 2), std::string("[1, 2]"),
+                                       std::string(R"({"format": 1, "machine": "machine M"})"),
+                                       std::string(R"({"format": 2, "machine": "machine M", "models": {}})"),
+                                       [&] {
+                                           std::string negative = good;
+                                           negative.replace(negative.find("321.5"), 5, "-32.5");
+                                           return negative;
+                                       }()}) {
+            QVERIFY2(!calibrationFromJson(bad, "machine M").ok(), bad.c_str());
+        }
+        QTemporaryDir dir;
+        QVERIFY(loadCalibration(dir.path().toStdString(), "machine M") == StepTimeCalibration{});  // a folder, not a file
+        QVERIFY(loadCalibration(dir.filePath("missing.json").toStdString(), "machine M") == StepTimeCalibration{});
+    }
+
+    void theModelUsesRewritesAndRecalibratesItsCache() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("step_times.json").toStdString();
+        const RunConfig config = configWith({});
+        writeAll(path, "not json at all");  // corrupt: ignored, measured, replaced
+        double first = 0;
+        {
+            StepTimeModel model({2, path});
+            auto predicted = model.predict(config);
+            QVERIFY2(predicted.ok(), predicted.ok() ? "" : predicted.error().message.c_str());
+            QVERIFY(model.measurementsMade() > 0);
+            first = predicted->stepMs;
+        }
+        auto saved = calibrationFromJson(readAll(path), machineKey());
+        QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().message.c_str());
+        QCOMPARE(saved->models.size(), std::size_t(1));
+        QVERIFY(saved->models.begin()->second.byRows.contains(32));
+        {
+            // A second model finds everything in the file: the same prediction, nothing measured.
+            StepTimeModel model({2, path});
+            auto again = model.predict(config);
+            QVERIFY(again.ok());
+            QCOMPARE(model.measurementsMade(), 0);
+            QCOMPARE(again->stepMs, first);
+            // Another model (its key differs) is measured and added beside the first.
+            QVERIFY(model.predict(configWith({"model.layers[0].units=8"})).ok());
+            QVERIFY(model.measurementsMade() > 0);
+        }
+        QCOMPARE(calibrationFromJson(readAll(path), machineKey())->models.size(), std::size_t(2));
+        // A file of another machine is ignored and replaced by this machine's.
+        writeAll(path, calibrationToJson(sampleCalibration(), "another machine"));
+        StepTimeModel model({2, path});
+        QVERIFY(model.predict(config).ok());
+        QVERIFY(model.measurementsMade() > 0);
+        QVERIFY(calibrationFromJson(readAll(path), machineKey()).ok());
+    }
+
+    void everyStrategyOfTheIssueIsPredicted() {
+        StepTimeModel model({2, ""});
+        for (const std::vector<std::string>& overrides : std::vector<std::vector<std::string>>{
+                 {},
+                 {"strategy.gradient_accumulation_steps=4"},
+                 {"strategy.type=mirrored", "strategy.replicas=2", "strategy.cross_device_ops=tree"},
+                 {"strategy.type=mirrored", "strategy.replicas=4", "strategy.num_packs=2"},
+                 {"strategy.type=parameter_server", "strategy.workers=2"},
+                 {"strategy.type=parameter_server", "strategy.workers=2", "strategy.mode=sync"}}) {
+            auto predicted = model.predict(configWith(overrides));
+            QVERIFY2(predicted.ok(), predicted.ok() ? "" : predicted.error().message.c_str());
+            QVERIFY(predicted->stepMs > 0);
+            QVERIFY(predicted->computeMs > 0);
+            QVERIFY(qAbs(predicted->stepMs - predicted->computeMs - predicted->communicationMs - predicted->optimizerMs) < 1e-9);
+        }
     }
 
     void strategiesNotModelledAreSaidSo() {
-        StepTimeModel model(2);
-        auto servers = model.predict(configWith({"strategy.type=parameter_server"}));
-        QVERIFY(!servers.ok());
-        QCOMPARE(QString::fromStdString(servers.error().message),
-                 QStringLiteral("the step-time model does not cover parameter_server yet"));
+        StepTimeModel model({2, ""});
+        auto central = model.predict(configWith({"strategy.type=central_storage", "strategy.replicas=2"}));
+        QVERIFY(!central.ok());
+        QCOMPARE(QString::fromStdString(central.error().message),
+                 QStringLiteral("the step-time model does not cover central_storage yet"));
     }
 };
 

@@ -1,150 +1,204 @@
+// StepTimeModel: finds in its calibration (or measures and adds) what a variant needs, then calls
+// the pure formulas. The measurements are step_time_calibration.cpp's, the disk cache
+// step_time_cache.cpp's.
 #include "distlab/study/step_time_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <thread>
-#include <vector>
 
-#include "distlab/comm/all_reduce_benchmark.hpp"
-#include "distlab/comm/spin_barrier.hpp"
-#include "distlab/distribute/replica_pool.hpp"
-#include "distlab/distribute/trainer.hpp"
-#include "distlab/io/run_config_json.hpp"
-#include "distlab/telemetry/phase_split.hpp"
+#include "distlab/study/step_time_cache.hpp"
+#include "study/step_time_calibration.hpp"
 
 namespace distlab {
 
 namespace {
 
-// Enough timed steps (and time) to average out the clock's granularity and a stray interruption,
-// few enough that calibrating a study takes well under a second on small models.
-constexpr int kWarmupSteps = 5;
-constexpr int kMinTimedSteps = 20;
-constexpr int kMaxTimedSteps = 2000;
-constexpr std::int64_t kMinTimedNs = 50'000'000;
-constexpr std::int64_t kMinReductionNs = 20'000'000;
+int hardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-}  // namespace
-
-AlphaBeta fitAlphaBeta(std::span<const std::pair<double, double>> points) {
-    if (points.empty()) return {};
-    double meanX = 0, meanY = 0;
-    for (const auto& [x, y] : points) {
-        meanX += x;
-        meanY += y;
-    }
-    meanX /= double(points.size());
-    meanY /= double(points.size());
-    double sxx = 0, sxy = 0;
-    for (const auto& [x, y] : points) {
-        sxx += (x - meanX) * (x - meanX);
-        sxy += (x - meanX) * (y - meanY);
-    }
-    AlphaBeta fit;
-    fit.betaNsPerByte = sxx > 0 ? std::max(0.0, sxy / sxx) : 0.0;
-    fit.alphaNs = std::max(0.0, meanY - fit.betaNsPerByte * meanX);
-    return fit;
+/// The calibration's micro-batch sizes around `rows`: the powers of two below and above it
+/// (`rows` alone when it is one), so variants of other batch sizes reuse the same measurements.
+std::vector<std::int64_t> gridAround(std::int64_t rows) {
+    const auto below = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(std::max<std::int64_t>(1, rows))));
+    if (below == rows) return {rows};
+    return {below, below * 2};
 }
 
-StepTimeModel::StepTimeModel(int cores)
-    : m_cores(cores > 0 ? cores : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
-
-Result<ComputeCost> StepTimeModel::computeCost(const RunConfig& config, std::int64_t microBatch, std::int64_t threads) {
-    // One replica of the variant: its model and data, one device, one micro-batch per update.
+/// The variant as the one-device run a calibration measures: its model, data and optimizer.
+RunConfig oneDeviceOf(const RunConfig& config, std::int64_t rows, int threads) {
     RunConfig one = config;
     one.name = "calibration";
     one.steps = 0;
     one.evalEvery = 0;
     one.threads = threads;
     one.strategy = StrategyConfig{};
-    one.data.globalBatchSize = microBatch;
-    const std::string key = runConfigToJson(one);
-    if (auto found = m_compute.find(key); found != m_compute.end()) return found->second;
-    auto created = Trainer::create(one);
-    if (!created) return created.error();
-    Trainer& trainer = **created;
-    for (int i = 0; i < kWarmupSteps; ++i) trainer.step();
-    PhaseSplit sum;
-    int steps = 0;
-    std::int64_t wallNs = 0;  // inside step() only, as the study runner times a variant
-    while (steps < kMaxTimedSteps && (steps < kMinTimedSteps || wallNs < kMinTimedNs)) {
-        const std::int64_t before = nowNs();
-        const StepReport& report = trainer.step();
-        wallNs += nowNs() - before;
-        sum.add(splitStep(report));
-        ++steps;
-    }
-    ComputeCost cost;
-    cost.computeNs = sum[Phase::Compute] / steps;
-    cost.optimizerNs = sum[Phase::Optimizer] / steps;
-    cost.otherNs = std::max(0.0, double(wallNs) / steps - cost.computeNs - cost.optimizerNs);
-    cost.parameters = static_cast<std::int64_t>(trainer.primaryModel().store().values().size());
-    m_compute.emplace(key, cost);
-    return cost;
+    one.data.globalBatchSize = rows;
+    return one;
 }
 
-AlphaBeta StepTimeModel::reductionCost(CrossDeviceOps algorithm, int replicas, std::int64_t packBytes) {
-    const auto key = std::make_tuple(algorithm, replicas, packBytes);
-    if (auto found = m_reductions.find(key); found != m_reductions.end()) return found->second;
-    // Four sizes around the pack's, so the line is right where it is used.
-    const std::int64_t elements = std::max<std::int64_t>(16, packBytes / 4);
-    std::vector<AlignedVector<float>> buffers(static_cast<std::size_t>(replicas));
-    for (auto& buffer : buffers) buffer.resize(static_cast<std::size_t>(2 * elements));
-    InProcessGroup group(replicas, algorithm);
-    std::vector<std::pair<double, double>> points;
-    for (std::int64_t size : {elements / 4, elements / 2, elements, 2 * elements}) {
-        size = std::max<std::int64_t>(1, size);
-        // Enough iterations for kMinReductionNs, from a short probe.
-        const AllReduceMeasurement probe = measureAllReduce(group, buffers, size, ReduceOp::Sum, 2, 5);
-        const auto iters = static_cast<long long>(std::clamp(double(kMinReductionNs) / std::max(1.0, probe.timeUs * 1e3), 5.0, 20000.0));
-        const AllReduceMeasurement measured = measureAllReduce(group, buffers, size, ReduceOp::Sum, 5, iters);
-        points.emplace_back(double(measured.bytes), measured.timeUs * 1e3);
-    }
-    const AlphaBeta fit = fitAlphaBeta(points);
-    m_reductions.emplace(key, fit);
-    return fit;
+}  // namespace
+
+StepTimeModelOptions StepTimeModelOptions::fromEnvironment() {
+    StepTimeModelOptions options;
+    options.cacheFile = stepTimeCachePath();
+    return options;
 }
 
-double StepTimeModel::dispatchCost(int replicas, int threadsPerReplica) {
-    const auto key = std::make_pair(replicas, threadsPerReplica);
-    if (auto found = m_dispatch.find(key); found != m_dispatch.end()) return found->second;
-    ReplicaPool pool(replicas, threadsPerReplica, [](int) {});
-    for (int i = 0; i < kWarmupSteps; ++i) pool.run();
-    int runs = 0;
-    const std::int64_t start = nowNs();
-    while (runs < kMaxTimedSteps * 10 && (runs < kMinTimedSteps || nowNs() - start < kMinReductionNs)) {
-        pool.run();
-        ++runs;
+StepTimeModel::StepTimeModel(StepTimeModelOptions options) : m_options(std::move(options)) {
+    if (m_options.cores <= 0) m_options.cores = hardwareThreads();
+    StepTimeCalibration cached = loadCalibration(m_options.cacheFile, machineKey());
+    m_models = std::move(cached.models);
+    m_machine = std::move(cached.machine);
+}
+
+void StepTimeModel::save() {
+    StepTimeCalibration all{m_models, m_machine};
+    (void)saveCalibration(m_options.cacheFile, all, machineKey());  // a failed save costs the next run its measurements only
+}
+
+Result<ModelCalibration*> StepTimeModel::modelCalibration(const RunConfig& config, std::int64_t rows, int threads, int concurrent) {
+    ModelCalibration& calibration = m_models[modelKey(config, threads, concurrent)];
+    for (std::int64_t size : gridAround(rows)) {
+        if (calibration.byRows.contains(size)) continue;
+        // The step's bookkeeping is one copy's: measured on the one-copy calibration, shared.
+        double otherNs = -1.0;
+        if (concurrent > 1) {
+            auto single = modelCalibration(config, size, threads, 1);
+            if (!single) return single.error();
+            if (const auto found = (*single)->byRows.find(size); found != (*single)->byRows.end()) otherNs = found->second.otherNs;
+        }
+        auto measured = measureRows(oneDeviceOf(config, size, threads), concurrent, concurrent == 1);
+        if (!measured && size != rows) {
+            // A grid size beyond the training set: the variant's own size instead.
+            measured = measureRows(oneDeviceOf(config, rows, threads), concurrent, concurrent == 1);
+            size = rows;
+        }
+        if (!measured) return measured.error();
+        ++m_measurements;
+        if (otherNs >= 0) measured->micro.otherNs = otherNs;
+        calibration.parameters = measured->parameters;
+        calibration.optimizerNs = measured->optimizerNs;
+        calibration.byRows[size] = measured->micro;
     }
-    const double ns = double(nowNs() - start) / runs;
-    m_dispatch.emplace(key, ns);
-    return ns;
+    return &calibration;
+}
+
+AlphaBeta StepTimeModel::reduction(CrossDeviceOps algorithm, int replicas, std::int64_t packBytes) {
+    // One line per power-of-two bucket of pack sizes, fitted around it.
+    const auto bucket = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(64, packBytes))));
+    const std::string key = reductionKey(algorithm, replicas, bucket);
+    if (const auto found = m_machine.reductions.find(key); found != m_machine.reductions.end()) return found->second;
+    ++m_measurements;
+    return m_machine.reductions[key] = measureReduction(algorithm, replicas, bucket);
+}
+
+Result<double> StepTimeModel::mirroredProtocol(CrossDeviceOps algorithm, int replicas, std::int64_t packs, int threadsPerReplica) {
+    const std::string key = mirroredKey(algorithm, replicas, packs, threadsPerReplica);
+    if (const auto found = m_machine.mirroredProtocolNs.find(key); found != m_machine.mirroredProtocolNs.end()) return found->second;
+    auto measured = measureMirroredProtocol(algorithm, replicas, packs, threadsPerReplica);
+    if (!measured) return measured.error();
+    ++m_measurements;
+    return m_machine.mirroredProtocolNs[key] = *measured;
+}
+
+AlphaBeta StepTimeModel::transport(std::int64_t bytes) {
+    // Copies scale with bytes on any size a model has here: one line, fitted around the first model's size.
+    if (!m_machine.transportMeasured) {
+        ++m_measurements;
+        m_machine.transport = measureTransport(bytes);
+        m_machine.transportMeasured = true;
+    }
+    return m_machine.transport;
+}
+
+Result<double> StepTimeModel::serverUpdate(ParameterServerMode mode, int workers) {
+    const std::string key = serverKey(mode, workers);
+    if (const auto found = m_machine.serverUpdateNs.find(key); found != m_machine.serverUpdateNs.end()) return found->second;
+    auto measured = measureServerUpdate(mode, workers);
+    if (!measured) return measured.error();
+    ++m_measurements;
+    return m_machine.serverUpdateNs[key] = *measured;
+}
+
+double StepTimeModel::sleepOvershoot() {
+    if (m_machine.sleepOvershootNs < 0) {
+        ++m_measurements;
+        m_machine.sleepOvershootNs = measureSleepOvershoot();
+    }
+    return m_machine.sleepOvershootNs;
+}
+
+Result<StepTimePrediction> StepTimeModel::predictMirroredConfig(const RunConfig& config) {
+    const StrategyConfig& strategy = config.strategy;
+    const auto replicas = static_cast<int>(strategy.replicaCount());
+    const std::int64_t accumulation = strategy.gradientAccumulationSteps;
+    const std::int64_t rows = std::max<std::int64_t>(1, config.data.globalBatchSize / (replicas * accumulation));
+    // The trainer's threads per replica: the config's threads (else the hardware's) shared out.
+    const int total = config.threads > 0 ? static_cast<int>(config.threads) : hardwareThreads();
+    const int threads = std::max(1, total / replicas);
+    const int concurrent = std::min(replicas, m_options.cores);
+    auto calibration = modelCalibration(config, rows, threads, concurrent);
+    if (!calibration) return calibration.error();
+    MirroredCosts costs;
+    costs.micro = interpolateRows(**calibration, rows);
+    costs.optimizerNs = (*calibration)->optimizerNs;
+    costs.otherNs = costs.micro.otherNs;
+    if (replicas == 1) return predictOneDevice(costs.micro, costs.optimizerNs, accumulation);
+    const std::int64_t gradientBytes = (*calibration)->parameters * 4;
+    costs.packs = strategy.bytesPerPack > 0
+                      ? std::max<std::int64_t>(1, (gradientBytes + strategy.bytesPerPack - 1) / strategy.bytesPerPack)
+                      : std::max<std::int64_t>(1, strategy.numPacks);
+    costs.packBytes = std::max<std::int64_t>(4, gradientBytes / costs.packs);
+    costs.reduction = reduction(strategy.crossDeviceOps, replicas, costs.packBytes);
+    // The minimal model has few parameters: more packs than that are as many as it can have.
+    const std::int64_t protocolPacks = std::min(costs.packs, kMinimalModelParameters);
+    auto protocol = mirroredProtocol(strategy.crossDeviceOps, replicas, protocolPacks, threads);
+    if (!protocol) return protocol.error();
+    costs.protocolNs = *protocol + double(costs.packs - protocolPacks) * costs.reduction.alphaNs;  // packs it could not have
+    costs.protocolPackBytes = kMinimalModelParameters * 4 / protocolPacks;
+    return predictMirrored(costs, replicas, accumulation, m_options.cores);
+}
+
+Result<StepTimePrediction> StepTimeModel::predictServersConfig(const RunConfig& config) {
+    const StrategyConfig& strategy = config.strategy;
+    if (strategy.replicasPerWorker > 1) return Error{"the step-time model does not cover parameter-server workers of several replicas yet"};
+    const auto workers = static_cast<int>(std::max<std::int64_t>(1, strategy.workers));
+    const std::int64_t rows = config.data.globalBatchSize;  // each worker's gradient is of a whole global batch
+    // A worker's thread is not an OpenMP thread of the session: it computes with OpenMP's default.
+    const int threads = m_options.cores;
+    const int concurrent = std::min(workers, m_options.cores);
+    auto calibration = modelCalibration(config, rows, threads, concurrent);
+    if (!calibration) return calibration.error();
+    const MicroBatchTimes micro = interpolateRows(**calibration, rows);
+    auto single = modelCalibration(config, rows, threads, 1);  // the servers apply on one thread
+    if (!single) return single.error();
+    ServerCosts costs;
+    costs.gradientNs = micro.computeNs() + micro.otherNs;
+    const AlphaBeta copy = transport((*calibration)->parameters * 4);
+    costs.pushNs = copy.ns(double((*calibration)->parameters * 4));
+    costs.pullNs = 2.0 * costs.pushNs;  // the servers' answer, then the worker's read of it
+    costs.applyNs = (*single)->optimizerNs;
+    auto protocol = serverUpdate(strategy.mode, workers);
+    if (!protocol) return protocol.error();
+    costs.protocolNs = *protocol;
+    for (int w = 0; w < workers; ++w)
+        costs.speeds.push_back(static_cast<std::size_t>(w) < strategy.workerSpeed.size() ? strategy.workerSpeed[static_cast<std::size_t>(w)] : 1.0);
+    if (std::any_of(costs.speeds.begin(), costs.speeds.end(), [](double s) { return s < 1.0; })) costs.sleepOvershootNs = sleepOvershoot();
+    return predictParameterServer(costs, strategy.mode, strategy.gradientsToAggregate, m_options.cores);
 }
 
 Result<StepTimePrediction> StepTimeModel::predict(const RunConfig& config) {
     const StrategyConfig& strategy = config.strategy;
-    if (strategy.type != StrategyKind::OneDevice && strategy.type != StrategyKind::Mirrored)
-        return Error{std::string("the step-time model does not cover ") + configName(strategy.type) + " yet"};
-    const auto replicas = static_cast<int>(strategy.replicaCount());
-    const std::int64_t accumulation = strategy.gradientAccumulationSteps;
-    const std::int64_t microBatch = std::max<std::int64_t>(1, config.data.globalBatchSize / (replicas * accumulation));
-    const std::int64_t threads = std::max<std::int64_t>(1, (config.threads > 0 ? config.threads : m_cores) / replicas);
-    auto cost = computeCost(config, microBatch, threads);
-    if (!cost) return cost.error();
-    // Replica threads beyond the cores take turns: their compute and update stretch by the ratio.
-    const double stretch = std::max(1.0, double(replicas) / double(m_cores));
-    StepTimePrediction prediction;
-    prediction.computeMs = double(accumulation) * cost->computeNs * stretch * 1e-6;
-    prediction.optimizerMs = (cost->optimizerNs + cost->otherNs) * stretch * 1e-6;
-    if (replicas > 1) {
-        const std::int64_t gradientBytes = cost->parameters * 4;
-        const std::int64_t packs = strategy.bytesPerPack > 0
-                                       ? std::max<std::int64_t>(1, (gradientBytes + strategy.bytesPerPack - 1) / strategy.bytesPerPack)
-                                       : std::max<std::int64_t>(1, strategy.numPacks);
-        const std::int64_t packBytes = std::max<std::int64_t>(4, gradientBytes / packs);
-        prediction.communicationMs = double(packs) * reductionCost(strategy.crossDeviceOps, replicas, packBytes).ns(double(packBytes)) * 1e-6;
-        prediction.optimizerMs += dispatchCost(replicas, static_cast<int>(threads)) * 1e-6;
+    if (strategy.usesGpus()) return Error{"the step-time model does not cover GPU runs yet"};
+    const int before = m_measurements;
+    Result<StepTimePrediction> prediction = Error{};
+    switch (strategy.type) {
+    case StrategyKind::OneDevice:
+    case StrategyKind::Mirrored: prediction = predictMirroredConfig(config); break;
+    case StrategyKind::ParameterServer: prediction = predictServersConfig(config); break;
+    default: return Error{std::string("the step-time model does not cover ") + configName(strategy.type) + " yet"};
     }
-    prediction.stepMs = prediction.computeMs + prediction.communicationMs + prediction.optimizerMs;
+    if (m_measurements != before) save();
     return prediction;
 }
 

@@ -1,0 +1,62 @@
+#pragma once
+// The step-time model's measurements on this machine (step_time_model.hpp says what each is for).
+// Every time is the median of several blocks' means, each block long enough for the clock, so a
+// stray interruption by another process moves one block, not the result.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "distlab/comm/spin_barrier.hpp"
+#include "distlab/core/error.hpp"
+#include "distlab/io/run_config.hpp"
+#include "distlab/study/step_time_model.hpp"
+
+namespace distlab {
+
+/// Nanoseconds per call of `call`: the median over `blocks` blocks of at least `blockNs` each.
+template <class Call>
+double medianNsPerCall(Call&& call, std::int64_t blockNs = 200'000, int blocks = 5) {
+    const std::int64_t probeStart = nowNs();
+    call();
+    const double once = std::max<double>(1.0, double(nowNs() - probeStart));
+    const auto calls = static_cast<std::int64_t>(std::clamp(double(blockNs) / once, 1.0, 1e6));
+    std::vector<double> means;
+    for (int b = 0; b < blocks; ++b) {
+        const std::int64_t start = nowNs();
+        for (std::int64_t i = 0; i < calls; ++i) call();
+        means.push_back(double(nowNs() - start) / double(calls));
+    }
+    std::nth_element(means.begin(), means.begin() + blocks / 2, means.end());
+    return means[static_cast<std::size_t>(blocks / 2)];
+}
+
+/// One model's pieces at `rows` rows per micro-batch: `concurrent` copies (each its own model,
+/// optimizer and buffers, `threads` OpenMP threads) time each piece at the same moment, and the
+/// result is their mean. `oneDevice` is the variant as a one-device run of `rows` rows
+/// (threads set); its data is loaded. With `withStep`, also runs that one-device run and sets
+/// otherNs to its measured step minus the pieces and the update.
+struct RowsMeasurement {
+    MicroBatchTimes micro;
+    double optimizerNs = 0.0;
+    std::int64_t parameters = 0;
+};
+Result<RowsMeasurement> measureRows(const RunConfig& oneDevice, int concurrent, bool withStep);
+
+/// The alpha-beta line of `algorithm` on `replicas` ranks, fitted to measureAllReduce at 1/4 to 2
+/// times `packBytes`.
+AlphaBeta measureReduction(CrossDeviceOps algorithm, int replicas, std::int64_t packBytes);
+/// What `replicas` mirrored replicas add to a step of a minimal model (two output units, one row
+/// per replica) over one device: starting and joining the replica threads, `packs` all-reduces of
+/// a few bytes each, the waiting in them. The minimal parameters: minimalModelParameters.
+Result<double> measureMirroredProtocol(CrossDeviceOps algorithm, int replicas, std::int64_t packs, int threadsPerReplica);
+/// The minimal model's parameters: 2 x 2 weights and 2 biases.
+inline constexpr std::int64_t kMinimalModelParameters = 6;
+/// One parameter-server transport copy (a pull or a push) at 1/4 to 2 times `bytes`.
+AlphaBeta measureTransport(std::int64_t bytes);
+/// A parameter-server update of `workers` workers in `mode` on a minimal model (two output units,
+/// a one-row batch): the protocol's own cost per update.
+Result<double> measureServerUpdate(ParameterServerMode mode, int workers);
+/// How much longer than asked a straggler's short sleep lasts (timer slack, wake-up).
+double measureSleepOvershoot();
+
+}  // namespace distlab
