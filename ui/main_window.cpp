@@ -83,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildSavedRunActions();
     buildStudyActions();
     buildPyTorchExportAction();
+    buildTensorFlowCodeAction();
     buildViews();
     buildDocks();
     buildToolBar();
@@ -302,6 +303,7 @@ void MainWindow::buildMenus() {
     file->addAction(m_exportMetrics);
     file->addAction(m_exportTrace);
     file->addAction(m_exportPyTorch);
+    file->addAction(m_showTensorFlow);
     file->addAction(m_savePng);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);

@@ -35,6 +35,7 @@ class RecentFiles;
 class RunHistory;
 class StudyWindow;
 class EquivalenceWindow;
+class TensorFlowCodeDialog;
 class LessonPanel;
 class ReplicaView;
 class RunSetupPanel;
@@ -72,6 +73,11 @@ public:
     /// thread of its own; the status bar says when it is written, a dialog why not. With `wait`
     /// (tests) it returns once written, with the outcome.
     bool exportPyTorchScript(const QString& path, bool wait = false);
+    /// File ▸ Show as TensorFlow code: shows (creating on first use) the window with the current run's
+    /// config as TensorFlow code; while it is open it follows the run.
+    void showTensorFlowCode();
+    /// That window, or null before it was first shown.
+    TensorFlowCodeDialog* tensorFlowCodeDialog() const { return m_tensorFlowCode; }
     /// Saves the current run (paused or finished, at least one step) with its curves and metrics.
     bool saveRun(const QString& path);
     /// Opens a saved run in place of the current run (asks first when that run has trained): its
@@ -148,6 +154,8 @@ private:
     void buildLessonMenu();       // main_window_lessons.cpp
     void buildPyTorchExportAction();   // main_window_pytorch.cpp
     void updatePyTorchExportAction();  // enabled when the run's config can be exported
+    void buildTensorFlowCodeAction();  // main_window_tensorflow.cpp
+    void updateTensorFlowCode();       // the open TensorFlow code window shows the current run's
     void buildMenus();
     void buildToolBar();
     void buildDocks();
@@ -220,6 +228,8 @@ private:
     QAction* m_clearComparison = nullptr;
     QAction* m_openStudy = nullptr;
     QAction* m_exportPyTorch = nullptr;
+    QAction* m_showTensorFlow = nullptr;
+    TensorFlowCodeDialog* m_tensorFlowCode = nullptr;
     QAction* m_newStudy = nullptr;
     StudyWindow* m_studyWindow = nullptr;
     EquivalenceWindow* m_equivalenceWindow = nullptr;

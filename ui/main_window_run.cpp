@@ -255,6 +255,7 @@ void MainWindow::onRunReplaced() {
     updateStatus();
     updateSpeedText();
     updatePyTorchExportAction();
+    updateTensorFlowCode();
 }
 
 void MainWindow::onRunRejected(const QString& message) {
