@@ -15,7 +15,7 @@
 set -euo pipefail
 
 readonly APP_ID="io.github.distlab.DistLab"  # desktop file, icon and AppStream id (cmake/DistlabPackaging.cmake)
-readonly COMMANDS=(train bench varlab validate devices collectives compare equivalence export-pytorch)
+readonly COMMANDS=(train bench varlab validate devices collectives compare equivalence export-pytorch export-tensorflow)
 
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 ok() { printf 'ok: %s\n' "$*"; }

@@ -29,14 +29,24 @@ Plan makePlan(const RunConfig& config) {
 
 std::string sectionTitle(const std::string& title) {
     std::string line = "# --- " + title + " ";
-    // Columns, not bytes: titles cite "§N", two bytes in UTF-8.
+    // Columns, not bytes: titles cite sections with a section sign, two bytes in UTF-8.
     std::size_t columns = 0;
     for (const char c : line) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
     if (columns < 100) line.append(100 - columns, '-');
     return "\n\n" + line + "\n\n";
 }
 
-std::string comment(const std::string& text, int indent) {
+std::string comment(const std::string& rawText, int indent) {
+    // A citation stays on one line ("docs/semantics.md §9"): the docs check (tests/docs) reads a
+    // line's section sign with the file it names. '\x01' holds that space through the wrapping.
+    std::string text = rawText;
+    const std::string citation = ".md \u00a7";  // the section sign
+    for (std::size_t at = text.find(citation); at != std::string::npos; at = text.find(citation, at)) text[at + 3] = '\x01';
+    const auto restored = [](std::string line) {
+        for (char& c : line)
+            if (c == '\x01') c = ' ';
+        return line;
+    };
     const std::string pad(static_cast<std::size_t>(indent), ' ');
     const std::size_t width = 100 - pad.size() - 2;
     std::string out, line;
@@ -46,13 +56,13 @@ std::string comment(const std::string& text, int indent) {
         if (end == std::string::npos) end = text.size();
         const std::string word = text.substr(at, end - at);
         if (!line.empty() && line.size() + 1 + word.size() > width) {
-            out += pad + "# " + line + "\n";
+            out += pad + "# " + restored(line) + "\n";
             line.clear();
         }
         line += (line.empty() ? "" : " ") + word;
         at = end + 1;
     }
-    if (!line.empty()) out += pad + "# " + line + "\n";
+    if (!line.empty()) out += pad + "# " + restored(line) + "\n";
     return out;
 }
 

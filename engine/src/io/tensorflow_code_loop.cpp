@@ -1,7 +1,7 @@
 // The TensorFlow code's training loop: a custom loop with strategy.run (the variables made under
 // strategy.scope() with their synchronization and aggregation, the loss scaled by the global batch,
 // gradient accumulation over micro-batches, one apply_gradients per update), or for parameter servers
-// steps scheduled by a ClusterCoordinator (docs/semantics.md §1-§4, §6).
+// steps scheduled by a ClusterCoordinator (docs/semantics.md §4 and §6).
 #include "io/python_text.hpp"
 #include "io/tensorflow_code_parts.hpp"
 

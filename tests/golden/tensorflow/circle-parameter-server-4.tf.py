@@ -181,8 +181,8 @@ def train():
     x, y = load_training_set()
     with strategy.scope():
         # The variables live on the parameter servers, sharded by the partitioner; an update in
-        # replica context is reduced over the worker's replicas and applied once (docs/semantics.md
-        # §6.7).
+        # replica context is reduced over the worker's replicas and applied once
+        # (docs/semantics.md §6.7).
         model = build_model(x.shape[1])
         load_distlab_weights(model)
         optimizer = make_optimizer()

@@ -181,8 +181,8 @@ def train():
         """One replica's part of an update, in replica context."""
         loss, gradients = gradients_of(x, y)
         # In replica context apply_gradients all-reduces the gradients (SUM, with the strategy's
-        # cross-device ops) and applies the sum to every copy, once per update (docs/semantics.md
-        # §4.2).
+        # cross-device ops) and applies the sum to every copy, once per update
+        # (docs/semantics.md §4.2).
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         loss_sum.assign_add(loss)
         samples_seen.assign_add(tf.shape(x, out_type=tf.int64)[0])

@@ -188,8 +188,8 @@ def train():
             0, dtype=tf.int64, trainable=False,
             synchronization=tf.VariableSynchronization.ON_WRITE, aggregation=tf.VariableAggregation.SUM)
     # Each worker takes its share of every global batch (auto-sharding by DATA: in-memory data has
-    # no files to split); DistLab gives replica r the r-th contiguous G / N of it (docs/semantics.md
-    # §9).
+    # no files to split); DistLab gives replica r the r-th contiguous G / N of it
+    # (docs/semantics.md §9).
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     dataset = strategy.experimental_distribute_dataset(
@@ -209,8 +209,8 @@ def train():
         """One replica's part of an update, in replica context."""
         # Gradient accumulation: the replica's shard in k contiguous micro-batches; their gradients
         # (each already scaled by 1 / G) are summed here and reduced once, after the last: one
-        # update of the whole global batch G, holding G / (N k) samples at a time (docs/semantics.md
-        # §4.3).
+        # update of the whole global batch G, holding G / (N k) samples at a time
+        # (docs/semantics.md §4.3).
         micro_x, micro_y = tf.split(x, ACCUMULATION_STEPS), tf.split(y, ACCUMULATION_STEPS)
         loss, gradients = gradients_of(micro_x[0], micro_y[0])
         for m in range(1, ACCUMULATION_STEPS):
@@ -218,8 +218,8 @@ def train():
             loss += micro_loss
             gradients = [total + gradient for total, gradient in zip(gradients, micro_gradients)]
         # In replica context apply_gradients all-reduces the gradients (SUM, with the strategy's
-        # cross-device ops) and applies the sum to every copy, once per update (docs/semantics.md
-        # §4.2).
+        # cross-device ops) and applies the sum to every copy, once per update
+        # (docs/semantics.md §4.2).
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         loss_sum.assign_add(loss)
         samples_seen.assign_add(tf.shape(x, out_type=tf.int64)[0])

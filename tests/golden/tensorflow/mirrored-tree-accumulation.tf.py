@@ -197,8 +197,8 @@ def train():
         """One replica's part of an update, in replica context."""
         # Gradient accumulation: the replica's shard in k contiguous micro-batches; their gradients
         # (each already scaled by 1 / G) are summed here and reduced once, after the last: one
-        # update of the whole global batch G, holding G / (N k) samples at a time (docs/semantics.md
-        # §4.3).
+        # update of the whole global batch G, holding G / (N k) samples at a time
+        # (docs/semantics.md §4.3).
         micro_x, micro_y = tf.split(x, ACCUMULATION_STEPS), tf.split(y, ACCUMULATION_STEPS)
         loss, gradients = gradients_of(micro_x[0], micro_y[0])
         for m in range(1, ACCUMULATION_STEPS):
@@ -206,8 +206,8 @@ def train():
             loss += micro_loss
             gradients = [total + gradient for total, gradient in zip(gradients, micro_gradients)]
         # In replica context apply_gradients all-reduces the gradients (SUM, with the strategy's
-        # cross-device ops) and applies the sum to every copy, once per update (docs/semantics.md
-        # §4.2).
+        # cross-device ops) and applies the sum to every copy, once per update
+        # (docs/semantics.md §4.2).
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         loss_sum.assign_add(loss)
         samples_seen.assign_add(tf.shape(x, out_type=tf.int64)[0])
