@@ -199,7 +199,7 @@ private slots:
     void stepTimesArePredictedBeforeTraining() {
         const std::string text = R"({"base": )" + kBase + R"(, "steps": 5, "variants": [{"label": "one", "set": {}},)"
                                  R"( {"label": "two", "set": {"strategy.type": "mirrored", "strategy.replicas": 2}},)"
-                                 R"( {"label": "servers", "set": {"strategy.type": "parameter_server"}}]})";
+                                 R"( {"label": "central", "set": {"strategy.type": "central_storage", "strategy.replicas": 2}}]})";
         Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
         QVERIFY(study.ok());
         StudyRunner runner(std::move(*study));
@@ -211,7 +211,7 @@ private slots:
         QVERIFY(runner.prediction(0).has_value() && runner.prediction(0)->stepMs > 0);
         QVERIFY(runner.prediction(1).has_value() && runner.prediction(1)->communicationMs > 0);
         QVERIFY(!runner.prediction(2).has_value());
-        QCOMPARE(QString::fromStdString(runner.predictionNote(2)), QStringLiteral("the step-time model does not cover parameter_server yet"));
+        QCOMPARE(QString::fromStdString(runner.predictionNote(2)), QStringLiteral("the step-time model does not cover central_storage yet"));
         const StudyTable table = makeStudyTable(rows, 0, runner.predictions());
         QCOMPARE(table.header.back(), std::string("prediction_error"));
         QVERIFY(!table.rows[0].back().empty());
