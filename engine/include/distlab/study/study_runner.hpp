@@ -65,7 +65,7 @@ public:
     /// The variant's predicted step time once predicted; empty when not asked, not predicted yet,
     /// or not predictable (predictionNote says why). Any thread.
     std::optional<StepTimePrediction> prediction(int variant) const;
-    /// Why a variant has no prediction ("the step-time model does not cover parameter_server yet"); empty otherwise.
+    /// Why a variant has no prediction ("the step-time model does not cover central_storage yet"); empty otherwise.
     std::string predictionNote(int variant) const;
     /// Every variant's prediction, in the study's order (makeStudyTable's third argument). Any thread.
     std::vector<std::optional<StepTimePrediction>> predictions() const;
