@@ -379,6 +379,8 @@ void MainWindow::updateTitle() {
 
 QString MainWindow::statusText() const { return m_statusLabel->text(); }
 
+QString MainWindow::runFileName(const QString& suffix) const { return suggestedFileName(m_controller->config().name, suffix); }
+
 void MainWindow::updateStatus() {
     const RunHistory& history = m_controller->history();
     const QLocale locale;
@@ -433,16 +435,17 @@ void MainWindow::connectController() {
     });
     connect(m_save, &QAction::triggered, this, [this] {
         const QString path = m_currentFile.isEmpty()
-                                 ? askSavePath(this, tr("Save run config"), tr("Run configs (*.json)"), QStringLiteral("json"))
+                                 ? askSavePath(this, tr("Save run config"), tr("Run configs (*.json)"), QStringLiteral("json"), runFileName("json"))
                                  : m_currentFile;
         if (!path.isEmpty()) saveConfig(path);
     });
     connect(m_saveAs, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Save run config as"), tr("Run configs (*.json)"), QStringLiteral("json"));
+        const QString path = askSavePath(this, tr("Save run config as"), tr("Run configs (*.json)"), QStringLiteral("json"), runFileName("json"));
         if (!path.isEmpty()) saveConfig(path);
     });
     connect(m_saveWeights, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Save weights"), tr("Safetensors (*.safetensors)"), QStringLiteral("safetensors"));
+        const QString path = askSavePath(this, tr("Save weights"), tr("Safetensors (*.safetensors)"), QStringLiteral("safetensors"),
+                                         runFileName("safetensors"));
         if (!path.isEmpty()) saveWeights(path);
     });
     connect(m_loadWeights, &QAction::triggered, this, [this] {
@@ -450,15 +453,15 @@ void MainWindow::connectController() {
         if (!path.isEmpty()) loadWeights(path);
     });
     connect(m_exportMetrics, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Export metrics"), tr("CSV (*.csv)"), QStringLiteral("csv"));
+        const QString path = askSavePath(this, tr("Export metrics"), tr("CSV (*.csv)"), QStringLiteral("csv"), runFileName("csv"));
         if (!path.isEmpty()) exportMetrics(path);
     });
     connect(m_exportTrace, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Export timeline"), tr("Chrome trace (*.json)"), QStringLiteral("json"));
+        const QString path = askSavePath(this, tr("Export timeline"), tr("Chrome trace (*.json)"), QStringLiteral("json"), runFileName("trace.json"));
         if (!path.isEmpty()) exportTrace(path);
     });
     connect(m_savePng, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Save view as PNG"), tr("PNG images (*.png)"), QStringLiteral("png"));
+        const QString path = askSavePath(this, tr("Save view as PNG"), tr("PNG images (*.png)"), QStringLiteral("png"), runFileName("png"));
         if (!path.isEmpty()) saveViewPng(path);
     });
 }

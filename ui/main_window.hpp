@@ -148,6 +148,8 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    /// The file name a save dialog proposes for this run: its name made file-safe, `suffix` added.
+    QString runFileName(const QString& suffix) const;
     void buildActions();
     void buildSavedRunActions();  // main_window_saved_runs.cpp
     void buildStudyActions();     // main_window_studies.cpp

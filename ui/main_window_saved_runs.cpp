@@ -34,7 +34,8 @@ void MainWindow::buildSavedRunActions() {
     m_clearComparison = new QAction(tr("Stop comparing"), this);
     m_clearComparison->setEnabled(false);
     connect(m_saveRun, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Save run"), savedRunFilter(), QString::fromLatin1(kSavedRunSuffix));
+        const QString path = askSavePath(this, tr("Save run"), savedRunFilter(), QString::fromLatin1(kSavedRunSuffix),
+                                         runFileName(QString::fromLatin1(kSavedRunSuffix)));
         if (!path.isEmpty()) saveRun(path);
     });
     connect(m_openSavedRun, &QAction::triggered, this, [this] {

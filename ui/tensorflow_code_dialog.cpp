@@ -37,7 +37,7 @@ TensorFlowCodeDialog::TensorFlowCodeDialog(std::function<void(const QString&, co
     saveButton->setObjectName(QStringLiteral("saveButton"));
     connect(copyButton, &QPushButton::clicked, this, &TensorFlowCodeDialog::copy);
     connect(saveButton, &QPushButton::clicked, this, [this] {
-        const QString path = askSavePath(this, tr("Save TensorFlow code"), tr("Python files (*.py)"), QStringLiteral("py"));
+        const QString path = askSavePath(this, tr("Save TensorFlow code"), tr("Python files (*.py)"), QStringLiteral("py"), m_suggestedName);
         if (!path.isEmpty()) saveTo(path);
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
@@ -49,6 +49,7 @@ TensorFlowCodeDialog::TensorFlowCodeDialog(std::function<void(const QString&, co
 
 void TensorFlowCodeDialog::setConfig(const RunConfig& config) {
     setWindowTitle(tr("TensorFlow code — %1").arg(QString::fromStdString(config.name)));
+    m_suggestedName = QString::fromStdString(tensorFlowCodeFileName(config));
     const QString code = QString::fromStdString(tensorFlowCode(config));
     if (code == m_code) return;
     // A regenerated text keeps the reader's place as far as it can.

@@ -37,6 +37,7 @@ private:
     std::function<void(const QString&, const QString&)> m_onError;
     QPlainTextEdit* m_text;
     QString m_code;
+    QString m_suggestedName;  ///< what Save as proposes (tensorFlowCodeFileName)
 };
 
 }  // namespace distlab::ui

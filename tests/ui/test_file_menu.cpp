@@ -15,6 +15,7 @@
 
 #include <distlab/io/run_config_json.hpp>
 
+#include "file_dialogs.hpp"
 #include "main_window.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/strategy_panel.hpp"
@@ -66,6 +67,12 @@ class TestFileMenu : public QObject {
 
 private slots:
     void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-test-file-menu")); }
+
+    void saveDialogsProposeTheRunsNameMadeFileSafe() {
+        QCOMPARE(suggestedFileName("spiral-mirrored-4", QStringLiteral("py")), QStringLiteral("spiral-mirrored-4.py"));
+        QCOMPARE(suggestedFileName("my run/2: ä", QStringLiteral("study.json")), QStringLiteral("my_run_2____.study.json"));
+        QCOMPARE(suggestedFileName("", QStringLiteral("csv")), QStringLiteral("run.csv"));
+    }
 
     void init() {
         m_recorder = std::make_unique<Recorder>();

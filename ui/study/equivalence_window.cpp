@@ -75,13 +75,15 @@ EquivalenceWindow::EquivalenceWindow(QWidget* parent)
     m_cancel->setObjectName(QStringLiteral("equivalenceCancel"));
     bar->addSeparator();
     m_exportCsv = bar->addAction(tr("Export CSV…"), this, [this] {
-        const QString path = askSavePath(this, tr("Export the differences"), tr("CSV (*.csv)"), QStringLiteral("csv"));
+        const QString path = askSavePath(this, tr("Export the differences"), tr("CSV (*.csv)"), QStringLiteral("csv"),
+                                         suggestedFileName(m_controller->study().spec.name, QStringLiteral("csv")));
         if (!path.isEmpty()) exportCsv(path);
     });
     m_exportCsv->setObjectName(QStringLiteral("equivalenceExportCsv"));
     m_exportCsv->setToolTip(tr("Every kept update's largest differences per variant, as distlab-cli equivalence --csv writes them"));
     bar->addAction(tr("Export picture…"), this, [this] {
-        const QString path = askSavePath(this, tr("Export the lab"), tr("PNG images (*.png)"), QStringLiteral("png"));
+        const QString path = askSavePath(this, tr("Export the lab"), tr("PNG images (*.png)"), QStringLiteral("png"),
+                                         suggestedFileName(m_controller->study().spec.name, QStringLiteral("png")));
         if (!path.isEmpty()) exportPicture(path);
     });
     connect(m_controller, &EquivalenceController::updated, this, [this] {

@@ -119,15 +119,18 @@ void StudyWindow::buildToolBar() {
     connect(m_baseline, &QComboBox::currentIndexChanged, m_controller, &StudyController::setBaseline);
     bar->addSeparator();
     bar->addAction(tr("Save study…"), this, [this] {
-        const QString path = askSavePath(this, tr("Save study"), tr("Studies (*.study.json)"), QStringLiteral("study.json"));
+        const QString path = askSavePath(this, tr("Save study"), tr("Studies (*.study.json)"), QStringLiteral("study.json"),
+                                         suggestedFileName(m_controller->study().spec.name, QStringLiteral("study.json")));
         if (!path.isEmpty()) saveStudy(path);
     });
     bar->addAction(tr("Export table…"), this, [this] {
-        const QString path = askSavePath(this, tr("Export the summary table"), tr("CSV (*.csv)"), QStringLiteral("csv"));
+        const QString path = askSavePath(this, tr("Export the summary table"), tr("CSV (*.csv)"), QStringLiteral("csv"),
+                                         suggestedFileName(m_controller->study().spec.name, QStringLiteral("csv")));
         if (!path.isEmpty()) exportTable(path);
     });
     bar->addAction(tr("Export picture…"), this, [this] {
-        const QString path = askSavePath(this, tr("Export the comparison"), tr("PNG images (*.png)"), QStringLiteral("png"));
+        const QString path = askSavePath(this, tr("Export the comparison"), tr("PNG images (*.png)"), QStringLiteral("png"),
+                                         suggestedFileName(m_controller->study().spec.name, QStringLiteral("png")));
         if (!path.isEmpty()) exportPicture(path);
     });
 }

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "distlab/io/file_names.hpp"
+
 namespace distlab {
 namespace {
 

@@ -30,8 +30,4 @@ std::string fillTemplate(std::string_view pattern, std::initializer_list<std::pa
 /// DistLab's safetensors files (initial weights, training data) with it, needing only numpy.
 extern const char* const kReadSafeTensorsPython;
 
-/// The base of the file names an export of the run `runName` suggests ("spiral-mirrored-4"): the name
-/// with every character outside [A-Za-z0-9._-] replaced by '_' (never empty).
-std::string exportFileStem(const std::string& runName);
-
 }  // namespace distlab

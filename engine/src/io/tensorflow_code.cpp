@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "distlab/io/file_names.hpp"
 #include "io/python_text.hpp"
 #include "io/tensorflow_code_parts.hpp"
 
