@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "model/packed_product.hpp"
+#include "tensor/parallel_ranges.hpp"
 
 namespace distlab::kernels {
 namespace {
@@ -51,18 +52,22 @@ const OpenBlas kOpenBlas;
 /// Below this many multiply-adds a product is a few microseconds, and the packed product's fixed
 /// costs (packing into padded strips, masked stores) made W2's tiny layers slower than OpenBLAS's.
 constexpr std::int64_t kPackedMinimumMultiplyAdds = std::int64_t{1} << 15;
+/// Outputs at most this wide (a classifier's last layer): on one thread OpenBLAS ran them faster
+/// (W1's 10-wide products 64 against 45 GFLOP/s), since the packed product copies all of A for
+/// them; on two, OpenBLAS's own threading is the slower one (W3's: 38 against 57).
+constexpr std::int64_t kNarrowColumns = 16;
 
-/// The engine's own packed product where the CPU has AVX-512 and the product is not tiny (it
-/// measured faster than OpenBLAS on the other products of the reference workloads:
-/// tests/bench/gemm_products.sh, figures in tests/bench/RESULTS.md), OpenBLAS elsewhere.
-/// DISTLAB_MATRIX_PRODUCT=openblas forces OpenBLAS, so the two can be measured against each other
-/// in the same build.
+/// The engine's own packed product where the CPU has AVX-512 and it measured faster than OpenBLAS
+/// (tests/bench/gemm_products.sh, figures in tests/bench/RESULTS.md): every product of the
+/// reference workloads but the tiny and, on one thread, the narrow. DISTLAB_MATRIX_PRODUCT=openblas
+/// forces OpenBLAS, so the two can be measured against each other in the same build.
 bool usePackedProduct(std::int64_t m, std::int64_t n, std::int64_t k) {
     static const bool available = [] {
         const char* forced = std::getenv("DISTLAB_MATRIX_PRODUCT");
         return packedProductAvailable() && !(forced != nullptr && std::string_view(forced) == "openblas");
     }();
-    return available && m * n * k >= kPackedMinimumMultiplyAdds;
+    if (!available || m * n * k < kPackedMinimumMultiplyAdds) return false;
+    return n > kNarrowColumns || parallelTeamSize() > 1;
 }
 
 }  // namespace
