@@ -1,6 +1,6 @@
 #pragma once
 // Pieces of Python text that DistLab's code generators share: the PyTorch export
-// (pytorch_script.cpp, docs/interfaces.md §3.9) and the TensorFlow code (tensorflow_code*.cpp, §3.10).
+// (pytorch_script.cpp, docs/interfaces.md §3.9) and the TensorFlow code (tensorflow_code*.cpp, docs/interfaces.md §3.10).
 // Engine-internal; every function is pure.
 #include <initializer_list>
 #include <string>
