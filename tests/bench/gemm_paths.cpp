@@ -1,6 +1,6 @@
 // The matrix products of one training step of W1 and W3 (forward x W, weight gradient x^T dz,
 // input gradient dz W^T, row-major as the engine stores them) through one product path, to choose
-// the engine's path by measurement. One path per build (the BLAS libraries export the same
+// the engine's path by measurement (the engine's own packed product among them). One path per build (the BLAS libraries export the same
 // symbols); tests/bench/gemm_paths.sh builds and runs each and prints one JSON line per path.
 #include <algorithm>
 #include <chrono>
@@ -10,6 +10,8 @@
 
 #if defined(PATH_EIGEN)
 #include <Eigen/Core>
+#elif defined(PATH_PACKED)
+#include "model/packed_product.hpp"
 #elif defined(PATH_DNNL)
 #include <oneapi/dnnl/dnnl.h>
 #else
@@ -30,6 +32,10 @@ void gemm(bool transA, bool transB, int m, int n, int k, const float* a, const f
     if (transA) cm.noalias() += am.transpose() * bm;
     else if (transB) cm.noalias() += am * bm.transpose();
     else cm.noalias() += am * bm;
+#elif defined(PATH_PACKED)
+    using distlab::kernels::Op;
+    distlab::kernels::packedProduct(transA ? Op::Transpose : Op::None, transB ? Op::Transpose : Op::None, m, n, k, a, b, beta,
+                                    c);
 #elif defined(PATH_DNNL)
     dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
 #else

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tests/bench/gemm_paths.cpp once per matrix-product path (Eigen with -march=native, OpenBLAS
-# OpenMP build with its own kernel choice and with its Haswell kernels, BLIS OpenMP build, oneDNN)
+# OpenMP build with its own kernel choice and with its Haswell kernels, BLIS OpenMP build, oneDNN,
+# the engine's own packed product in engine/src/model/packed_product.cpp)
 # and runs each on 1 and 2 threads: one JSON line per run.
 # Usage: bash tests/bench/gemm_paths.sh [seconds per workload, default 2]
 # Needs, beyond packaging/setup-debian.sh's packages, libblis-openmp-dev and libdnnl-dev (only this
@@ -19,8 +20,11 @@ g++ "${flags[@]}" -I"$inc/openblas-openmp" "$here/gemm_paths.cpp" -o "$out/openb
 g++ "${flags[@]}" -I"$inc/blis-openmp" "$here/gemm_paths.cpp" -o "$out/blis" -L"$lib/blis-openmp" \
   -Wl,-rpath,"$lib/blis-openmp" -lblis
 g++ "${flags[@]}" -DPATH_DNNL "$here/gemm_paths.cpp" -o "$out/dnnl" -ldnnl
+root=$(dirname "$(dirname "$here")")
+g++ "${flags[@]}" -std=c++20 -DPATH_PACKED -I"$root/engine/src" -I/usr/include/eigen3 "$here/gemm_paths.cpp" \
+  "$root/engine/src/model/packed_product.cpp" -o "$out/packed"
 for threads in 1 2; do
-  for path in eigen openblas blis dnnl; do
+  for path in eigen openblas blis dnnl packed; do
     env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=$threads BLIS_NUM_THREADS=$threads "$out/$path" "$path" "$seconds"
   done
   # OpenBLAS with its AVX2 kernels forced, as the engine does on Zen 4 (model/matrix_product.cpp)

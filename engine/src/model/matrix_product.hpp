@@ -1,9 +1,10 @@
 #pragma once
 // The engine's one matrix product, C = beta C + op(A) op(B) over row-major matrices. Float goes
-// through OpenBLAS's sgemm (matrix_product.cpp; the path chosen by tests/bench/gemm_paths.sh, whose
-// figures are in tests/bench/RESULTS.md: faster than Eigen's AVX-512 kernels on these products, and
-// unlike oneDNN's sgemm it allocates nothing per call); double, which only the gradient checks use,
-// through Eigen.
+// through the engine's own packed product where the CPU has AVX-512 (packed_product.hpp) and
+// through OpenBLAS's sgemm elsewhere (matrix_product.cpp says which products go where; the paths
+// were chosen by tests/bench/gemm_paths.sh and gemm_products.sh, figures in tests/bench/RESULTS.md:
+// both allocate nothing per call, unlike oneDNN's sgemm); double, which only the gradient checks
+// use, through Eigen.
 #include <Eigen/Core>
 #include <cstdint>
 
