@@ -1,9 +1,10 @@
 // GFLOP/s of each matrix product of one training step of W1 and W3, one product at a time, in each
 // way the engine could run it: OpenBLAS threading the product itself ("blas"), the same product in
 // the transposed storage PyTorch uses for its weights ([out, in]: forward x W^T, weight gradient
-// dz^T x, input gradient dz W; "blas-wT"), and the OpenMP team splitting the output in one slice per
-// thread, each slice a single-threaded OpenBLAS product ("split"). Build and run with
-// tests/bench/gemm_products.sh; prints one JSON line per product and way.
+// dz^T x, input gradient dz W; "blas-wT"), the OpenMP team splitting the output in one slice per
+// thread, each slice a single-threaded OpenBLAS product ("split"), and the engine's own packed
+// product (engine/src/model/packed_product.cpp, "packed"). Build and run with
+// tests/bench/gemm_products.sh; prints one JSON line per product, its GFLOP/s in each way.
 #include <cblas.h>
 #include <omp.h>
 
@@ -114,16 +115,12 @@ int main(int argc, char** argv) {
     } workloads[] = {{"W1", 256, {784, 256, 128, 10}}, {"W3", 128, {3072, 1024, 1024, 10}}};
     for (const auto& w : workloads)
         for (const auto& [engine, transposed] : stepProducts(w.batch, w.sizes)) {
-            const auto line = [&](const char* way, const Product& p, double value) {
-                std::printf("{\"workload\": \"%s\", \"product\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"ops\": \"%c%c\", "
-                            "\"way\": \"%s\", \"threads\": %d, \"gflops\": %.1f}\n",
-                            w.name, p.name.c_str(), p.m, p.n, p.k, p.transA ? 'T' : 'N', p.transB ? 'T' : 'N', way,
-                            omp_get_max_threads(), value);
-                std::fflush(stdout);
-            };
-            line("blas", engine, gflops(engine, blas, seconds));
-            line("blas-wT", transposed, gflops(transposed, blas, seconds));
-            line("split", engine, gflops(engine, split, seconds));
-            line("packed", engine, gflops(engine, packed, seconds));
+            // One line per product: GFLOP/s of each way (blas-wT with the transposed weights' ops).
+            std::printf("{\"workload\": \"%s\", \"threads\": %d, \"product\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, "
+                        "\"ops\": \"%c%c\", \"blas\": %.1f, \"blas-wT\": %.1f, \"split\": %.1f, \"packed\": %.1f}\n",
+                        w.name, omp_get_max_threads(), engine.name.c_str(), engine.m, engine.n, engine.k,
+                        engine.transA ? 'T' : 'N', engine.transB ? 'T' : 'N', gflops(engine, blas, seconds),
+                        gflops(transposed, blas, seconds), gflops(engine, split, seconds), gflops(engine, packed, seconds));
+            std::fflush(stdout);
         }
 }
