@@ -19,13 +19,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# First match wins, on "<library> <function>". OpenBLAS's sgemm kernels and packing routines are the
+# First match wins, on "<library> <function>". The engine's packed product (its micro-kernel, its
+# blocking loop and packing copies) and OpenBLAS's sgemm kernels and packing routines are the
 # products; libgomp (its barriers and spin loops, unnamed in Debian's stripped build), OpenBLAS's
 # inner_thread (whose own time is its spin on the other threads' packing) and sched_yield are the
 # threads of a team waiting for each other.
 BUCKETS = [
     ("waiting", r"libgomp|gomp_|GOMP_|inner_thread|sched_yield|spinWait|SpinBarrier|futex"),
-    ("products", r"sgemm|gemm_|gebp|gemm_pack|exec_blas|matrixProduct"),
+    ("products", r"sgemm|gemm_|gebp|gemm_pack|exec_blas|matrixProduct|microKernel|productBlock|packedProduct|copyStrips|transposeStrip"),
     ("optimizer", r"Sgd::|Adam::|Optimizer::"),
     ("loss", r"softmaxCrossEntropy|meanSquaredError|LossFunction|logf|expf"),
     ("reductions", r"denseBackward|colwise|redux|sumOfSquares"),
