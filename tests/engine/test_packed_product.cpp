@@ -1,7 +1,8 @@
 // The engine's own packed float product (model/packed_product.cpp) and the float matrixProduct
 // that dispatches to it, against a product summed in double: shapes on and off every block size
 // (micro-tile rows and columns, the cache blocks in k, m and n), every transpose, beta 0, 1 and
-// another; beta 0 ignores what C held (NaN); the bits do not depend on the team size.
+// another; beta 0 ignores what C held (NaN); the bits do not depend on the team size nor on how
+// the team's shares were balanced; the shares follow the threads' measured speeds.
 #include <QtTest>
 
 #include <omp.h>
@@ -13,6 +14,7 @@
 #include "distlab/core/rng.hpp"
 #include "model/matrix_product.hpp"
 #include "model/packed_product.hpp"
+#include "model/team_split.hpp"
 
 using namespace distlab;
 using kernels::Op;
@@ -124,6 +126,46 @@ private slots:
             QVERIFY(results[0] == results[1]);
             QVERIFY(results[0] == results[2]);
         }
+    }
+
+    void bitsDoNotDependOnTheBalancedSplit() {
+        if (!kernels::packedProductAvailable()) QSKIP("this CPU lacks AVX-512F: the engine uses OpenBLAS here");
+        // The same product again and again on a team of two: its shares move with the threads'
+        // timings from call to call, its bits must not.
+        const int threads = omp_get_max_threads();
+        const Case c{Op::None, Op::None, 64, 2048, 64, 0.0f};
+        Rng rng(9);
+        const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n);
+        std::vector<float> first(static_cast<std::size_t>(c.m * c.n)), out(first.size());
+        omp_set_num_threads(1);
+        kernels::packedProduct(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, first.data());
+        omp_set_num_threads(2);
+        for (int call = 0; call < 40; ++call) {
+            kernels::packedProduct(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
+            QVERIFY(out == first);
+        }
+        omp_set_num_threads(threads);
+    }
+
+    void teamSplitFollowsTheThreadsSpeeds() {
+        constexpr std::uint64_t key = 12345;
+        {
+            const kernels::TeamSplit even(key, 100, 2);
+            QCOMPARE(even.begin(0), 0);
+            QCOMPARE(even.begin(1), 50);
+            QCOMPARE(even.begin(2), 100);
+        }
+        for (int product = 0; product < 30; ++product) {  // thread 1 takes twice as long per unit
+            kernels::TeamSplit split(key, 100, 2);
+            split.record(0, 1.0 * static_cast<double>(split.begin(1) - split.begin(0)));
+            split.record(1, 2.0 * static_cast<double>(split.begin(2) - split.begin(1)));
+            split.update();
+        }
+        const kernels::TeamSplit learnt(key, 100, 2);
+        QVERIFY2(learnt.begin(1) >= 64 && learnt.begin(1) <= 70, qPrintable(QString::number(learnt.begin(1))));  // about 2:1
+        QCOMPARE(learnt.begin(2), 100);
+        const kernels::TeamSplit other(key + 1, 100, 2);  // another product keeps its own estimates
+        QCOMPARE(other.begin(1), 50);
     }
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "model/team_split.hpp"
 #include "tensor/parallel_ranges.hpp"
 
 namespace distlab::kernels {
@@ -270,24 +271,37 @@ void packedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     const int parts =
         flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), units));
-    const auto slice = [&](std::int64_t part, std::int64_t count) {
-        const std::int64_t begin = units * part / count * tile;
-        const std::int64_t end = std::min(extent, units * (part + 1) / count * tile);
+    const auto slice = [&](std::int64_t begin, std::int64_t end) {
         if (begin >= end) return;
         const auto run = n <= kVector ? productBlock<kNarrow> : productBlock<kWide>;
         if (alongRows)
             run(opA, opB, end - begin, n, k, opA == Op::None ? a + begin * lda : a + begin, lda, b, ldb, beta,
-                         c + begin * n, n);
+                c + begin * n, n);
         else
-            run(opA, opB, m, end - begin, k, a, lda, opB == Op::None ? b + begin : b + begin * ldb, ldb, beta,
-                         c + begin, n);
+            run(opA, opB, m, end - begin, k, a, lda, opB == Op::None ? b + begin : b + begin * ldb, ldb, beta, c + begin,
+                n);
     };
     if (parts <= 1) {
-        slice(0, 1);
+        slice(0, extent);
         return;
     }
+    const std::uint64_t key = (static_cast<std::uint64_t>(m) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(n) << 20) ^
+                              (static_cast<std::uint64_t>(k) << 40) ^ (opA == Op::Transpose ? 1u : 0u) ^
+                              (opB == Op::Transpose ? 2u : 0u);
+    TeamSplit split(key, units, parts);
 #pragma omp parallel num_threads(parts)
-    slice(omp_get_thread_num(), omp_get_num_threads());  // the team OpenMP gave, which may be smaller
+    {
+        // The team OpenMP gave may be smaller: then the parts are even and nothing is learnt.
+        const int part = omp_get_thread_num(), count = omp_get_num_threads();
+        if (count != parts) {
+            slice(units * part / count * tile, std::min(extent, units * (part + 1) / count * tile));
+        } else {
+            const double start = TeamSplit::now();
+            slice(split.begin(part) * tile, std::min(extent, split.begin(part + 1) * tile));
+            split.record(part, TeamSplit::now() - start);
+        }
+    }
+    split.update();
 }
 
 }  // namespace distlab::kernels

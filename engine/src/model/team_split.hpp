@@ -1,0 +1,91 @@
+#pragma once
+// How the packed product shares a product's output among its team: in proportion to how fast each
+// thread went on the last products of the same shape, instead of equally. On the shared 2-core VM
+// one core was often slower than the other for minutes at a time (another guest on its sibling, the
+// host's work), and with equal halves the faster thread waited for it at the end of every product
+// (perf: 5 % of W3's samples in libgomp's wait on one thread). The packed product's bits do not
+// depend on where the output is split, so this changes timing only, never results.
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <ctime>
+
+#include "tensor/parallel_ranges.hpp"
+
+namespace distlab::kernels {
+
+class TeamSplit {
+public:
+    /// The product's key (its shape and operations) and the units of output to share among
+    /// `count` threads; begin(t) .. begin(t + 1) is thread t's share.
+    TeamSplit(std::uint64_t key, std::int64_t units, int count) : m_entry(entryFor(key, count)), m_count(count) {
+        double total = 0.0;
+        for (int t = 0; t < count; ++t) total += m_entry.speed[static_cast<std::size_t>(t)];
+        double before = 0.0;
+        m_bounds[0] = 0;
+        for (int t = 0; t < count; ++t) {
+            before += m_entry.speed[static_cast<std::size_t>(t)];
+            m_bounds[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(static_cast<double>(units) * before / total + 0.5);
+        }
+        m_bounds[static_cast<std::size_t>(count)] = units;
+    }
+
+    std::int64_t begin(int part) const { return m_bounds[static_cast<std::size_t>(part)]; }
+
+    /// Thread `part` did its share in `seconds` (each thread writes its own slot).
+    void record(int part, double seconds) { m_seconds[static_cast<std::size_t>(part)] = seconds; }
+
+    /// After the team has finished: each thread's speed estimate moves a quarter of the way towards
+    /// its speed on this product relative to the team's mean (one product's timing is noisy), kept
+    /// within a factor of 2 of even (so no share shrinks to nothing and stops being measured).
+    void update() {
+        std::array<double, kMaxParallelParts> rate{};
+        double mean = 0.0;
+        for (int t = 0; t < m_count; ++t) {
+            const auto i = static_cast<std::size_t>(t);
+            const auto units = static_cast<double>(begin(t + 1) - begin(t));
+            if (units <= 0.0 || m_seconds[i] <= 0.0) return;  // nothing to learn from
+            rate[i] = units / m_seconds[i];
+            mean += rate[i] / m_count;
+        }
+        for (int t = 0; t < m_count; ++t) {
+            double& speed = m_entry.speed[static_cast<std::size_t>(t)];
+            speed = std::clamp(0.75 * speed + 0.25 * rate[static_cast<std::size_t>(t)] / mean, 0.5, 2.0);
+        }
+    }
+
+    static double now() {
+        timespec time{};
+        clock_gettime(CLOCK_MONOTONIC, &time);
+        return static_cast<double>(time.tv_sec) + 1e-9 * static_cast<double>(time.tv_nsec);
+    }
+
+private:
+    struct Entry {
+        std::uint64_t key = 0;
+        int count = 0;
+        std::array<double, kMaxParallelParts> speed{};  // relative: 1 each to begin with
+    };
+
+    /// The calling (master) thread's estimates for this product: a small direct-mapped table, so a
+    /// step's few shapes each keep their own and nothing is allocated.
+    static Entry& entryFor(std::uint64_t key, int count) {
+        thread_local std::array<Entry, 16> table{};
+        Entry& entry = table[key % table.size()];
+        if (entry.key != key || entry.count != count) {
+            entry.key = key;
+            entry.count = count;
+            entry.speed.fill(1.0);
+        }
+        return entry;
+    }
+
+    Entry& m_entry;
+    int m_count;
+    std::array<std::int64_t, kMaxParallelParts + 1> m_bounds{};
+    std::array<double, kMaxParallelParts> m_seconds{};
+};
+
+}  // namespace distlab::kernels
