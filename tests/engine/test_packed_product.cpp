@@ -2,19 +2,22 @@
 // that dispatches to it, against a product summed in double: shapes on and off every block size
 // (micro-tile rows and columns, the cache blocks in k, m and n), every transpose, beta 0, 1 and
 // another; beta 0 ignores what C held (NaN); the bits do not depend on the team size nor on how
-// the team's shares were balanced; the shares follow the threads' measured speeds.
+// the team's shares were balanced; the shares follow the threads' measured speeds, and the
+// balanced passes of the optimizer cover every value once with the same bits.
 #include <QtTest>
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "distlab/core/rng.hpp"
+#include "distlab/optim/sgd.hpp"
 #include "model/matrix_product.hpp"
 #include "model/packed_product.hpp"
-#include "model/team_split.hpp"
+#include "tensor/team_split.hpp"
 
 using namespace distlab;
 using kernels::Op;
@@ -150,22 +153,52 @@ private slots:
     void teamSplitFollowsTheThreadsSpeeds() {
         constexpr std::uint64_t key = 12345;
         {
-            const kernels::TeamSplit even(key, 100, 2);
+            const TeamSplit even(key, 100, 2);
             QCOMPARE(even.begin(0), 0);
             QCOMPARE(even.begin(1), 50);
             QCOMPARE(even.begin(2), 100);
         }
         for (int product = 0; product < 30; ++product) {  // thread 1 takes twice as long per unit
-            kernels::TeamSplit split(key, 100, 2);
+            TeamSplit split(key, 100, 2);
             split.record(0, 1.0 * static_cast<double>(split.begin(1) - split.begin(0)));
             split.record(1, 2.0 * static_cast<double>(split.begin(2) - split.begin(1)));
             split.update();
         }
-        const kernels::TeamSplit learnt(key, 100, 2);
+        const TeamSplit learnt(key, 100, 2);
         QVERIFY2(learnt.begin(1) >= 64 && learnt.begin(1) <= 70, qPrintable(QString::number(learnt.begin(1))));  // about 2:1
         QCOMPARE(learnt.begin(2), 100);
-        const kernels::TeamSplit other(key + 1, 100, 2);  // another product keeps its own estimates
+        const TeamSplit other(key + 1, 100, 2);  // another product keeps its own estimates
         QCOMPARE(other.begin(1), 50);
+    }
+
+    void balancedPartsCoverEveryValueOnce() {
+        const int threads = omp_get_max_threads();
+        omp_set_num_threads(2);
+        const std::size_t n = 300'001;  // above the split's minimum, not a whole number of blocks
+        std::vector<int> visits(n, 0);
+        for (int pass = 0; pass < 20; ++pass)
+            forEachBalancedPart(77, n, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) ++visits[i];
+            });
+        omp_set_num_threads(threads);
+        QVERIFY(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 20; }));
+    }
+
+    void balancedUpdateHasTheSameBits() {  // SGD with momentum on one thread and on a balanced two
+        const int threads = omp_get_max_threads();
+        const std::size_t n = 300'001;
+        Rng rng(5);
+        std::vector<float> start = randomFloats(rng, static_cast<std::int64_t>(n)), g = randomFloats(rng, static_cast<std::int64_t>(n));
+        std::vector<std::vector<float>> results;
+        for (int team : {1, 2}) {
+            omp_set_num_threads(team);
+            Sgd sgd(0.9f, true, static_cast<std::int64_t>(n));
+            std::vector<float> p = start;
+            for (int step = 0; step < 20; ++step) sgd.apply(p, g, 0.01f);
+            results.push_back(std::move(p));
+        }
+        omp_set_num_threads(threads);
+        QVERIFY(results[0] == results[1]);
     }
 };
 

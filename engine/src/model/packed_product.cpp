@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "model/team_split.hpp"
 #include "tensor/parallel_ranges.hpp"
+#include "tensor/team_split.hpp"
 
 namespace distlab::kernels {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tensor/parallel_ranges.hpp"
+#include "tensor/team_split.hpp"
 
 namespace distlab {
 
@@ -19,8 +19,9 @@ void Adam::applyRange(std::span<float> params, std::span<const float> grads, flo
     const float* g = grads.data();
     float* m = m_first.data() + offset;
     float* v = m_second.data() + offset;
-    // A pass over every parameter, bound by memory: split across the replica's OpenMP team.
-    forEachPart(params.size(), [=](int, std::size_t begin, std::size_t end) {
+    // A pass over every parameter, bound by memory: split across the replica's OpenMP team, the
+    // shares following the threads' speeds (an elementwise update: the same bits for any split).
+    forEachBalancedPart(0x4144414D00000000ull ^ params.size(), params.size(), [=](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             m[i] = b1 * m[i] + (1.0f - b1) * g[i];
             v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];

@@ -1,6 +1,6 @@
 #include "distlab/optim/sgd.hpp"
 
-#include "tensor/parallel_ranges.hpp"
+#include "tensor/team_split.hpp"
 
 namespace distlab {
 
@@ -14,8 +14,9 @@ void Sgd::applyRange(std::span<float> params, std::span<const float> grads, floa
     float* b = m_velocity.empty() ? nullptr : m_velocity.data() + offset;
     const float mu = m_momentum;
     const bool nesterov = m_nesterov;
-    // A pass over every parameter, bound by memory: split across the replica's OpenMP team.
-    forEachPart(params.size(), [=](int, std::size_t begin, std::size_t end) {
+    // A pass over every parameter, bound by memory: split across the replica's OpenMP team, the
+    // shares following the threads' speeds (an elementwise update: the same bits for any split).
+    forEachBalancedPart(0x5347440000000000ull ^ params.size(), params.size(), [=](std::size_t begin, std::size_t end) {
         if (b == nullptr) {
             for (std::size_t i = begin; i < end; ++i) p[i] -= learningRate * g[i];
         } else if (nesterov) {

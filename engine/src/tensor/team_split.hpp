@@ -1,10 +1,11 @@
 #pragma once
-// How the packed product shares a product's output among its team: in proportion to how fast each
-// thread went on the last products of the same shape, instead of equally. On the shared 2-core VM
-// one core was often slower than the other for minutes at a time (another guest on its sibling, the
-// host's work), and with equal halves the faster thread waited for it at the end of every product
-// (perf: 5 % of W3's samples in libgomp's wait on one thread). The packed product's bits do not
-// depend on where the output is split, so this changes timing only, never results.
+// How a pass whose bits do not depend on where it is split (the packed product's output, the
+// optimizer's elementwise update) shares its work among the team: in proportion to how fast each
+// thread went on the last passes of the same kind, instead of equally. On the shared 2-core VM one
+// thread was often slower than the other for minutes at a time (the other guests, the host, its
+// half of the data further away), and with equal shares the faster thread waited for it at the end
+// of every pass (perf: 5 % of W3's samples in libgomp's wait on one thread). Timing only, never
+// results.
 #include <omp.h>
 
 #include <algorithm>
@@ -14,11 +15,11 @@
 
 #include "tensor/parallel_ranges.hpp"
 
-namespace distlab::kernels {
+namespace distlab {
 
 class TeamSplit {
 public:
-    /// The product's key (its shape and operations) and the units of output to share among
+    /// The pass's key (a product's shape and operations, say) and the units of work to share among
     /// `count` threads; begin(t) .. begin(t + 1) is thread t's share.
     TeamSplit(std::uint64_t key, std::int64_t units, int count) : m_entry(entryFor(key, count)), m_count(count) {
         double total = 0.0;
@@ -69,8 +70,8 @@ private:
         std::array<double, kMaxParallelParts> speed{};  // relative: 1 each to begin with
     };
 
-    /// The calling (master) thread's estimates for this product: a small direct-mapped table, so a
-    /// step's few shapes each keep their own and nothing is allocated.
+    /// The calling (master) thread's estimates for this pass: a small direct-mapped table, so a
+    /// step's few passes each keep their own and nothing is allocated.
     static Entry& entryFor(std::uint64_t key, int count) {
         thread_local std::array<Entry, 16> table{};
         Entry& entry = table[key % table.size()];
@@ -88,4 +89,31 @@ private:
     std::array<double, kMaxParallelParts> m_seconds{};
 };
 
-}  // namespace distlab::kernels
+/// forEachPart for a pass whose bits do not depend on where it is split (an elementwise update):
+/// body(begin, end) over [0, n), the parts following the threads' speeds on the last passes with
+/// this key, in whole blocks of 1024 values.
+template <typename Body>
+void forEachBalancedPart(std::uint64_t key, std::size_t n, Body&& body) {
+    const int team = parallelTeamSize();
+    if (team <= 1 || n < kParallelMinimumValues) return body(std::size_t{0}, n);
+#ifndef DISTLAB_SERIAL_PARTS
+    constexpr std::size_t kBlock = 1024;
+    TeamSplit split(key, static_cast<std::int64_t>((n + kBlock - 1) / kBlock), team);
+#pragma omp parallel num_threads(team)
+    {
+        const int part = omp_get_thread_num(), count = omp_get_num_threads();
+        if (count != team) {  // a smaller team than asked for: even parts, nothing learnt
+            body(n * static_cast<std::size_t>(part) / static_cast<std::size_t>(count),
+                 n * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(count));
+        } else {
+            const double start = TeamSplit::now();
+            body(std::min(n, static_cast<std::size_t>(split.begin(part)) * kBlock),
+                 std::min(n, static_cast<std::size_t>(split.begin(part + 1)) * kBlock));
+            split.record(part, TeamSplit::now() - start);
+        }
+    }
+    split.update();
+#endif
+}
+
+}  // namespace distlab
