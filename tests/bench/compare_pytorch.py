@@ -17,6 +17,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -55,9 +56,12 @@ def run_distlab(cli, case, seconds):
 
 
 def machine_state():
-    """Load averages and the compilers running now: how quiet the machine was."""
-    compilers = subprocess.run(["pgrep", "-c", "-x", "cc1plus"], capture_output=True, text=True).stdout.strip()
-    return dict(loadavg=[round(x, 2) for x in os.getloadavg()], compilers_running=int(compilers or 0),
+    """Load averages and the compilers and linkers running now: how quiet the machine was (GCC's
+    cc1plus, and clang and ld too: an AddressSanitizer build with clang once ran through a whole
+    comparison that counted none)."""
+    names = subprocess.run(["ps", "-e", "-o", "comm="], capture_output=True, text=True).stdout.split()
+    compilers = sum(1 for name in names if re.fullmatch(r"cc1plus|cc1|clang|clang\+\+|clang-\d+|ld|ld\.gold|ld\.lld", name))
+    return dict(loadavg=[round(x, 2) for x in os.getloadavg()], compilers_running=compilers,
                 at=time.strftime("%H:%M:%S"))
 
 
