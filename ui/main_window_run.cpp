@@ -74,10 +74,7 @@ bool MainWindow::confirmDiscard(const QString& what) {
                                       QLocale().toString(steps)));
 }
 
-void MainWindow::showSaved(const QString& what, const QString& path) {
-    statusBar()->showMessage(tr("Saved %1 to %2").arg(what, QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())),
-                             10000);
-}
+void MainWindow::showSaved(const QString& what, const QString& path) { ui::showSaved(*this, what, path); }
 
 void MainWindow::buildExamplesMenu(QMenu* menu) {
     menu->clear();

@@ -1,6 +1,10 @@
 #include "user_prompts.hpp"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QMainWindow>
 #include <QMessageBox>
+#include <QStatusBar>
 
 namespace distlab::ui {
 
@@ -14,6 +18,21 @@ UserPrompts UserPrompts::messageBoxes() {
                QMessageBox::Yes;
     };
     return prompts;
+}
+
+void showSaved(QMainWindow& window, const QString& what, const QString& path) {
+    window.statusBar()->showMessage(
+        QMainWindow::tr("Saved %1 to %2").arg(what, QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
+}
+
+bool reportSave(QMainWindow& window, const UserPrompts& prompts, const Status& outcome, const QString& failureTitle,
+                const QString& what, const QString& path) {
+    if (!outcome) {
+        if (prompts.error) prompts.error(&window, failureTitle, QString::fromStdString(outcome.error().message));
+        return false;
+    }
+    showSaved(window, what, path);
+    return true;
 }
 
 }  // namespace distlab::ui

@@ -5,6 +5,9 @@
 
 #include <functional>
 
+#include <distlab/core/error.hpp>
+
+class QMainWindow;
 class QWidget;
 
 namespace distlab::ui {
@@ -18,5 +21,12 @@ struct UserPrompts {
     /// Modal QMessageBox dialogs (the app's default).
     static UserPrompts messageBoxes();
 };
+
+/// "Saved WHAT to PATH" (the absolute path) in `window`'s status bar, for ten seconds.
+void showSaved(QMainWindow& window, const QString& what, const QString& path);
+/// A save's outcome told to the person: the error through `prompts`, titled `failureTitle`, or
+/// showSaved. Returns whether it was saved.
+bool reportSave(QMainWindow& window, const UserPrompts& prompts, const Status& outcome, const QString& failureTitle,
+                const QString& what, const QString& path);
 
 }  // namespace distlab::ui

@@ -2,9 +2,7 @@
 
 #include <QAction>
 #include <QCloseEvent>
-#include <QDir>
 #include <QFile>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -189,25 +187,13 @@ void EquivalenceWindow::updateActions() {
 }
 
 bool EquivalenceWindow::exportCsv(const QString& path) {
-    if (Status written = writeFileAtomically(QFile::encodeName(path).toStdString(), m_controller->csv()); !written) {
-        showError(tr("Could not export the differences"), QString::fromStdString(written.error().message));
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved the differences to %1").arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
-    return true;
+    return reportSave(*this, m_prompts, writeFileAtomically(QFile::encodeName(path).toStdString(), m_controller->csv()),
+                      tr("Could not export the differences"), tr("the differences"), path);
 }
 
 bool EquivalenceWindow::exportPicture(const QString& path) {
-    if (Status saved = saveWidgetPng(centralWidget(), path); !saved) {
-        showError(tr("Could not export the picture"), QString::fromStdString(saved.error().message));
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved the picture to %1").arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
-    return true;
-}
-
-void EquivalenceWindow::showError(const QString& title, const QString& message) {
-    if (m_prompts.error) m_prompts.error(this, title, message);
+    return reportSave(*this, m_prompts, saveWidgetPng(centralWidget(), path), tr("Could not export the picture"), tr("the picture"),
+                      path);
 }
 
 void EquivalenceWindow::closeEvent(QCloseEvent* event) {

@@ -51,7 +51,6 @@ private:
     void updateTable();
     void updateChart();
     void updateActions();
-    void showError(const QString& title, const QString& message);
 
     EquivalenceController* m_controller;
     UserPrompts m_prompts;

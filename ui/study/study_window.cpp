@@ -4,7 +4,6 @@
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -225,32 +224,21 @@ void StudyWindow::updateActions() {
 }
 
 bool StudyWindow::saveStudy(const QString& path) {
-    StudySpec spec = m_controller->study().spec;
-    if (Status written = writeFileAtomically(local(path), studyToJson(spec)); !written) {
-        showError(tr("Could not save the study"), QString::fromStdString(written.error().message));
+    if (!reportSave(*this, m_prompts, writeFileAtomically(local(path), studyToJson(m_controller->study().spec)),
+                    tr("Could not save the study"), tr("the study"), path))
         return false;
-    }
     m_path = QFileInfo(path).absoluteFilePath();
-    statusBar()->showMessage(tr("Saved the study to %1").arg(QDir::toNativeSeparators(m_path)), 10000);
     return true;
 }
 
 bool StudyWindow::exportTable(const QString& path) {
-    if (Status written = writeFileAtomically(local(path), studyTableCsv(m_summary->table())); !written) {
-        showError(tr("Could not export the table"), QString::fromStdString(written.error().message));
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved the table to %1").arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
-    return true;
+    return reportSave(*this, m_prompts, writeFileAtomically(local(path), studyTableCsv(m_summary->table())),
+                      tr("Could not export the table"), tr("the table"), path);
 }
 
 bool StudyWindow::exportPicture(const QString& path) {
-    if (Status saved = saveWidgetPng(centralWidget(), path); !saved) {
-        showError(tr("Could not export the picture"), QString::fromStdString(saved.error().message));
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved the picture to %1").arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);
-    return true;
+    return reportSave(*this, m_prompts, saveWidgetPng(centralWidget(), path), tr("Could not export the picture"), tr("the picture"),
+                      path);
 }
 
 void StudyWindow::showEvent(QShowEvent* event) {
@@ -263,8 +251,5 @@ void StudyWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-void StudyWindow::showError(const QString& title, const QString& message) {
-    if (m_prompts.error) m_prompts.error(this, title, message);
-}
 
 }  // namespace distlab::ui

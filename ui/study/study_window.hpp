@@ -63,7 +63,6 @@ private:
     void updateProgress();
     void fitTables();
     void updateActions();
-    void showError(const QString& title, const QString& message);
 
     StudyController* m_controller;
     UserPrompts m_prompts;
