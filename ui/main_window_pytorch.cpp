@@ -26,7 +26,8 @@ void MainWindow::buildPyTorchExportAction() {
                                    "on the same batches (DDP over gloo for several replicas), with its weights and data "
                                    "beside it"));
     connect(m_exportPyTorch, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Export as PyTorch script"), tr("Python scripts (*.py)"), QStringLiteral("py"), runFileName("py"));
+        const QString path =
+            askSavePath(this, tr("Export as PyTorch script"), tr("Python scripts (*.py)"), QStringLiteral("py"), runFileName("py"));
         if (!path.isEmpty()) exportPyTorchScript(path);
     });
 }
