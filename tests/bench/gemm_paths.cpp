@@ -34,8 +34,8 @@ void gemm(bool transA, bool transB, int m, int n, int k, const float* a, const f
     else cm.noalias() += am * bm;
 #elif defined(PATH_PACKED)
     using distlab::kernels::Op;
-    distlab::kernels::packedProduct(transA ? Op::Transpose : Op::None, transB ? Op::Transpose : Op::None, m, n, k, a, b, beta,
-                                    c);
+    distlab::kernels::packedProduct(distlab::kernels::packedKernels().front(), transA ? Op::Transpose : Op::None,
+                                    transB ? Op::Transpose : Op::None, m, n, k, a, b, beta, c);
 #elif defined(PATH_DNNL)
     dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
 #else

@@ -62,8 +62,8 @@ void split(const Product& p, const float* a, const float* b, float* c) {
 /// The engine's own packed product (engine/src/model/packed_product.cpp).
 void packed(const Product& p, const float* a, const float* b, float* c) {
     using distlab::kernels::Op;
-    distlab::kernels::packedProduct(p.transA ? Op::Transpose : Op::None, p.transB ? Op::Transpose : Op::None, p.m, p.n,
-                                    p.k, a, b, p.beta, c);
+    distlab::kernels::packedProduct(distlab::kernels::packedKernels().front(), p.transA ? Op::Transpose : Op::None,
+                                    p.transB ? Op::Transpose : Op::None, p.m, p.n, p.k, a, b, p.beta, c);
 }
 
 double gflops(const Product& p, const std::function<void(const Product&, const float*, const float*, float*)>& run,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds tests/bench/gemm_products.cpp (with the engine's packed product) against OpenBLAS's OpenMP
-# build and runs it on 1 and 2 threads with the Haswell kernels the engine forces on Zen 4
-# (model/matrix_product.cpp): one JSON line per product and thread count, GFLOP/s per way.
+# Builds tests/bench/gemm_products.cpp (with the engine's packed product, on the best kernel this
+# CPU has: AVX-512 or AVX2) against OpenBLAS's OpenMP build and runs it on 1 and 2 threads with the
+# Haswell kernels the engine forces on Zen 4 (model/matrix_product.cpp; OpenBLAS picks them itself
+# on Zen 3): one JSON line per product and thread count, GFLOP/s per way.
 # Usage: bash tests/bench/gemm_products.sh [seconds per product and way, default 1]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -43,6 +43,22 @@ float at(const std::vector<float>& x, Op op, std::int64_t i, std::int64_t j, std
 
 using Product = void (*)(Op, Op, std::int64_t, std::int64_t, std::int64_t, const float*, const float*, float, float*);
 
+/// packedProduct on one kernel, as a Product.
+Product productOn(kernels::PackedKernel kernel) {
+    if (kernel == kernels::PackedKernel::Avx512)
+        return [](Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta,
+                  float* c) { kernels::packedProduct(kernels::PackedKernel::Avx512, opA, opB, m, n, k, a, b, beta, c); };
+    return [](Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta,
+              float* c) { kernels::packedProduct(kernels::PackedKernel::Avx2, opA, opB, m, n, k, a, b, beta, c); };
+}
+
+/// A data row per packed kernel; a kernel this CPU lacks is skipped.
+void kernelRows() {
+    QTest::addColumn<kernels::PackedKernel>("kernel");
+    QTest::newRow("AVX-512") << kernels::PackedKernel::Avx512;
+    QTest::newRow("AVX2") << kernels::PackedKernel::Avx2;
+}
+
 /// Runs `product` on random operands and compares every element with the double sum, within the
 /// bound of float summation over k terms (k ulps of the sum of the terms' magnitudes).
 void checkAgainstReference(Product product, const Case& c, std::uint64_t seed) {
@@ -75,11 +91,11 @@ void checkAgainstReference(Product product, const Case& c, std::uint64_t seed) {
 }
 
 std::vector<Case> cases() {
-    // Around the micro-tiles (8 and 16 rows; 16 and 32 columns), the cache blocks (k 256, m 128,
-    // n 1024) and the reference workloads' shapes (10 classes, batch 128).
+    // Around the micro-tiles (6, 8 and 16 rows; 16 and 32 columns), the cache blocks (k 256, m 128
+    // and 144, n 1024) and the reference workloads' shapes (10 classes, batch 128).
     const std::int64_t sizes[][3] = {{1, 1, 1},     {7, 9, 3},      {8, 32, 16},    {9, 33, 17},   {15, 10, 31},
                                      {16, 16, 256}, {17, 17, 257},  {33, 47, 1},    {128, 10, 64}, {130, 200, 513},
-                                     {257, 31, 40}, {64, 1030, 20}, {300, 129, 70}, {5, 1100, 9},  {129, 3, 600}};
+                                     {257, 31, 40}, {64, 1030, 20}, {300, 129, 70}, {5, 1100, 9},  {129, 3, 600},  {6, 16, 8},     {13, 40, 33},   {145, 48, 260}, {150, 17, 12}};
     std::vector<Case> all;
     for (const auto& s : sizes)
         for (Op opA : {Op::None, Op::Transpose})
@@ -93,12 +109,29 @@ std::vector<Case> cases() {
 class TestPackedProduct : public QObject {
     Q_OBJECT
 private slots:
+    void matchesReference_data() { kernelRows(); }
     void matchesReference() {
-        if (!kernels::packedProductAvailable()) QSKIP("this CPU lacks AVX-512F: the engine uses OpenBLAS here");
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         std::uint64_t seed = 1;
         for (const Case& c : cases()) {
-            checkAgainstReference(kernels::packedProduct, c, seed++);
+            checkAgainstReference(productOn(kernel), c, seed++);
             if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    void kernelsGiveTheSameBits() {  // one FMA chain per element in k order on either kernel
+        if (!kernels::packedKernelAvailable(kernels::PackedKernel::Avx512) ||
+            !kernels::packedKernelAvailable(kernels::PackedKernel::Avx2))
+            QSKIP("this CPU runs only one of the kernels");
+        Rng rng(11);
+        for (const Case& c : cases()) {
+            const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n),
+                                     start = randomFloats(rng, c.m * c.n);
+            std::vector<float> wide = start, narrow = start;
+            productOn(kernels::PackedKernel::Avx512)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, wide.data());
+            productOn(kernels::PackedKernel::Avx2)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, narrow.data());
+            QVERIFY(wide == narrow);
         }
     }
 
@@ -110,8 +143,10 @@ private slots:
         }
     }
 
+    void bitsDoNotDependOnTeamSize_data() { kernelRows(); }
     void bitsDoNotDependOnTeamSize() {
-        if (!kernels::packedProductAvailable()) QSKIP("this CPU lacks AVX-512F: the engine uses OpenBLAS here");
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         const int threads = omp_get_max_threads();
         Rng rng(7);
         for (const Case& c : {Case{Op::None, Op::None, 128, 1024, 700, 1.0f}, Case{Op::Transpose, Op::None, 700, 300, 128, 0.0f},
@@ -122,7 +157,7 @@ private slots:
             for (int team : {1, 2, 3}) {
                 omp_set_num_threads(team);
                 std::vector<float> out = start;
-                kernels::packedProduct(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
+                productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
                 results.push_back(std::move(out));
             }
             omp_set_num_threads(threads);
@@ -131,8 +166,10 @@ private slots:
         }
     }
 
+    void bitsDoNotDependOnTheBalancedSplit_data() { kernelRows(); }
     void bitsDoNotDependOnTheBalancedSplit() {
-        if (!kernels::packedProductAvailable()) QSKIP("this CPU lacks AVX-512F: the engine uses OpenBLAS here");
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         // The same product again and again on a team of two: its shares move with the threads'
         // timings from call to call, its bits must not.
         const int threads = omp_get_max_threads();
@@ -141,10 +178,10 @@ private slots:
         const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n);
         std::vector<float> first(static_cast<std::size_t>(c.m * c.n)), out(first.size());
         omp_set_num_threads(1);
-        kernels::packedProduct(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, first.data());
+        productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, first.data());
         omp_set_num_threads(2);
         for (int call = 0; call < 40; ++call) {
-            kernels::packedProduct(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
+            productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
             QVERIFY(out == first);
         }
         omp_set_num_threads(threads);

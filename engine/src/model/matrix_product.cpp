@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -53,29 +54,41 @@ const OpenBlas kOpenBlas;
 /// costs (packing into padded strips, masked stores) made W2's tiny layers slower than OpenBLAS's.
 constexpr std::int64_t kPackedMinimumMultiplyAdds = std::int64_t{1} << 15;
 /// Outputs at most this wide (a classifier's last layer): on one thread OpenBLAS ran them faster
-/// (W1's 10-wide products 64 against 45 GFLOP/s), since the packed product copies all of A for
-/// them; on two, OpenBLAS's own threading is the slower one (W3's: 38 against 57).
+/// (W1's 10-wide products 64 against 45 GFLOP/s with the AVX-512 kernel, 33-44 against 23-29 with
+/// the AVX2 one), since the packed product copies all of A for them; on two, OpenBLAS's own
+/// threading is the slower one (W3's: 38 against 57 on AVX-512, 13-16 against 35-40 on AVX2).
 constexpr std::int64_t kNarrowColumns = 16;
 
-/// The engine's own packed product where the CPU has AVX-512 and it measured faster than OpenBLAS
-/// (tests/bench/gemm_products.sh, figures in tests/bench/RESULTS.md): every product of the
-/// reference workloads but the tiny and, on one thread, the narrow. DISTLAB_MATRIX_PRODUCT=openblas
-/// forces OpenBLAS, so the two can be measured against each other in the same build.
-bool usePackedProduct(std::int64_t m, std::int64_t n, std::int64_t k) {
-    static const bool available = [] {
+/// The packed kernel this process runs products on, if any: the fastest the CPU has, unless
+/// DISTLAB_MATRIX_PRODUCT says otherwise (`openblas`: none; `avx2`: the AVX2 kernel on an AVX-512
+/// CPU), so the paths can be measured against each other in the same build.
+std::optional<PackedKernel> chosenPackedKernel() {
+    static const std::optional<PackedKernel> chosen = []() -> std::optional<PackedKernel> {
         const char* forced = std::getenv("DISTLAB_MATRIX_PRODUCT");
-        return packedProductAvailable() && !(forced != nullptr && std::string_view(forced) == "openblas");
+        const std::string_view path = forced != nullptr ? forced : "";
+        if (path == "openblas" || packedKernels().empty()) return std::nullopt;
+        if (path == "avx2" && packedKernelAvailable(PackedKernel::Avx2)) return PackedKernel::Avx2;
+        return packedKernels().front();
     }();
-    if (!available || m * n * k < kPackedMinimumMultiplyAdds) return false;
-    return n > kNarrowColumns || parallelTeamSize() > 1;
+    return chosen;
+}
+
+/// The engine's own packed product where the CPU has a kernel for it and it measured faster than
+/// OpenBLAS (tests/bench/gemm_products.sh, figures in tests/bench/RESULTS.md): every product of the
+/// reference workloads but the tiny and, on one thread, the narrow.
+std::optional<PackedKernel> packedKernelFor(std::int64_t m, std::int64_t n, std::int64_t k) {
+    const std::optional<PackedKernel> kernel = chosenPackedKernel();
+    if (!kernel || m * n * k < kPackedMinimumMultiplyAdds) return std::nullopt;
+    if (n <= kNarrowColumns && parallelTeamSize() <= 1) return std::nullopt;
+    return kernel;
 }
 
 }  // namespace
 
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c) {
-    if (usePackedProduct(m, n, k)) {
-        packedProduct(opA, opB, m, n, k, a, b, beta, c);
+    if (const auto kernel = packedKernelFor(m, n, k)) {
+        packedProduct(*kernel, opA, opB, m, n, k, a, b, beta, c);
         return;
     }
     if (kOpenBlas.sgemm == nullptr) throw std::runtime_error(kOpenBlas.error);

@@ -1,7 +1,7 @@
 #pragma once
 // The engine's one matrix product, C = beta C + op(A) op(B) over row-major matrices. Float goes
-// through the engine's own packed product where the CPU has AVX-512 (packed_product.hpp) and
-// through OpenBLAS's sgemm elsewhere (matrix_product.cpp says which products go where; the paths
+// through the engine's own packed product where the CPU has AVX-512 or AVX2 with FMA
+// (packed_product.hpp) and through OpenBLAS's sgemm elsewhere (matrix_product.cpp says which products go where; the paths
 // were chosen by tests/bench/gemm_paths.sh and gemm_products.sh, figures in tests/bench/RESULTS.md:
 // both allocate nothing per call, unlike oneDNN's sgemm); double, which only the gradient checks
 // use, through Eigen.

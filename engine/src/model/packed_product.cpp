@@ -4,7 +4,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
+#include <vector>
 
 #include "tensor/parallel_ranges.hpp"
 #include "tensor/team_split.hpp"
@@ -12,31 +14,42 @@
 namespace distlab::kernels {
 namespace {
 
-// The register blocks. Wide: 8 rows of C by 32 columns (two 16-float vectors), 16 accumulators of
-// AVX-512's 32 registers; each step of k loads 2 vectors of B and broadcasts 8 values of A for 16
-// FMAs. 8 rows divide the reference workloads' batch sizes (128, 256), so no padding rows are
-// computed. Narrow, for outputs at most 16 wide (the 10 classes of the last layer, where 32
-// columns would compute two thirds padding): 16 rows by one vector.
+// The register blocks, one set per instruction set (PackedKernel). AVX-512, wide: 8 rows of C by
+// 32 columns (two 16-float vectors), 16 accumulators of its 32 registers; each step of k loads 2
+// vectors of B and broadcasts 8 values of A for 16 FMAs. 8 rows divide the reference workloads'
+// batch sizes (128, 256), so no padding rows are computed. AVX-512, narrow, for outputs at most
+// 16 wide (the 10 classes of the last layer, where 32 columns would compute two thirds padding):
+// 16 rows by one vector. AVX2 (Zen 3, Haswell and later): 6 rows by 16 columns (two 8-float
+// vectors), 12 accumulators of its 16 registers, the other 3 for B's two vectors and A's broadcast
+// (8 rows would need all 16 for the accumulators alone).
 struct Block {
-    std::int64_t rows, vectors;
+    PackedKernel kernel;
+    std::int64_t rows, columns;
+    std::int64_t mc;  // the cache block of A's rows: a multiple of rows
 };
-constexpr Block kWide{8, 2};
-constexpr Block kNarrow{16, 1};
-constexpr std::int64_t kVector = 16;
-// The cache blocks: one packed B micro-panel (kKc x 32 floats, 32 KiB) is reused by every row
-// strip of the packed A block (kMc x kKc, 128 KiB, held in L2) before the next one is read. kMc
-// and kNc are multiples of every block's rows and columns.
+constexpr Block kWide{PackedKernel::Avx512, 8, 32, 128};
+constexpr Block kNarrow{PackedKernel::Avx512, 16, 16, 128};
+constexpr Block kAvx2{PackedKernel::Avx2, 6, 16, 144};
+constexpr std::int64_t kVector512 = 16, kVector256 = 8;
+// The cache blocks: one packed B micro-panel (kKc x its columns floats, 16-32 KiB, held in L1) is
+// reused by every row strip of the packed A block (mc x kKc, 128-144 KiB, held in L2) before the
+// next one is read. kNc is a multiple of every block's columns. On Zen 3 (512 KiB of L2, so the
+// packed B block of 1 MiB lives in L3) B blocks of 256 and 512 columns and A blocks of 288 rows
+// measured no faster, within the shared VM's spread.
 constexpr std::int64_t kKc = 256;
-constexpr std::int64_t kMc = 128;
 constexpr std::int64_t kNc = 1024;
+constexpr std::int64_t kMcMost = 144;
+// The AVX2 packing of A stores 8 floats per k where 6 are meant (the next store overwrites the
+// rest): the last one runs up to this far past the strip.
+constexpr std::int64_t kPackSlack = 8;
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
 
 /// One thread's packing buffers, allocated the first time the thread multiplies and kept for its
 /// life: a step allocates nothing once every thread of the team has run one product.
 struct alignas(64) PackBuffers {
-    float a[kMc * kKc];
-    float b[kKc * kNc];
+    float a[kMcMost * kKc + kPackSlack];
+    alignas(64) float b[kKc * kNc];
 };
 
 PackBuffers& threadBuffers() {
@@ -47,42 +60,54 @@ PackBuffers& threadBuffers() {
 /// out[p width + r] = source[r ld + p] for r < valid, 0 for valid <= r < width, p < depth: one
 /// strip of rows laid out k-major (a packed strip of op(A) = A, or of op(B) = B^T). Rows read
 /// along their length and transposed eight by eight in registers: element by element, these
-/// copies took a seventh of W3's step.
+/// copies took a seventh of W3's step. AVX only, so both kernels' CPUs run it. A strip of 6 rows
+/// (the AVX2 kernel's) is transposed as 8 with two zero rows, and each k's 8 values are stored
+/// where its 6 belong, in k order, so each store's last two are overwritten by the next k's (the
+/// strip's last store runs kPackSlack floats past it).
 template <std::int64_t width>
-__attribute__((target("avx512f"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
-                                                       std::int64_t depth, float* out) {
-    static_assert(width % 8 == 0);
+__attribute__((target("avx2"), always_inline)) inline __m256 stripRow(const float* source, std::int64_t ld, std::int64_t r,
+                                                                      std::int64_t p) {
+    return r < width ? _mm256_loadu_ps(source + r * ld + p) : _mm256_setzero_ps();  // rows past a 6-row strip: zeros
+}
+
+template <std::int64_t width>
+__attribute__((target("avx2"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
+                                                    std::int64_t depth, float* out) {
+    static_assert(width % 8 == 0 || width == 6);
+    constexpr std::int64_t kLoaded = width < 8 ? 8 : width;
     std::int64_t p = 0;
     if (valid == width)
         for (; p + 8 <= depth; p += 8)
-            for (std::int64_t r = 0; r < width; r += 8) {
-                const float* rows = source + r * ld + p;
-                const __m256 t0 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows), _mm256_loadu_ps(rows + ld));
-                const __m256 t1 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows), _mm256_loadu_ps(rows + ld));
-                const __m256 t2 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows + 2 * ld), _mm256_loadu_ps(rows + 3 * ld));
-                const __m256 t3 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows + 2 * ld), _mm256_loadu_ps(rows + 3 * ld));
-                const __m256 t4 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows + 4 * ld), _mm256_loadu_ps(rows + 5 * ld));
-                const __m256 t5 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows + 4 * ld), _mm256_loadu_ps(rows + 5 * ld));
-                const __m256 t6 = _mm256_unpacklo_ps(_mm256_loadu_ps(rows + 6 * ld), _mm256_loadu_ps(rows + 7 * ld));
-                const __m256 t7 = _mm256_unpackhi_ps(_mm256_loadu_ps(rows + 6 * ld), _mm256_loadu_ps(rows + 7 * ld));
+            for (std::int64_t r = 0; r < kLoaded; r += 8) {
+                __m256 row[8];
+                #pragma GCC unroll 8
+                for (int q = 0; q < 8; ++q) row[q] = stripRow<width>(source, ld, r + q, p);
+                const __m256 t0 = _mm256_unpacklo_ps(row[0], row[1]);
+                const __m256 t1 = _mm256_unpackhi_ps(row[0], row[1]);
+                const __m256 t2 = _mm256_unpacklo_ps(row[2], row[3]);
+                const __m256 t3 = _mm256_unpackhi_ps(row[2], row[3]);
+                const __m256 t4 = _mm256_unpacklo_ps(row[4], row[5]);
+                const __m256 t5 = _mm256_unpackhi_ps(row[4], row[5]);
+                const __m256 t6 = _mm256_unpacklo_ps(row[6], row[7]);
+                const __m256 t7 = _mm256_unpackhi_ps(row[6], row[7]);
                 const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
                 const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
                 const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
                 const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
                 float* column = out + p * width + r;  // column q of the 8 x 8 block goes to k = p + q
-                _mm256_store_ps(column, _mm256_permute2f128_ps(s0, s4, 0x20));
-                _mm256_store_ps(column + width, _mm256_permute2f128_ps(s1, s5, 0x20));
-                _mm256_store_ps(column + 2 * width, _mm256_permute2f128_ps(s2, s6, 0x20));
-                _mm256_store_ps(column + 3 * width, _mm256_permute2f128_ps(s3, s7, 0x20));
-                _mm256_store_ps(column + 4 * width, _mm256_permute2f128_ps(s0, s4, 0x31));
-                _mm256_store_ps(column + 5 * width, _mm256_permute2f128_ps(s1, s5, 0x31));
-                _mm256_store_ps(column + 6 * width, _mm256_permute2f128_ps(s2, s6, 0x31));
-                _mm256_store_ps(column + 7 * width, _mm256_permute2f128_ps(s3, s7, 0x31));
+                _mm256_storeu_ps(column, _mm256_permute2f128_ps(s0, s4, 0x20));
+                _mm256_storeu_ps(column + width, _mm256_permute2f128_ps(s1, s5, 0x20));
+                _mm256_storeu_ps(column + 2 * width, _mm256_permute2f128_ps(s2, s6, 0x20));
+                _mm256_storeu_ps(column + 3 * width, _mm256_permute2f128_ps(s3, s7, 0x20));
+                _mm256_storeu_ps(column + 4 * width, _mm256_permute2f128_ps(s0, s4, 0x31));
+                _mm256_storeu_ps(column + 5 * width, _mm256_permute2f128_ps(s1, s5, 0x31));
+                _mm256_storeu_ps(column + 6 * width, _mm256_permute2f128_ps(s2, s6, 0x31));
+                _mm256_storeu_ps(column + 7 * width, _mm256_permute2f128_ps(s3, s7, 0x31));
             }
     // The rest: the last columns of k, or a strip with padding rows.
     for (std::int64_t r = 0; r < width; ++r) {
-        const float* row = source + r * ld;
-        for (std::int64_t q = p; q < depth; ++q) out[q * width + r] = r < valid ? row[q] : 0.0f;
+        const float* sourceRow = source + r * ld;
+        for (std::int64_t q = p; q < depth; ++q) out[q * width + r] = r < valid ? sourceRow[q] : 0.0f;
     }
 }
 
@@ -130,10 +155,11 @@ void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::in
 /// inlined into the blocking loops, its 16 accumulators spilled and every product ran a third
 /// slower.
 template <Block block>
-__attribute__((target("avx512f"), noinline)) void microKernel(std::int64_t depth, const float* a, const float* b,
+__attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t depth, const float* a, const float* b,
                                                               float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols,
                                                               float scale) {
-    constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.vectors);
+    constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.columns / kVector512);
+    constexpr std::int64_t kVector = kVector512;
     // Where C is only written (beta 0: the weight gradients, megabytes written once a step), ask
     // for its lines now, so they have arrived by the stores after the k loop instead of each store
     // waiting on memory. Where C is read it was just written (the bias, an earlier block of k) and
@@ -180,6 +206,53 @@ __attribute__((target("avx512f"), noinline)) void microKernel(std::int64_t depth
     }
 }
 
+/// The AVX2 micro-kernel, 6 rows by 16 columns: the same contract and the same arithmetic as
+/// microKernel512 (each element one FMA chain over k in order, then scale C added by one FMA), so
+/// a product has the same bits on either kernel.
+__attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
+                                                                   float* c, std::int64_t ldc, std::int64_t rows,
+                                                                   std::int64_t cols, float scale) {
+    constexpr int kRows = static_cast<int>(kAvx2.rows), kVectors = static_cast<int>(kAvx2.columns / kVector256);
+    if (scale == 0.0f)  // C only written: ask for its lines now (see microKernel512)
+        for (int r = 0; r < kRows && r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    __m256 sum[kRows][kVectors];
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm256_setzero_ps();
+    for (std::int64_t p = 0; p < depth; ++p, a += kRows, b += kVectors * kVector256) {
+        __m256 bv[kVectors];
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) bv[v] = _mm256_load_ps(b + v * kVector256);
+#pragma GCC unroll 6
+        for (int r = 0; r < kRows; ++r) {
+            const __m256 ar = _mm256_broadcast_ss(a + r);
+#pragma GCC unroll 2
+            for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm256_fmadd_ps(ar, bv[v], sum[r][v]);
+        }
+    }
+    const __m256 factor = _mm256_set1_ps(scale);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+        if (r >= rows) break;
+        float* row = c + r * ldc;
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            const std::int64_t valid = cols - v * kVector256;
+            if (valid >= kVector256) {
+                __m256 value = sum[r][v];
+                if (scale != 0.0f) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(row + v * kVector256), value);
+                _mm256_storeu_ps(row + v * kVector256, value);
+            } else if (valid > 0) {  // an edge tile: element by element (AVX2's masked stores are slow)
+                alignas(32) float lanes[kVector256];
+                _mm256_store_ps(lanes, sum[r][v]);
+                float* out = row + v * kVector256;
+                for (std::int64_t j = 0; j < valid; ++j) out[j] = scale != 0.0f ? std::fma(scale, out[j], lanes[j]) : lanes[j];
+            }
+        }
+    }
+}
+
 /// Walks a region of a matrix (rows of rowFloats, strideFloats apart) a few cache lines at a time,
 /// asking for each in L2: the next block of B, fetched while the current one is multiplied, so
 /// its copy into the packed panel finds it there instead of waiting on memory (W3's weights do
@@ -208,8 +281,8 @@ private:
 template <Block block>
 void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                   const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
-    constexpr std::int64_t kMr = block.rows, kNr = block.vectors * kVector;
-    static_assert(kMc % kMr == 0 && kNc % kNr == 0);
+    constexpr std::int64_t kMr = block.rows, kNr = block.columns, kMc = block.mc;
+    static_assert(kMc % kMr == 0 && kNc % kNr == 0 && kMc <= kMcMost);
     PackBuffers& buffers = threadBuffers();
     // op(B)'s block of rows [pc, pc + kKc) and columns [jc, jc + kNc), as a region of b.
     const auto regionOfB = [&](std::int64_t jc, std::int64_t pc) {
@@ -233,8 +306,9 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                 for (std::int64_t jr = 0; jr < nc; jr += kNr)
                     for (std::int64_t ir = 0; ir < mc; ir += kMr) {
                         next.issue(linesPerCall);
-                        microKernel<block>(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                                           std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale);
+                        const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block> : microKernel256;
+                        kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
+                               std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale);
                     }
             }
         }
@@ -243,16 +317,24 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
 
 }  // namespace
 
-bool packedProductAvailable() {
-    static const bool available = [] {
+std::span<const PackedKernel> packedKernels() {
+    static const std::vector<PackedKernel> kernels = [] {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") != 0;
+        std::vector<PackedKernel> available;
+        if (__builtin_cpu_supports("avx512f")) available.push_back(PackedKernel::Avx512);
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) available.push_back(PackedKernel::Avx2);
+        return available;
     }();
-    return available;
+    return kernels;
 }
 
-void packedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                   float beta, float* c) {
+bool packedKernelAvailable(PackedKernel kernel) {
+    const auto kernels = packedKernels();
+    return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
+}
+
+void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                   const float* b, float beta, float* c) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {  // no products to add: C = beta C
         for (std::int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
@@ -264,8 +346,11 @@ void packedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
     // the copy made twice is the smaller one (x for the forward products, dz for the weight
     // gradients).
     const bool alongRows = n < m;
-    const Block block = n <= kVector ? kNarrow : kWide;
-    const std::int64_t tile = alongRows ? block.rows : block.vectors * kVector;
+    const Block block = kernel == PackedKernel::Avx2 ? kAvx2 : n <= kVector512 ? kNarrow : kWide;
+    const auto run = kernel == PackedKernel::Avx2 ? productBlock<kAvx2>
+                     : n <= kVector512            ? productBlock<kNarrow>
+                                                  : productBlock<kWide>;
+    const std::int64_t tile = alongRows ? block.rows : block.columns;
     const std::int64_t extent = alongRows ? m : n;
     const std::int64_t units = (extent + tile - 1) / tile;
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -273,7 +358,6 @@ void packedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
         flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), units));
     const auto slice = [&](std::int64_t begin, std::int64_t end) {
         if (begin >= end) return;
-        const auto run = n <= kVector ? productBlock<kNarrow> : productBlock<kWide>;
         if (alongRows)
             run(opA, opB, end - begin, n, k, opA == Op::None ? a + begin * lda : a + begin, lda, b, ldb, beta,
                 c + begin * n, n);
@@ -287,7 +371,7 @@ void packedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
     }
     const std::uint64_t key = (static_cast<std::uint64_t>(m) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(n) << 20) ^
                               (static_cast<std::uint64_t>(k) << 40) ^ (opA == Op::Transpose ? 1u : 0u) ^
-                              (opB == Op::Transpose ? 2u : 0u);
+                              (opB == Op::Transpose ? 2u : 0u) ^ (kernel == PackedKernel::Avx2 ? 4u : 0u);
     TeamSplit split(key, units, parts);
 #pragma omp parallel num_threads(parts)
     {
