@@ -148,7 +148,7 @@ void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::in
         transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
 }
 
-/// C[rows, cols] (at most block.rows x 16 block.vectors) = scale C + the product of one packed A
+/// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A
 /// strip and one packed B strip over depth values of k. scale 0 writes C without reading it (as
 /// BLAS's beta 0 does). Every element is one FMA chain over k in order: the result does not depend
 /// on where the tile lies, so neither on how the output was split across threads. Never inlined:
@@ -208,7 +208,9 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
 
 /// The AVX2 micro-kernel, 6 rows by 16 columns: the same contract and the same arithmetic as
 /// microKernel512 (each element one FMA chain over k in order, then scale C added by one FMA), so
-/// a product has the same bits on either kernel.
+/// a product has the same bits on either kernel. Written out again rather than shared with it
+/// through a vector-type template: a function's target instruction set cannot follow a template
+/// argument, and each kernel must be compiled for its own.
 __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
                                                                    float* c, std::int64_t ldc, std::int64_t rows,
                                                                    std::int64_t cols, float scale) {
