@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/core/rng.hpp"
+#include "distlab/device/device_info.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
@@ -86,6 +87,7 @@ int runBench(const BenchOptions& options) {
     out["step_ms_p95"] = percentile(0.95);
     out["comm_ms_per_step"] = commNs * 1e-6 / steps;
     out["gflops"] = 6.0 * double(trainer.replicaModel(0).weightCount()) * samplesPerSec / 1e9;
+    out["matrix_product"] = cpuMatrixProduct();
     out["replicas"] = trainer.replicaCount();
     out["global_batch_size"] = config->data.globalBatchSize;
     out["steps"] = measuredSteps;

@@ -113,6 +113,7 @@ def summarise(case, ours, theirs, peak, flops):
     gflops = dict(distlab=roofline.achieved(ours_samples, flops), pytorch=roofline.achieved(peers[best]["samples_per_s"], flops))
     row = dict(case=case.name, metric=case.metric, cores=case.cores, distlab_median=ours_median,
                distlab_blas_loaded=sorted({f for r in ours for f in r["blas_loaded"]}),
+               distlab_matrix_product=sorted({r.get("matrix_product", "?") for r in ours}),
                distlab_os_threads_max=max(r["os_threads_max"] for r in ours),
                distlab_runs=value(ours, case.metric), peers=peers, best_peer=best, pytorch_median=peers[best]["median"],
                ratio=ratio, target=case.target, met=ratio >= case.target, gflops=gflops)

@@ -28,11 +28,12 @@ def render(report):
            + f"; system default {report['system_blas']}.", "",
            f"FMA peak (`tests/bench/fma_peak.cpp`, GFLOP/s, at the start and at the end; the better of each "
            f"counts): {report['peak']['report']}", "",
-           "| case | DistLab (BLAS mapped, most OS threads) | PyTorch at its best (variant) | ratio | target | met |",
+           "| case | DistLab (product path, BLAS mapped, most OS threads) | PyTorch at its best (variant) | ratio | target | met |",
            "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         out.append(f"| {r['case']} {r['metric'].replace('_per_sec', '/s')} | {_n(r['distlab_median'])} "
-                   f"({_lib(r['distlab_blas_loaded'])}, {r['distlab_os_threads_max']}) | "
+                   f"({', '.join(r.get('distlab_matrix_product', ['?']))}, {_lib(r['distlab_blas_loaded'])}, "
+                   f"{r['distlab_os_threads_max']}) | "
                    f"{_n(r['pytorch_median'])} ({r['best_peer']}) | {r['ratio']:.2f}× | ≥ {r['target']}× | "
                    f"{'yes' if r['met'] else 'no'} |")
     out += ["", "Every run (DistLab; the peer per OpenBLAS build, with the library its processes mapped, "

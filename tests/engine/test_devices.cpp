@@ -4,6 +4,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <regex>
@@ -135,6 +137,21 @@ private slots:
 #endif
         QVERIFY(isDottedVersion(report.eigenVersion, 3));
         QCOMPARE(report.glooVersion, std::string("not built in"));
+        // The product path follows the CPU: the best packed kernel it has, else OpenBLAS.
+        const bool avx512 = std::find(report.cpus[0].simdFeatures.begin(), report.cpus[0].simdFeatures.end(), "avx512f") !=
+                            report.cpus[0].simdFeatures.end();
+        const bool avx2 = std::find(report.cpus[0].simdFeatures.begin(), report.cpus[0].simdFeatures.end(), "avx2") !=
+                              report.cpus[0].simdFeatures.end() &&
+                          std::find(report.cpus[0].simdFeatures.begin(), report.cpus[0].simdFeatures.end(), "fma") !=
+                              report.cpus[0].simdFeatures.end();
+        if (qEnvironmentVariable("DISTLAB_MATRIX_PRODUCT") == "openblas")
+            QCOMPARE(report.cpuMatrixProduct, std::string("openblas"));
+        else if (avx512 && qEnvironmentVariable("DISTLAB_MATRIX_PRODUCT") != "avx2")
+            QCOMPARE(report.cpuMatrixProduct, std::string("packed-avx512"));
+        else if (avx2)
+            QCOMPARE(report.cpuMatrixProduct, std::string("packed-avx2"));
+        else
+            QCOMPARE(report.cpuMatrixProduct, std::string("openblas"));
     }
 
     void reportExplainsMissingGpu() {
@@ -159,7 +176,7 @@ private slots:
     void jsonHasDocumentedKeys() {
         const DeviceReport report = queryDevices();
         const nlohmann::json json = nlohmann::json::parse(deviceReportToJson(report));
-        for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "gpus", "gpu_usable",
+        for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "cpu_matrix_product", "gpus", "gpu_usable",
                                 "gpu_unavailable_reason", "gpu_training", "built_in", "versions", "logical_devices"}) {
             QVERIFY2(json.contains(key), key);
         }
@@ -167,6 +184,7 @@ private slots:
         QCOMPARE(json["cpus"][0]["logical_cores"].get<int>(), report.cpus[0].logicalCores);
         QCOMPARE(json["cpus"][0]["model_name"].get<std::string>(), report.cpus[0].modelName);
         QCOMPARE(json["memory_bytes"].get<std::uint64_t>(), report.memoryBytes);
+        QCOMPARE(json["cpu_matrix_product"].get<std::string>(), report.cpuMatrixProduct);
         for (const char* key : {"distlab", "cuda_runtime", "cuda_driver", "nvidia_driver", "nccl", "gloo", "eigen"}) {
             QVERIFY2(json["versions"].contains(key), key);
         }

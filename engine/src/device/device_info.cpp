@@ -13,6 +13,7 @@
 
 #if defined(DISTLAB_HAVE_CUDA)
 #include "device_query.h"
+#include "model/matrix_product.hpp"
 #endif
 
 #ifndef DISTLAB_VERSION
@@ -163,6 +164,8 @@ std::string describeCudaError(int cudaError, std::string_view errorName, std::st
     return message + " (" + name + ")";
 }
 
+std::string cpuMatrixProduct() { return kernels::floatProductPath(); }
+
 DeviceReport queryDevices() {
     DeviceReport report;
     probeCpus(report);
@@ -174,6 +177,7 @@ DeviceReport queryDevices() {
 #else
     report.glooVersion = kNotBuiltIn;
 #endif
+    report.cpuMatrixProduct = cpuMatrixProduct();
     report.eigenVersion = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                           std::to_string(EIGEN_MINOR_VERSION);
     report.distlabVersion = DISTLAB_VERSION;

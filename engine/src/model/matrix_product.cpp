@@ -85,6 +85,12 @@ std::optional<PackedKernel> packedKernelFor(std::int64_t m, std::int64_t n, std:
 
 }  // namespace
 
+const char* floatProductPath() {
+    const std::optional<PackedKernel> kernel = chosenPackedKernel();
+    if (!kernel) return "openblas";
+    return *kernel == PackedKernel::Avx512 ? "packed-avx512" : "packed-avx2";
+}
+
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c) {
     if (const auto kernel = packedKernelFor(m, n, k)) {

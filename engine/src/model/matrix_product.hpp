@@ -17,6 +17,11 @@ enum class Op : bool { None, Transpose };
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c);
 
+/// Where this process's float products run, for reports: "packed-avx512" or "packed-avx2" (the
+/// engine's own kernel; tiny products and 10-wide ones on one thread still go to OpenBLAS) or
+/// "openblas" (a CPU with neither instruction set, or DISTLAB_MATRIX_PRODUCT=openblas).
+const char* floatProductPath();
+
 /// The same in double, through Eigen.
 inline void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
                           const double* b, double beta, double* c) {

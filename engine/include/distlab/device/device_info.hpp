@@ -44,6 +44,7 @@ struct DeviceReport {
     std::string ncclVersion;                  ///< "2.28.9", or "not built in"
     std::string glooVersion;                  ///< or "not built in"
     std::string eigenVersion;                 ///< "3.4.0"
+    std::string cpuMatrixProduct;             ///< cpuMatrixProduct(): where float products run
     std::string distlabVersion;               ///< the project version
 };
 
@@ -53,12 +54,18 @@ inline constexpr std::string_view kSimdFeatures[] = {
     "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8",
     "asimd", "sve", "sve2"};
 
+/// Where this process's float matrix products run on CPUs: "packed-avx512" or "packed-avx2" (the
+/// engine's own packed product on that kernel; tiny products and 10-wide ones on one thread still
+/// go to OpenBLAS) or "openblas" (a CPU with neither, or DISTLAB_MATRIX_PRODUCT=openblas). Cheap;
+/// any thread.
+std::string cpuMatrixProduct();
+
 /// Probes CPUs, memory and GPUs. Blocks: reads /proc and initialises the CUDA runtime (up to about
 /// a second on a GPU machine). Never throws on a missing file or driver. Any thread may call it.
 DeviceReport queryDevices();
 
 /// The report as pretty-printed JSON with the keys cpus, usable_cpu_threads, memory_bytes, compiled_simd,
-/// gpus, gpu_usable, gpu_unavailable_reason, built_in, versions, logical_devices. Pure; any thread.
+/// cpu_matrix_product, gpus, gpu_usable, gpu_unavailable_reason, built_in, versions, logical_devices. Pure; any thread.
 std::string deviceReportToJson(const DeviceReport& report);
 
 /// Parses the text of /proc/cpuinfo into one CpuInfo per package ("physical id"); empty when the
