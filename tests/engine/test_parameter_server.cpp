@@ -2,6 +2,8 @@
 // staleness, stragglers, lost workers and lost servers.
 #include <QtTest>
 
+#include <omp.h>
+
 #include <chrono>
 #include <thread>
 
@@ -332,6 +334,22 @@ private slots:
         for (int i = 0; i < 2000; ++i) (*trainer)->step();
         const EvalResult test = (*trainer)->evaluate((*trainer)->data().test);
         QVERIFY2(test.accuracy >= 0.9, qPrintable(QString::number(test.accuracy)));
+    }
+
+    void theCoordinatorsTeamIsScoped() {
+        // The coordinator's passes (steps, evaluation) run on a team of the cores the workers
+        // leave; the calling thread's own team (a study's thread runs other variants after this
+        // one) is what it was before. (The engine is built with OpenMP; this test is not, so it
+        // calls the runtime's functions directly.)
+        const int before = omp_get_max_threads();
+        omp_set_num_threads(3);
+        const DataSplit data = makeClassificationData(240, 5, 3, 3);
+        ParameterServerTrainer ps(psConfig(2, ParameterServerMode::Sync), data);
+        for (int i = 0; i < 5; ++i) ps.step();
+        QCOMPARE(omp_get_max_threads(), 3);
+        (void)ps.evaluate(data.test);
+        QCOMPARE(omp_get_max_threads(), 3);
+        omp_set_num_threads(before);
     }
 };
 

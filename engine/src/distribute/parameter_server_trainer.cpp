@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "distlab/comm/spin_barrier.hpp"
 #include "distribute/model_evaluation.hpp"
 #include "distribute/parameter_transport.hpp"
 #include "distribute/parameter_server_worker.hpp"
+#include "tensor/parallel_ranges.hpp"
 
 namespace distlab {
 namespace {
@@ -222,7 +224,13 @@ void ParameterServerTrainer::serverTask(int server) {
     m_serverBusyNs[static_cast<std::size_t>(server)] = nowNs() - start;
 }
 
+int ParameterServerTrainer::coordinatorThreads() const {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::max(1, cores - workerCount());
+}
+
 const StepReport& ParameterServerTrainer::step() {
+    const ScopedTeamSize team(coordinatorThreads());
     for (auto& replica : m_report.replicas) replica.active = false;
     m_report.applied = false;
     m_report.droppedStale = 0;
@@ -355,13 +363,17 @@ void ParameterServerTrainer::reportWorker(const Worker& worker) {
     lane.spans = {m_reportSpans[index].data(), spans.size()};
 }
 
-const Tensor& ParameterServerTrainer::predict(const Tensor& input) { return m_serverModel->forward(input, m_evaluation->context); }
+const Tensor& ParameterServerTrainer::predict(const Tensor& input) {
+    const ScopedTeamSize team(coordinatorThreads());
+    return m_serverModel->forward(input, m_evaluation->context);
+}
 
 GradientAggregationStats ParameterServerTrainer::gradientAggregation() const {
     return Model::aggregationStats(m_workers[0]->replicas[0]->batch.context);
 }
 
 EvalResult ParameterServerTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {
+    const ScopedTeamSize team(coordinatorThreads());
     return evaluateModel(*m_serverModel, m_loss, data, maxExamples, *m_evaluation);
 }
 

@@ -170,7 +170,9 @@ Result<StepTimePrediction> StepTimeModel::predictServersConfig(const RunConfig& 
     auto calibration = modelCalibration(config, rows, threads, concurrent);
     if (!calibration) return calibration.error();
     const MicroBatchTimes micro = interpolateRows(**calibration, rows);
-    auto single = modelCalibration(config, rows, threads, 1);  // the servers apply on one thread
+    // The update is applied by the coordinator (or the servers, one thread each) with the cores the
+    // workers leave (ParameterServerTrainer::coordinatorThreads).
+    auto single = modelCalibration(config, rows, std::max(1, m_options.cores - workers), 1);
     if (!single) return single.error();
     ServerCosts costs;
     costs.gradientNs = micro.computeNs() + micro.otherNs;

@@ -38,6 +38,32 @@ inline int parallelTeamSize() {
 #endif
 }
 
+/// The calling thread's OpenMP team is `threads` for this object's life, then what it was before.
+/// For a thread that shares the cores with threads outside its team (the parameter servers'
+/// coordinator beside the workers): libgomp's team threads spin for a while after each parallel
+/// region, and on a core another thread needs, that spin is its time lost.
+class ScopedTeamSize {
+public:
+    explicit ScopedTeamSize(int threads) {
+#ifndef DISTLAB_SERIAL_PARTS
+        m_before = omp_get_max_threads();
+        omp_set_num_threads(std::max(1, threads));
+#else
+        (void)threads;
+#endif
+    }
+    ~ScopedTeamSize() {
+#ifndef DISTLAB_SERIAL_PARTS
+        omp_set_num_threads(m_before);
+#endif
+    }
+    ScopedTeamSize(const ScopedTeamSize&) = delete;
+    ScopedTeamSize& operator=(const ScopedTeamSize&) = delete;
+
+private:
+    int m_before = 1;
+};
+
 /// Runs body(part, begin, end) over [0, n) in equal contiguous parts, one per thread of the calling
 /// thread's OpenMP team, or as one part on the calling thread when the n items hold fewer than
 /// kParallelMinimumValues values (valuesPerItem each: a row of a matrix, say) or the team is one
