@@ -1,6 +1,7 @@
 // distlab-cli export-pytorch (docs/interfaces.md §3.9): the exported script, run with Debian's
 // PyTorch, ends where `distlab-cli train` ends after 40 updates (relative error <= 1e-4 on every
-// parameter), for one device and mirrored-2 (DDP over gloo), SGD with momentum and Adam. Skipped
+// parameter), for one device, mirrored-2 and synchronous parameter servers of 2 workers (DDP over
+// gloo), SGD with momentum and Adam. Skipped
 // when /usr/bin/python3 has no torch.
 #include <QFile>
 #include <QTemporaryDir>
@@ -85,6 +86,10 @@ private slots:
         QTest::newRow("one_device adam") << config(oneDevice, adam);
         QTest::newRow("mirrored-2 sgd momentum") << config(mirrored, momentum);
         QTest::newRow("mirrored-2 adam, accumulation 2") << config(accumulating, adam);
+        const QByteArray syncServers = R"({"type": "parameter_server", "workers": 2, "mode": "sync"})";
+        QTest::newRow("sync parameter servers-2 sgd momentum") << config(syncServers, momentum);
+        QTest::newRow("sync parameter servers-2 adam, a straggler") << config(
+            R"({"type": "parameter_server", "workers": 2, "mode": "sync", "worker_speed": [1.0, 0.5]})", adam);
         QTest::newRow("one_device nesterov, mse") << config(
             oneDevice, R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.5, "nesterov": true})", "mse",
             R"({"kind": "regression_plane", "samples": 200, "noise": 0.1, "global_batch_size": 16})");
@@ -134,12 +139,18 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString run = dir.filePath("run.json");
-        QVERIFY(writeText(run, config(R"({"type": "parameter_server", "workers": 2})", R"({"type": "sgd"})")));
-        const CliResult result = runCli({"export-pytorch", run, dir.filePath("run.py")});
-        QCOMPARE(result.exitCode, 2);
-        QVERIFY2(result.err.contains("strategy.type: parameter_server runs cannot be exported to PyTorch yet"),
-                 qPrintable(result.err));
-        QVERIFY(!QFile::exists(dir.filePath("run.py")));
+        // Parameter servers whose updates depend on the workers' timing: asynchronous, or dropping gradients.
+        const std::pair<QByteArray, QString> timed[] = {
+            {R"({"type": "parameter_server", "workers": 2})", "strategy.mode: asynchronous parameter-server runs cannot be exported"},
+            {R"({"type": "parameter_server", "workers": 3, "mode": "sync", "gradients_to_aggregate": 2})",
+             "strategy.gradients_to_aggregate: a synchronous run that drops the slowest workers' gradients cannot be exported"}};
+        for (const auto& [strategy, message] : timed) {
+            QVERIFY(writeText(run, config(strategy, R"({"type": "sgd"})")));
+            const CliResult result = runCli({"export-pytorch", run, dir.filePath("run.py")});
+            QCOMPARE(result.exitCode, 2);
+            QVERIFY2(result.err.contains(message), qPrintable(result.err));
+            QVERIFY(!QFile::exists(dir.filePath("run.py")));
+        }
 
         // An output that is an input is refused before anything is written.
         const QString single = dir.filePath("single.json");

@@ -93,8 +93,12 @@ Json optimizerSpec(const OptimizerConfig& optimizer) {
 std::string fileName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
 /// The training set and the sample indices of each of `updates` global batches, drawn by a copy of
-/// the run's own sampler (so the shuffling is DistLab's, per epoch, whatever the script does).
-Result<SafeTensorsFile> dataFile(const Dataset& train, BatchSampler sampler, std::int64_t globalBatch, std::int64_t updates) {
+/// the run's own sampler (so the shuffling is DistLab's, per epoch, whatever the script does):
+/// `draws` of the sampler's batches per update, one after another (a synchronous parameter-server
+/// update takes one per worker, in worker order, as its coordinator grants them).
+Result<SafeTensorsFile> dataFile(const Dataset& train, BatchSampler sampler, std::int64_t samplerBatch, std::int64_t draws,
+                                 std::int64_t updates) {
+    const std::int64_t globalBatch = draws * samplerBatch;
     const std::int64_t targetBytes = train.isClassification() ? train.count * 4 : train.count * train.outputs * 4;
     const std::int64_t setBytes = train.count * train.features * 4 + targetBytes;
     const std::int64_t room = kMaxDataBytes - setBytes;
@@ -114,7 +118,8 @@ Result<SafeTensorsFile> dataFile(const Dataset& train, BatchSampler sampler, std
     std::vector<std::int32_t> batches;
     batches.reserve(static_cast<std::size_t>(updates * globalBatch));
     for (std::int64_t step = 0; step < updates; ++step)
-        for (const std::int64_t index : sampler.next()) batches.push_back(static_cast<std::int32_t>(index));
+        for (std::int64_t draw = 0; draw < draws; ++draw)
+            for (const std::int64_t index : sampler.next()) batches.push_back(static_cast<std::int32_t>(index));
     file.tensors["batches"] = makeSafeTensor<std::int32_t>({updates, globalBatch}, batches);
     return file;
 }
@@ -127,10 +132,31 @@ PyTorchExportFiles pyTorchExportFiles(const std::string& scriptPath) {
     return {scriptPath, base.string() + ".init.safetensors", base.string() + ".data.safetensors"};
 }
 
+/// A synchronous parameter-server run whose every update waits for every worker's gradient is DDP
+/// with a replica per worker and a global batch of a batch per worker (docs/semantics.md): the
+/// exported script reproduces it. Any other parameter-server run applies gradients in an order, or
+/// with a staleness, that the workers' timing decides, which no script can replay.
+Status checkServersExportable(const StrategyConfig& strategy) {
+    if (strategy.mode != ParameterServerMode::Sync)
+        return Error{"strategy.mode: asynchronous parameter-server runs cannot be exported to PyTorch: which parameters "
+                     "each gradient was computed on (its staleness) depends on the workers' timing, which no script can "
+                     "replay; a synchronous run that aggregates every worker's gradient can be (as DDP)"};
+    if (strategy.gradientsToAggregate > 0 && strategy.gradientsToAggregate < strategy.workers)
+        return Error{"strategy.gradients_to_aggregate: a synchronous run that drops the slowest workers' gradients cannot "
+                     "be exported to PyTorch: which gradients are dropped depends on the workers' timing"};
+    if (strategy.replicasPerWorker > 1)
+        return Error{"strategy.replicas_per_worker: parameter-server workers of several replicas cannot be exported to "
+                     "PyTorch yet"};
+    return Ok{};
+}
+
 Status checkPyTorchExportable(const RunConfig& config) {
     const StrategyKind strategy = config.strategy.type;
-    if (strategy != StrategyKind::OneDevice && strategy != StrategyKind::Mirrored && strategy != StrategyKind::CentralStorage)
+    if (strategy == StrategyKind::ParameterServer) {
+        if (auto servers = checkServersExportable(config.strategy); !servers) return servers;
+    } else if (strategy != StrategyKind::OneDevice && strategy != StrategyKind::Mirrored && strategy != StrategyKind::CentralStorage) {
         return Error{std::string("strategy.type: ") + configName(strategy) + " runs cannot be exported to PyTorch yet"};
+    }
     if (config.precision != Precision::Float32)
         return Error{std::string("precision: ") + configName(config.precision) +
                      " runs cannot be exported to PyTorch yet (only float32)"};
@@ -158,7 +184,11 @@ Result<PyTorchExport> PyTorchExport::prepare(const RunConfig& config, std::int64
     if (!created) return created.error();
     out.m_trainer = std::move(*created);
 
-    auto data = dataFile(out.m_trainer->data().train, out.m_trainer->sampler(), config.data.globalBatchSize, out.m_steps);
+    // A synchronous parameter-server update is DDP over its workers, each a whole sampler batch.
+    const bool servers = config.strategy.type == StrategyKind::ParameterServer;
+    const std::int64_t draws = servers ? config.strategy.workers : 1;
+    const std::int64_t globalBatch = draws * config.data.globalBatchSize;
+    auto data = dataFile(out.m_trainer->data().train, out.m_trainer->sampler(), config.data.globalBatchSize, draws, out.m_steps);
     if (!data) return data.error();
     out.m_data = std::move(*data);
 
@@ -168,7 +198,7 @@ Result<PyTorchExport> PyTorchExport::prepare(const RunConfig& config, std::int64
                    {"strategy", configName(config.strategy.type)},
                    {"replicas", config.strategy.replicaCount()},
                    {"gradient_accumulation_steps", config.strategy.gradientAccumulationSteps},
-                   {"global_batch_size", config.data.globalBatchSize},
+                   {"global_batch_size", globalBatch},
                    {"steps", out.m_steps},
                    {"loss", configName(config.model.loss)},
                    {"layers", layers.layers(config.model.layers)},
