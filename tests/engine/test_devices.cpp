@@ -138,12 +138,9 @@ private slots:
         QVERIFY(isDottedVersion(report.eigenVersion, 3));
         QCOMPARE(report.glooVersion, std::string("not built in"));
         // The product path follows the CPU: the best packed kernel it has, else OpenBLAS.
-        const bool avx512 = std::find(report.cpus[0].simdFeatures.begin(), report.cpus[0].simdFeatures.end(), "avx512f") !=
-                            report.cpus[0].simdFeatures.end();
-        const bool avx2 = std::find(report.cpus[0].simdFeatures.begin(), report.cpus[0].simdFeatures.end(), "avx2") !=
-                              report.cpus[0].simdFeatures.end() &&
-                          std::find(report.cpus[0].simdFeatures.begin(), report.cpus[0].simdFeatures.end(), "fma") !=
-                              report.cpus[0].simdFeatures.end();
+        const auto& flags = report.cpus[0].simdFeatures;
+        const auto has = [&](const char* flag) { return std::find(flags.begin(), flags.end(), flag) != flags.end(); };
+        const bool avx512 = has("avx512f"), avx2 = has("avx2") && has("fma");
         if (qEnvironmentVariable("DISTLAB_MATRIX_PRODUCT") == "openblas")
             QCOMPARE(report.cpuMatrixProduct, std::string("openblas"));
         else if (avx512 && qEnvironmentVariable("DISTLAB_MATRIX_PRODUCT") != "avx2")
