@@ -11,9 +11,10 @@
 
 #include <sched.h>
 
+#include "model/matrix_product.hpp"
+
 #if defined(DISTLAB_HAVE_CUDA)
 #include "device_query.h"
-#include "model/matrix_product.hpp"
 #endif
 
 #ifndef DISTLAB_VERSION
