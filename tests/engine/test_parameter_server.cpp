@@ -341,6 +341,9 @@ private slots:
         // leave; the calling thread's own team (a study's thread runs other variants after this
         // one) is what it was before. (The engine is built with OpenMP; this test is not, so it
         // calls the runtime's functions directly.)
+        QCOMPARE(ParameterServerTrainer::coordinatorThreads(2, 2), 1);
+        QCOMPARE(ParameterServerTrainer::coordinatorThreads(2, 4), 1);
+        QCOMPARE(ParameterServerTrainer::coordinatorThreads(8, 2), 6);
         const int before = omp_get_max_threads();
         omp_set_num_threads(3);
         const DataSplit data = makeClassificationData(240, 5, 3, 3);

@@ -58,6 +58,7 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
     m_syncFresh.reserve(static_cast<std::size_t>(workers));
     m_reportSpans.assign(static_cast<std::size_t>(workers), std::vector<Span>(SpanRecorder::kCapacity));
     m_servers = std::make_unique<ReplicaPool>(m_serverCount, 1, [this](int server) { serverTask(server); }, nullptr, "parameter server");
+    m_coordinatorThreads = coordinatorThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), workers);
     for (auto& worker : m_workers) worker->thread = std::thread([this, w = worker.get()] { workerLoop(*w); });
 }
 
@@ -224,13 +225,8 @@ void ParameterServerTrainer::serverTask(int server) {
     m_serverBusyNs[static_cast<std::size_t>(server)] = nowNs() - start;
 }
 
-int ParameterServerTrainer::coordinatorThreads() const {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return std::max(1, cores - workerCount());
-}
-
 const StepReport& ParameterServerTrainer::step() {
-    const ScopedTeamSize team(coordinatorThreads());
+    const ScopedTeamSize team(m_coordinatorThreads);
     for (auto& replica : m_report.replicas) replica.active = false;
     m_report.applied = false;
     m_report.droppedStale = 0;
@@ -364,7 +360,7 @@ void ParameterServerTrainer::reportWorker(const Worker& worker) {
 }
 
 const Tensor& ParameterServerTrainer::predict(const Tensor& input) {
-    const ScopedTeamSize team(coordinatorThreads());
+    const ScopedTeamSize team(m_coordinatorThreads);
     return m_serverModel->forward(input, m_evaluation->context);
 }
 
@@ -373,7 +369,7 @@ GradientAggregationStats ParameterServerTrainer::gradientAggregation() const {
 }
 
 EvalResult ParameterServerTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {
-    const ScopedTeamSize team(coordinatorThreads());
+    const ScopedTeamSize team(m_coordinatorThreads);
     return evaluateModel(*m_serverModel, m_loss, data, maxExamples, *m_evaluation);
 }
 

@@ -7,6 +7,7 @@
 #include <bit>
 #include <thread>
 
+#include "distlab/distribute/parameter_server_trainer.hpp"
 #include "distlab/study/step_time_cache.hpp"
 #include "study/step_time_calibration.hpp"
 
@@ -170,9 +171,9 @@ Result<StepTimePrediction> StepTimeModel::predictServersConfig(const RunConfig& 
     auto calibration = modelCalibration(config, rows, threads, concurrent);
     if (!calibration) return calibration.error();
     const MicroBatchTimes micro = interpolateRows(**calibration, rows);
-    // The update is applied by the coordinator (or the servers, one thread each) with the cores the
-    // workers leave (ParameterServerTrainer::coordinatorThreads).
-    auto single = modelCalibration(config, rows, std::max(1, m_options.cores - workers), 1);
+    // The update is applied by the coordinator (or the servers, one thread each) on the team the
+    // trainer gives it.
+    auto single = modelCalibration(config, rows, ParameterServerTrainer::coordinatorThreads(m_options.cores, workers), 1);
     if (!single) return single.error();
     ServerCosts costs;
     costs.gradientNs = micro.computeNs() + micro.otherNs;

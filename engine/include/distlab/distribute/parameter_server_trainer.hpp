@@ -52,6 +52,14 @@ public:
     void restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) override;
     std::int64_t clockNs() const override;
 
+    /// The OpenMP team of the coordinator's own passes (updates, evaluation, predictions) beside
+    /// `workers` workers on `cores` cores: the cores the workers leave, at least one. With a team of
+    /// the whole machine beside workers that fill the cores, its threads' spin after every parallel
+    /// region took their cores: 2 workers on 2 cores ran their updates about 1.8 times slower in a
+    /// study, which evaluates between updates, than in `bench`, which does not. The step-time model
+    /// calibrates the update with the same team.
+    static int coordinatorThreads(int cores, int workers) { return cores > workers ? cores - workers : 1; }
+
     int workerCount() const override { return static_cast<int>(m_workers.size()); }
     int serverCount() const override { return m_serverCount; }
     void setWorkerSpeed(int worker, double speed) override;
@@ -68,12 +76,6 @@ public:
     struct Worker;  // defined in parameter_server_worker.hpp
 
 private:
-    /// The OpenMP team of the coordinator's own passes (updates, evaluation, predictions): the
-    /// cores the workers leave, at least one. With a team of the whole machine beside workers
-    /// that fill the cores, its threads' spin after every parallel region took their cores:
-    /// 2 workers on 2 cores ran their updates about 1.8 times slower in a study, which evaluates
-    /// between updates, than in `bench`, which does not.
-    int coordinatorThreads() const;
     void workerLoop(Worker& worker);
     void computeGradient(Worker& worker);
     void grantPermit(Worker& worker);
@@ -96,6 +98,7 @@ private:
     std::unique_ptr<Optimizer> m_optimizer;  // its slots live with the shards they update
     std::vector<ShardPlacement> m_placements;
     int m_serverCount;
+    int m_coordinatorThreads = 1;  // coordinatorThreads(this machine's cores, the workers)
     std::unique_ptr<ParameterTransport> m_transport;  // the only way parameters and gradients cross
     std::vector<std::unique_ptr<Worker>> m_workers;
     std::unique_ptr<ReplicaPool> m_servers;
