@@ -1,12 +1,34 @@
-// Optimizer updates against values worked out by hand from PyTorch's update rules.
+// Optimizer updates against values worked out by hand from PyTorch's update rules, and the
+// gradient's norm read during the update against the same norm read alone.
 #include <QtTest>
 
+#include <omp.h>
+
 #include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
 
 #include "distlab/optim/adam.hpp"
 #include "distlab/optim/sgd.hpp"
+#include "distlab/tensor/reductions.hpp"
 
 using namespace distlab;
+
+namespace {
+
+/// Values of mixed sign and magnitude (their squares' sum depends on the order it is added in).
+std::vector<float> randomValues(std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(n);
+    for (float& v : values) v = normal(rng) * std::exp2(static_cast<float>(static_cast<int>(rng() % 20) - 10));
+    return values;
+}
+
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
 
 class TestOptimizers : public QObject {
     Q_OBJECT
@@ -57,6 +79,47 @@ private slots:
         QVERIFY2(std::abs(p[0] - expected) < 1e-6, qPrintable(QString::number(p[0] - expected)));
         QCOMPARE(adam.iterations(), std::int64_t{2});
         QCOMPARE(adam.slotNames().size(), std::size_t{2});
+    }
+
+    void sumOfSquaresIsDefinedBlockByBlock() {
+        // Longer than a chunk of the parallel pass's block sums, with a short last block.
+        const std::vector<float> values = randomValues(2048 * 1024 * 2 + 1000, 1);
+        double expected = 0.0;  // the definition, written out: each block's sum, the blocks in order
+        for (std::size_t begin = 0; begin < values.size(); begin += kSquareSumBlock)
+            expected += blockSumOfSquares(values.data() + begin, std::min(kSquareSumBlock, values.size() - begin));
+        double serialOrder = 0.0;  // one running sum: the same value to rounding, other bits
+        for (float v : values) serialOrder += double(v) * v;
+        QVERIFY(std::abs(expected - serialOrder) <= 1e-9 * serialOrder);
+        for (int threads : {1, 2, 3}) {  // the bits depend on the values alone, not on the team
+            omp_set_num_threads(threads);
+            QVERIFY2(sameBits(sumOfSquares(values), expected), qPrintable(QString("%1 threads").arg(threads)));
+        }
+    }
+
+    void theNormReadDuringTheUpdateIsTheNormReadAlone() {
+        // Every optimizer, a buffer long enough to be split across the team, on 1 and 2 threads:
+        // the same parameters as apply() and the same bits as sumOfSquares(grads).
+        const std::size_t n = 200'000 + 17;
+        const std::vector<float> start = randomValues(n, 2), grads = randomValues(n, 3);
+        std::vector<double> scratch(squareSumBlocks(n));
+        const auto makers = {
+            +[](std::size_t size) -> std::unique_ptr<Optimizer> { return std::make_unique<Sgd>(0.0f, false, std::int64_t(size)); },
+            +[](std::size_t size) -> std::unique_ptr<Optimizer> { return std::make_unique<Sgd>(0.9f, true, std::int64_t(size)); },
+            +[](std::size_t size) -> std::unique_ptr<Optimizer> { return std::make_unique<Adam>(0.9f, 0.999f, 1e-7f, std::int64_t(size)); }};
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            for (auto make : makers) {
+                auto plain = make(n), measuring = make(n);
+                std::vector<float> a = start, b = start;
+                for (int step = 0; step < 2; ++step) {
+                    plain->apply(a, grads, 0.01f);
+                    const double measured = measuring->applyMeasuringGradient(b, grads, 0.01f, scratch);
+                    QVERIFY(sameBits(measured, sumOfSquares(grads)));
+                }
+                QVERIFY(a == b);
+            }
+        }
+        omp_set_num_threads(1);
     }
 };
 

@@ -27,6 +27,7 @@ MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Commu
     m_batch->input.resize2d(microBatch, features);
     m_batch->targets.labels.reserve(static_cast<std::size_t>(microBatch));
     m_batch->lossGrad.resize2d(microBatch, m_model.outputFeatures());
+    m_gradientBlockSums.resize(squareSumBlocks(static_cast<std::size_t>(m_model.store().totalSize())));
 }
 
 MirroredRank::~MirroredRank() = default;
@@ -64,9 +65,13 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     stats.correct = loss.correct;
     stats.examples = loss.count;
     auto grads = m_model.store().grads();
-    stats.gradNormBefore = l2Norm(grads);
-    // The norm is read off the finished gradient: part of its backward. Spans follow back to
-    // back, each ending where the next begins, so a step reads the clock few times.
+    // The rank that updates its parameters reads the gradient's norm during the update (the same
+    // bits, one pass over the gradient fewer): after the reduction that is the norm after; alone,
+    // the one before as well. Before a reduction it is read off the finished gradient, part of
+    // its backward.
+    const bool updates = !m_centralStorage || rank == 0;
+    if (ranks > 1) stats.gradNormBefore = l2Norm(grads);
+    // Spans follow back to back, each ending where the next begins, so a step reads the clock few times.
     std::int64_t now = clockNs();
     m_spans.extendLast(now);
     if (m_failure) throw TrainingError(*m_failure);
@@ -85,7 +90,7 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
             if (last) options.companion = m_figures;
             const CollectiveTiming pack = m_communicator.allReduce(
                 grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options).wait();
-            if (last) stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
+            if (last && !updates) stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
             const std::int64_t end = clockNs();
             m_spans.add(Span{now, end, pack.bytesSent, pack.waitNs, -1, static_cast<std::int16_t>(p), SpanKind::AllReduce});
             now = end;
@@ -93,8 +98,6 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
         }
         stats.bytesSent += timing.bytesSent;
         m_global = GlobalStepStats{m_figures[0], std::llround(m_figures[1]), std::llround(m_figures[2])};
-    } else {
-        stats.gradNormAfter = stats.gradNormBefore;
     }
     // Mirrored: every rank applies the same update to its own copy. Central storage: the
     // aggregated update is applied once, to the one copy (rank 0's), and the compute devices
@@ -106,8 +109,9 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
             stats.watched[w] = element >= 0 ? values[static_cast<std::size_t>(element)] : 0.0f;
         }
     };
-    if (!m_centralStorage || rank == 0) {
-        m_optimizer->apply(values, grads, learningRate);
+    if (updates) {
+        stats.gradNormAfter = std::sqrt(m_optimizer->applyMeasuringGradient(values, grads, learningRate, m_gradientBlockSums));
+        if (ranks == 1) stats.gradNormBefore = stats.gradNormAfter;
         if (!m_centralStorage || ranks == 1) readWatched();  // reading the watched values closes the update
         const std::int64_t end = clockNs();
         m_spans.add(Span{now, end, 0, 0, -1, -1, SpanKind::Optimizer});

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tensor/team_split.hpp"
+#include "optim/update_blocks.hpp"
 
 namespace distlab {
 
@@ -10,7 +10,8 @@ Adam::Adam(float beta1, float beta2, float epsilon, std::int64_t parameterCount)
     : m_beta1(beta1), m_beta2(beta2), m_epsilon(epsilon),
       m_first(static_cast<std::size_t>(parameterCount), 0.0f), m_second(static_cast<std::size_t>(parameterCount), 0.0f) {}
 
-void Adam::applyRange(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset) {
+void Adam::update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
+                     std::span<double> blockSums) {
     const double t = static_cast<double>(m_iterations);
     const float stepSize = static_cast<float>(learningRate / (1.0 - std::pow(static_cast<double>(m_beta1), t)));
     const float invSecondCorrection = static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(static_cast<double>(m_beta2), t)));
@@ -19,9 +20,8 @@ void Adam::applyRange(std::span<float> params, std::span<const float> grads, flo
     const float* g = grads.data();
     float* m = m_first.data() + offset;
     float* v = m_second.data() + offset;
-    // A pass over every parameter, bound by memory: split across the replica's OpenMP team, the
-    // shares following the threads' speeds (an elementwise update: the same bits for any split).
-    forEachBalancedPart(0x4144414D00000000ull ^ params.size(), params.size(), [=](std::size_t begin, std::size_t end) {
+    // A pass over every parameter, bound by memory (optim/update_blocks.hpp).
+    forEachUpdateBlock(0x4144414D00000000ull ^ params.size(), grads, blockSums, [=](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             m[i] = b1 * m[i] + (1.0f - b1) * g[i];
             v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];

@@ -1,6 +1,6 @@
 #include "distlab/optim/sgd.hpp"
 
-#include "tensor/team_split.hpp"
+#include "optim/update_blocks.hpp"
 
 namespace distlab {
 
@@ -8,15 +8,15 @@ Sgd::Sgd(float momentum, bool nesterov, std::int64_t parameterCount) : m_momentu
     if (momentum != 0.0f) m_velocity.assign(static_cast<std::size_t>(parameterCount), 0.0f);
 }
 
-void Sgd::applyRange(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset) {
+void Sgd::update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
+                 std::span<double> blockSums) {
     float* p = params.data();
     const float* g = grads.data();
     float* b = m_velocity.empty() ? nullptr : m_velocity.data() + offset;
     const float mu = m_momentum;
     const bool nesterov = m_nesterov;
-    // A pass over every parameter, bound by memory: split across the replica's OpenMP team, the
-    // shares following the threads' speeds (an elementwise update: the same bits for any split).
-    forEachBalancedPart(0x5347440000000000ull ^ params.size(), params.size(), [=](std::size_t begin, std::size_t end) {
+    // A pass over every parameter, bound by memory (optim/update_blocks.hpp).
+    forEachUpdateBlock(0x5347440000000000ull ^ params.size(), grads, blockSums, [=](std::size_t begin, std::size_t end) {
         if (b == nullptr) {
             for (std::size_t i = begin; i < end; ++i) p[i] -= learningRate * g[i];
         } else if (nesterov) {

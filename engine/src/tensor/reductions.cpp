@@ -1,14 +1,12 @@
 #include "distlab/tensor/reductions.hpp"
 
-#include <cstddef>
+#include <algorithm>
 
 #include "tensor/parallel_ranges.hpp"
 
 namespace distlab {
 
-namespace {
-
-double sumOfSquaresSerial(const float* v, std::size_t n) {
+double blockSumOfSquares(const float* v, std::size_t n) {
     // 32 partial sums the compiler keeps in four vector registers: one running sum would wait on
     // each add's latency, a few cycles for every gradient value of every step.
     constexpr std::size_t kLanes = 32;
@@ -23,18 +21,30 @@ double sumOfSquaresSerial(const float* v, std::size_t n) {
     return sum;
 }
 
-}  // namespace
+double sumOfBlockSums(std::span<const double> blockSums) {
+    double sum = 0.0;
+    for (double block : blockSums) sum += block;
+    return sum;
+}
 
 double sumOfSquares(std::span<const float> values) {
-    // Bound by memory on large buffers: split across the caller's OpenMP team, the parts' sums then
-    // added in part order (the same order for the same thread count).
-    double parts[kMaxParallelParts] = {};
+    // Bound by memory on large buffers: the blocks split across the caller's OpenMP team, a chunk
+    // of them at a time so their sums fit on the stack, then added in block order.
+    constexpr std::size_t kChunkBlocks = 2048;
+    double blockSums[kChunkBlocks];
     const float* v = values.data();
-    const int count = forEachPart(values.size(), [&](int part, std::size_t begin, std::size_t end) {
-        parts[part] = sumOfSquaresSerial(v + begin, end - begin);
-    });
+    const std::size_t blocks = squareSumBlocks(values.size());
     double sum = 0.0;
-    for (int part = 0; part < count; ++part) sum += parts[part];
+    for (std::size_t first = 0; first < blocks; first += kChunkBlocks) {
+        const std::size_t count = std::min(kChunkBlocks, blocks - first);
+        forEachPart(count, [&](int, std::size_t begin, std::size_t end) {
+            for (std::size_t b = begin; b < end; ++b) {
+                const std::size_t start = (first + b) * kSquareSumBlock;
+                blockSums[b] = blockSumOfSquares(v + start, std::min(kSquareSumBlock, values.size() - start));
+            }
+        }, kSquareSumBlock);
+        for (std::size_t b = 0; b < count; ++b) sum += blockSums[b];  // sumOfBlockSums, chunk by chunk
+    }
     return sum;
 }
 

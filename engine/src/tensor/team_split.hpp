@@ -89,22 +89,26 @@ private:
     std::array<double, kMaxParallelParts> m_seconds{};
 };
 
+/// The parts of forEachBalancedPart begin at multiples of this many values.
+inline constexpr std::size_t kBalancedPartBlock = 1024;
+
 /// forEachPart for a pass whose bits do not depend on where it is split (an elementwise update):
 /// body(begin, end) over [0, n), the parts following the threads' speeds on the last passes with
-/// this key, in whole blocks of 1024 values.
+/// this key, in whole blocks of kBalancedPartBlock values.
 template <typename Body>
 void forEachBalancedPart(std::uint64_t key, std::size_t n, Body&& body) {
     const int team = parallelTeamSize();
     if (team <= 1 || n < kParallelMinimumValues) return body(std::size_t{0}, n);
 #ifndef DISTLAB_SERIAL_PARTS
-    constexpr std::size_t kBlock = 1024;
-    TeamSplit split(key, static_cast<std::int64_t>((n + kBlock - 1) / kBlock), team);
+    constexpr std::size_t kBlock = kBalancedPartBlock;
+    const std::size_t blocks = (n + kBlock - 1) / kBlock;
+    TeamSplit split(key, static_cast<std::int64_t>(blocks), team);
 #pragma omp parallel num_threads(team)
     {
         const int part = omp_get_thread_num(), count = omp_get_num_threads();
         if (count != team) {  // a smaller team than asked for: even parts, nothing learnt
-            body(n * static_cast<std::size_t>(part) / static_cast<std::size_t>(count),
-                 n * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(count));
+            const auto at = [&](int p) { return std::min(n, blocks * static_cast<std::size_t>(p) / static_cast<std::size_t>(count) * kBlock); };
+            body(at(part), at(part + 1));
         } else {
             const double start = TeamSplit::now();
             body(std::min(n, static_cast<std::size_t>(split.begin(part)) * kBlock),

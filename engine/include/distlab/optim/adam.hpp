@@ -8,10 +8,12 @@ namespace distlab {
 class Adam final : public Optimizer {
 public:
     Adam(float beta1, float beta2, float epsilon, std::int64_t parameterCount);
-    void applyRange(std::span<float> params, std::span<const float> grads, float learningRate,
-                    std::int64_t offset) override;
     std::vector<std::string> slotNames() const override;
     std::span<float> slot(std::size_t index) override;
+
+protected:
+    void update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
+                std::span<double> blockSums) override;
 
 private:
     float m_beta1;

@@ -17,14 +17,20 @@ public:
     /// One update of params from grads with this learning rate. Allocation-free; any thread.
     void apply(std::span<float> params, std::span<const float> grads, float learningRate) {
         beginUpdate();
-        applyRange(params, grads, learningRate, 0);
+        update(params, grads, learningRate, 0, {});
     }
+    /// apply, and Σ g² of grads (sumOfSquares(grads), the same bits: the gradient's norm a step
+    /// reports), read during the update instead of in a pass of its own. `blockSums` is the
+    /// caller's scratch of at least squareSumBlocks(grads.size()) values.
+    double applyMeasuringGradient(std::span<float> params, std::span<const float> grads, float learningRate,
+                                  std::span<double> blockSums);
     /// Counts one update (Adam's t); call once before the applyRange calls of that update.
     void beginUpdate() { ++m_iterations; }
     /// Updates the elements [offset, offset + params.size()) of the flat buffer (a parameter
     /// server's shard): params and grads are those elements; the slots are indexed from offset.
-    virtual void applyRange(std::span<float> params, std::span<const float> grads, float learningRate,
-                            std::int64_t offset) = 0;
+    void applyRange(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset) {
+        update(params, grads, learningRate, offset, {});
+    }
     /// Slot names ("momentum"; "m", "v"), in a fixed order.
     virtual std::vector<std::string> slotNames() const = 0;
     /// Slot buffer i (same length as the parameters).
@@ -34,6 +40,11 @@ public:
     void setIterations(std::int64_t iterations) { m_iterations = iterations; }
 
 protected:
+    /// applyRange, and with blockSums non-empty also each block's Σ g² (forEachUpdateBlock,
+    /// optim/update_blocks.hpp, which every optimizer's pass goes through).
+    virtual void update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
+                        std::span<double> blockSums) = 0;
+
     std::int64_t m_iterations = 0;
 };
 

@@ -9,10 +9,12 @@ namespace distlab {
 class Sgd final : public Optimizer {
 public:
     Sgd(float momentum, bool nesterov, std::int64_t parameterCount);
-    void applyRange(std::span<float> params, std::span<const float> grads, float learningRate,
-                    std::int64_t offset) override;
     std::vector<std::string> slotNames() const override;
     std::span<float> slot(std::size_t index) override;
+
+protected:
+    void update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
+                std::span<double> blockSums) override;
 
 private:
     float m_momentum;
