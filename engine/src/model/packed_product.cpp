@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -124,7 +125,7 @@ void copyStrips(const float* source, std::int64_t ld, std::int64_t cols, std::in
         const float* row = source + p * ld;
         float* strip = out + p * width;
         for (std::int64_t j = 0; j < whole; j += width, strip += depth * width)
-            for (std::int64_t c = 0; c < width; ++c) strip[c] = row[j + c];
+            std::memcpy(strip, row + j, width * sizeof(float));  // a few vector moves (GCC copied the 6-wide runs value by value)
         if (whole < cols)
             for (std::int64_t c = 0; c < width; ++c) strip[c] = whole + c < cols ? row[whole + c] : 0.0f;
     }
