@@ -50,6 +50,7 @@ StepTimeCalibration sampleCalibration() {
     model.optimizerNs = 321.5;
     model.byRows[8] = micro(1, 400);
     model.byRows[16] = micro(2, 300);
+    model.serverHandOffNs[64] = 17500.5;
     calibration.machine.reductions[reductionKey(CrossDeviceOps::Ring, 4, 512)] = {1500.25, 0.75};
     calibration.machine.mirroredProtocolNs[mirroredKey(CrossDeviceOps::Tree, 2, 1, 1)] = 2500;
     calibration.machine.serverUpdateNs[serverKey(ParameterServerMode::Sync, 4)] = 40000;
@@ -138,6 +139,12 @@ private slots:
         QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 2).stepMs, 6150e-6);
         // On one core the two workers take turns: each gradient takes 12600, so (12600 + 6000) / 2.
         QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 1).stepMs, 9300e-6);
+        // The hand-offs' cost lengthens each worker's cycle: 6300 + 6000 + 1700, together one per 7000;
+        // on one core, where the two workers keep it busy, at half: (12600 + 6000 + 850) / 2.
+        costs.handOffNs = 1700;
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 2).stepMs, 7000e-6);
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Async, 0, 1).stepMs, 9725e-6);
+        costs.handOffNs = 0;
         // Instant gradients: the coordinator binds (protocol + apply).
         costs.gradientNs = 0;
         costs.pullNs = costs.pushNs = 0;
@@ -158,6 +165,9 @@ private slots:
         QCOMPARE(predictParameterServer(costs, ParameterServerMode::Sync, 0, 2).stepMs, (3000 + 25200 + 50000 + 500 + 700) * 1e-6);
         // Three of four: the straggler is left out; three gradients summed.
         QCOMPARE(predictParameterServer(costs, ParameterServerMode::Sync, 3, 2).stepMs, (3000 + 12600 + 400 + 700) * 1e-6);
+        // The hand-offs' cost, at the share of the cores that can go idle (2 of 4 workers' worth).
+        costs.handOffNs = 2000;
+        QCOMPARE(predictParameterServer(costs, ParameterServerMode::Sync, 3, 2).stepMs, (3000 + 1000 + 12600 + 400 + 700) * 1e-6);
     }
 
     void theCacheRoundTrips() {

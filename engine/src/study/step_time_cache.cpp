@@ -108,6 +108,11 @@ std::string calibrationToJson(const StepTimeCalibration& calibration, const std:
         Json rows = Json::object();
         for (const auto& [count, micro] : model.byRows) rows[std::to_string(count)] = toJson(micro);
         models[key] = Json{{"parameters", model.parameters}, {"optimizer_ns", model.optimizerNs}, {"rows", rows}};
+        if (!model.serverHandOffNs.empty()) {
+            Json handOffs = Json::object();
+            for (const auto& [count, ns] : model.serverHandOffNs) handOffs[std::to_string(count)] = ns;
+            models[key]["server_handoff_ns"] = handOffs;
+        }
     }
     const MachineCalibration& m = calibration.machine;
     Json reductions = Json::object(), servers = Json::object();
@@ -136,6 +141,12 @@ Result<StepTimeCalibration> calibrationFromJson(std::string_view text, const std
                 if (count <= 0) return Error{"a micro-batch of no rows"};
                 out.byRows[count] = microOf(micro);
             }
+            if (model.contains("server_handoff_ns"))  // measured only where a parameter-server variant was predicted
+                for (const auto& [rows, ns] : model.at("server_handoff_ns").items()) {
+                    const std::int64_t count = std::stoll(rows);
+                    if (count <= 0) return Error{"a hand-off of a batch of no rows"};
+                    out.serverHandOffNs[count] = ns.get<double>();
+                }
         }
         MachineCalibration& m = calibration.machine;
         for (const char* section : {"reductions", "mirrored_protocol_ns", "server_update_ns"}) checkNumbers(json.at(section));

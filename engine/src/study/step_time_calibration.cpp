@@ -158,6 +158,23 @@ AlphaBeta measureTransport(std::int64_t bytes) {
 
 namespace {
 
+/// The mean step of `config`'s trainer, measured twice, each with a trainer of its own, and the
+/// faster counts: once in a while a run of threads that outnumber the cores stays in a slow mode
+/// for all its blocks (4 mirrored replicas on 2 cores: 2.3 ms a step against 0.09 a moment
+/// later), and one such measurement, cached, would spoil every prediction of that strategy on
+/// this machine.
+Result<double> fasterOfTwoRuns(const RunConfig& config) {
+    double best = 0.0;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto created = Trainer::create(config);
+        if (!created) return created.error();
+        const double ns = measureStepNs(**created);
+        (*created)->shutdown();
+        best = attempt == 0 ? ns : std::min(best, ns);
+    }
+    return best;
+}
+
 /// The mean step of a minimal model (two output units on the two-feature circle, one row per
 /// replica or worker) under `strategy` (JSON): what the strategy's own machinery costs a step.
 Result<double> measureMinimalStep(const std::string& strategy, std::int64_t rows, int threads) {
@@ -166,19 +183,7 @@ Result<double> measureMinimalStep(const std::string& strategy, std::int64_t rows
                              R"( "samples": 64, "global_batch_size": )" + std::to_string(rows) + R"(}, "strategy": )" + strategy + "}";
     auto config = parseRunConfig(text, "protocol.json");
     if (!config) return config.error();
-    // Twice, each with a trainer of its own, and the faster counts: once in a while a run of
-    // threads that outnumber the cores stays in a slow mode for all its blocks (4 mirrored
-    // replicas on 2 cores: 2.3 ms a step against 0.09 a moment later), and one such measurement,
-    // cached, would spoil every prediction of that strategy on this machine.
-    double best = 0.0;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        auto created = Trainer::create(*config);
-        if (!created) return created.error();
-        const double ns = measureStepNs(**created);
-        (*created)->shutdown();
-        best = attempt == 0 ? ns : std::min(best, ns);
-    }
-    return best;
+    return fasterOfTwoRuns(*config);
 }
 
 }  // namespace
@@ -198,6 +203,20 @@ Result<double> measureServerUpdate(ParameterServerMode mode, int workers) {
     return measureMinimalStep(R"({"type": "parameter_server", "workers": )" + std::to_string(workers) + R"(, "mode": ")" +
                                   (mode == ParameterServerMode::Async ? "async" : "sync") + R"("})",
                               1, 1);
+}
+
+Result<double> measureOneWorkerServerStep(const RunConfig& config) {
+    RunConfig one = config;
+    one.name = "calibration";
+    one.steps = 0;
+    one.evalEvery = 0;
+    StrategyConfig& strategy = one.strategy;
+    strategy.workers = 1;
+    strategy.mode = ParameterServerMode::Sync;
+    strategy.gradientsToAggregate = 0;
+    strategy.replicasPerWorker = 1;
+    strategy.workerSpeed.clear();
+    return fasterOfTwoRuns(one);
 }
 
 double measureSleepOvershoot() {

@@ -56,6 +56,10 @@ AlphaBeta measureTransport(std::int64_t bytes);
 /// A parameter-server update of `workers` workers in `mode` on a minimal model (two output units,
 /// a one-row batch): the protocol's own cost per update.
 Result<double> measureServerUpdate(ParameterServerMode mode, int workers);
+/// The mean step of `config`'s model, data, optimizer and batch as a synchronous parameter-server
+/// run of one worker (no straggler): measured twice, each with a trainer of its
+/// own, the faster counting. What the step-time model reads a model's hand-off cost from.
+Result<double> measureOneWorkerServerStep(const RunConfig& config);
 /// How much longer than asked a straggler's short sleep lasts (timer slack, wake-up).
 double measureSleepOvershoot();
 

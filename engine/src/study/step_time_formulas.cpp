@@ -119,6 +119,9 @@ StepTimePrediction predictParameterServer(const ServerCosts& c, ParameterServerM
     // compute than there are cores they take turns (processor sharing).
     const double own = c.pullNs + c.gradientNs + c.pushNs;
     const double shared = own * std::max(1.0, double(workers) / coreCount);
+    // The hand-offs' extra cost is waking threads on cores that went idle: with more workers than
+    // cores a core seldom idles, and the cost shrinks with the share of cores that can.
+    const double handOff = c.handOffNs * std::min(1.0, coreCount / double(workers));
     // A straggler at speed s stretches its wall time to 1/s of it (sleeping, which frees its core).
     auto wall = [&](double speed) {
         const double s = std::clamp(speed, 0.1, 1.0);
@@ -127,12 +130,12 @@ StepTimePrediction predictParameterServer(const ServerCosts& c, ParameterServerM
     StepTimePrediction p;
     double stepNs = 0.0;
     if (mode == ParameterServerMode::Async) {
-        // Each worker cycles: its gradient, then its share of the protocol's round trip (the
-        // measured protocol-alone update covers one permit per worker in turn). The servers apply
+        // Each worker cycles: its gradient, its hand-offs, then its share of the protocol's round
+        // trip (the measured protocol-alone update covers one permit per worker in turn). The servers apply
         // one gradient per update; the update rate is the workers' summed rate, unless the cores
         // (every gradient's work plus the update) or the coordinator (protocol plus apply) bind.
         double rate = 0.0;
-        for (double speed : c.speeds) rate += 1.0 / (wall(speed) + double(workers) * c.protocolNs);
+        for (double speed : c.speeds) rate += 1.0 / (wall(speed) + double(workers) * c.protocolNs + handOff);
         const double byWorkers = rate > 0 ? 1.0 / rate : 0.0;
         const double byCores = (own + c.applyNs) / coreCount;
         const double byServers = c.protocolNs + c.applyNs;
@@ -148,7 +151,7 @@ StepTimePrediction predictParameterServer(const ServerCosts& c, ParameterServerM
         const std::int64_t wanted = gradientsToAggregate > 0 ? std::min<std::int64_t>(gradientsToAggregate, workers) : workers;
         const double slowest = walls[static_cast<std::size_t>(wanted - 1)];
         const double aggregate = double(wanted + 1) * c.pushNs;
-        stepNs = c.protocolNs + slowest + aggregate + c.applyNs;
+        stepNs = c.protocolNs + handOff + slowest + aggregate + c.applyNs;
         p.computeMs = c.gradientNs * std::max(1.0, double(workers) / coreCount) * 1e-6;
         p.communicationMs = (c.pullNs + c.pushNs) * std::max(1.0, double(workers) / coreCount) * 1e-6;
     }

@@ -121,6 +121,29 @@ Result<double> StepTimeModel::serverUpdate(ParameterServerMode mode, int workers
     return m_machine.serverUpdateNs[key] = *measured;
 }
 
+Result<double> StepTimeModel::serverHandOff(const RunConfig& config, std::int64_t rows, const ServerCosts& perWorker) {
+    // Kept with the model's one-copy calibration: the one-worker run computes one copy at a time.
+    auto calibration = modelCalibration(config, rows, m_options.cores, 1);
+    if (!calibration) return calibration.error();
+    auto& handOffs = (*calibration)->serverHandOffNs;
+    if (const auto found = handOffs.find(rows); found != handOffs.end()) return found->second;
+    // The formula's one-worker step, from the one-copy calibration and the minimal model's
+    // protocol, against the same run measured: what the formula leaves out is the hand-offs'.
+    ServerCosts one = perWorker;
+    const MicroBatchTimes micro = interpolateRows(**calibration, rows);
+    one.gradientNs = micro.computeNs() + micro.otherNs;
+    one.speeds = {1.0};
+    one.handOffNs = 0.0;
+    auto protocol = serverUpdate(ParameterServerMode::Sync, 1);
+    if (!protocol) return protocol.error();
+    one.protocolNs = *protocol;
+    const double predicted = predictParameterServer(one, ParameterServerMode::Sync, 0, m_options.cores).stepMs * 1e6;
+    auto measured = measureOneWorkerServerStep(config);
+    if (!measured) return measured.error();
+    ++m_measurements;
+    return handOffs[rows] = std::max(0.0, *measured - predicted);
+}
+
 double StepTimeModel::sleepOvershoot() {
     if (m_machine.sleepOvershootNs < 0) {
         ++m_measurements;
@@ -184,6 +207,9 @@ Result<StepTimePrediction> StepTimeModel::predictServersConfig(const RunConfig& 
     auto protocol = serverUpdate(strategy.mode, workers);
     if (!protocol) return protocol.error();
     costs.protocolNs = *protocol;
+    auto handOff = serverHandOff(config, rows, costs);
+    if (!handOff) return handOff.error();
+    costs.handOffNs = *handOff;
     for (int w = 0; w < workers; ++w)
         costs.speeds.push_back(static_cast<std::size_t>(w) < strategy.workerSpeed.size() ? strategy.workerSpeed[static_cast<std::size_t>(w)] : 1.0);
     if (std::any_of(costs.speeds.begin(), costs.speeds.end(), [](double s) { return s < 1.0; })) costs.sleepOvershootNs = sleepOvershoot();

@@ -62,6 +62,8 @@ struct ModelCalibration {
     std::int64_t parameters = 0;
     double optimizerNs = 0.0;                          ///< one update of every parameter
     std::map<std::int64_t, MicroBatchTimes> byRows;   ///< measured micro-batch sizes
+    /// ServerCosts::handOffNs by a worker's rows (the global batch), for the parameter servers
+    std::map<std::int64_t, double> serverHandOffNs;
     bool operator==(const ModelCalibration&) const = default;
 };
 
@@ -117,6 +119,10 @@ struct ServerCosts {
     double pushNs = 0.0;
     double applyNs = 0.0;      ///< the servers' update
     double protocolNs = 0.0;   ///< one update of the protocol alone with W workers (serverUpdateNs)
+    /// What a gradient's hand-offs cost beyond the minimal model's when this model's compute lies
+    /// between them (the threads' wake-ups after longer waits, the data crossing cores): a
+    /// one-worker synchronous run of the model, measured, minus this formula's prediction of it.
+    double handOffNs = 0.0;
     double sleepOvershootNs = 0.0;
     std::vector<double> speeds;  ///< per worker, 0.1-1.0
 };
@@ -148,6 +154,7 @@ private:
     AlphaBeta reduction(CrossDeviceOps algorithm, int replicas, std::int64_t packBytes);
     Result<double> mirroredProtocol(CrossDeviceOps algorithm, int replicas, std::int64_t packs, int threadsPerReplica);
     Result<double> serverUpdate(ParameterServerMode mode, int workers);
+    Result<double> serverHandOff(const RunConfig& config, std::int64_t rows, const ServerCosts& perWorker);
     AlphaBeta transport(std::int64_t bytes);
     double sleepOvershoot();
     Result<StepTimePrediction> predictMirroredConfig(const RunConfig& config);
