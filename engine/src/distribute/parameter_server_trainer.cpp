@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/tensor/reductions.hpp"
 #include "distribute/model_evaluation.hpp"
 #include "distribute/parameter_transport.hpp"
 #include "distribute/parameter_server_worker.hpp"
@@ -313,17 +314,14 @@ const StepReport& ParameterServerTrainer::stepSync() {
     // The average of the workers' gradients: with every worker, exactly mirrored training on
     // their batches together (each worker's loss is already divided by its own batch).
     const float scale = 1.0f / static_cast<float>(fresh.size());
-    double normAfter = 0.0;
-    for (float& value : m_aggregate) {
-        value *= scale;
-        normAfter += double(value) * value;
-    }
+    for (float& value : m_aggregate) value *= scale;
+    const double normAfter = std::sqrt(sumOfSquares(m_aggregate));  // the norm every strategy reports (reductions.hpp)
     applyUpdate(m_aggregate);
     const std::int64_t end = clockNs();
     for (Worker* worker : fresh) {
         worker->stats.updateEndNs = end;
         worker->stats.staleness = 0;
-        worker->stats.gradNormAfter = std::sqrt(normAfter);
+        worker->stats.gradNormAfter = normAfter;
         reportWorker(*worker);
     }
     m_report.worker = -1;

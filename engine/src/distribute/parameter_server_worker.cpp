@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/tensor/reductions.hpp"
 #include "distribute/parameter_server_worker.hpp"
 #include "distribute/parameter_transport.hpp"
 
@@ -94,9 +95,7 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
     }
     stats.examples = static_cast<std::int64_t>(worker.batch.size());
     const auto gradient = worker.replicas[0]->model.store().grads();  // replica 0's: the worker's, reduced
-    double norm = 0.0;
-    for (float g : gradient) norm += double(g) * g;
-    stats.gradNormBefore = std::sqrt(norm);
+    stats.gradNormBefore = std::sqrt(sumOfSquares(gradient));  // the norm every strategy reports (reductions.hpp)
     const std::int64_t pushBegin = clockNs();
     m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop
     const std::int64_t pushEnd = clockNs();

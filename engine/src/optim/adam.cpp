@@ -11,7 +11,7 @@ Adam::Adam(float beta1, float beta2, float epsilon, std::int64_t parameterCount)
       m_first(static_cast<std::size_t>(parameterCount), 0.0f), m_second(static_cast<std::size_t>(parameterCount), 0.0f) {}
 
 void Adam::update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
-                     std::span<double> blockSums) {
+                  std::span<double> blockSums) {
     const double t = static_cast<double>(m_iterations);
     const float stepSize = static_cast<float>(learningRate / (1.0 - std::pow(static_cast<double>(m_beta1), t)));
     const float invSecondCorrection = static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(static_cast<double>(m_beta2), t)));

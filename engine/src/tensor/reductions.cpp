@@ -21,8 +21,7 @@ double blockSumOfSquares(const float* v, std::size_t n) {
     return sum;
 }
 
-double sumOfBlockSums(std::span<const double> blockSums) {
-    double sum = 0.0;
+double sumOfBlockSums(std::span<const double> blockSums, double sum) {
     for (double block : blockSums) sum += block;
     return sum;
 }
@@ -43,7 +42,7 @@ double sumOfSquares(std::span<const float> values) {
                 blockSums[b] = blockSumOfSquares(v + start, std::min(kSquareSumBlock, values.size() - start));
             }
         }, kSquareSumBlock);
-        for (std::size_t b = 0; b < count; ++b) sum += blockSums[b];  // sumOfBlockSums, chunk by chunk
+        sum = sumOfBlockSums(std::span<const double>(blockSums, count), sum);
     }
     return sum;
 }

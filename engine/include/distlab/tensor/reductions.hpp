@@ -16,8 +16,9 @@ inline constexpr std::size_t squareSumBlocks(std::size_t n) { return (n + kSquar
 
 /// Σ v² of one block (n <= kSquareSumBlock values), accumulated in double in a fixed order.
 double blockSumOfSquares(const float* values, std::size_t n);
-/// The blocks' sums added in block order.
-double sumOfBlockSums(std::span<const double> blockSums);
+/// The blocks' sums added in block order onto `sum` (a running total, so a buffer's blocks can
+/// be added a chunk at a time with the same bits).
+double sumOfBlockSums(std::span<const double> blockSums, double sum = 0.0);
 
 /// Σ v² over `values` as defined above. Any thread; runs on the calling thread's OpenMP team;
 /// allocates nothing.
