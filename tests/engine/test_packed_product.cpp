@@ -208,6 +208,23 @@ private slots:
         QCOMPARE(other.begin(1), 50);
     }
 
+    void passesLearnTheirSplitsSideBySide() {
+        // A step's passes alternate (W3's two forward products, then its two weight gradients); keys
+        // that once shared a table slot (these differ only in their high bits, like products that
+        // differ only in k) reset each other's estimates on every call, and nothing was learnt.
+        const std::uint64_t first = 0x10ull << 40, second = 0x20ull << 40;
+        for (int step = 0; step < 30; ++step)
+            for (const auto& [key, slowFactor] : {std::pair{first, 2.0}, std::pair{second, 0.5}}) {
+                TeamSplit split(key, 100, 2);  // thread 1 slower on the first pass, faster on the second
+                split.record(0, 1.0 * static_cast<double>(split.begin(1) - split.begin(0)));
+                split.record(1, slowFactor * static_cast<double>(split.begin(2) - split.begin(1)));
+                split.update();
+            }
+        const TeamSplit learntFirst(first, 100, 2), learntSecond(second, 100, 2);
+        QVERIFY2(learntFirst.begin(1) >= 64 && learntFirst.begin(1) <= 70, qPrintable(QString::number(learntFirst.begin(1))));
+        QVERIFY2(learntSecond.begin(1) >= 30 && learntSecond.begin(1) <= 36, qPrintable(QString::number(learntSecond.begin(1))));
+    }
+
     void balancedPartsCoverEveryValueOnce() {
         const int threads = omp_get_max_threads();
         omp_set_num_threads(2);

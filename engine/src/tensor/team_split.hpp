@@ -70,16 +70,20 @@ private:
         std::array<double, kMaxParallelParts> speed{};  // relative: 1 each to begin with
     };
 
-    /// The calling (master) thread's estimates for this pass: a small direct-mapped table, so a
-    /// step's few passes each keep their own and nothing is allocated.
+    /// The calling (master) thread's estimates for this pass, in a small table searched whole, so
+    /// nothing is allocated. Not indexed by the key: keys that shared a slot reset each other's
+    /// estimates on every call, and W3's two forward products did (their keys differ only in k),
+    /// as did its two weight gradients, so their splits stayed even. A step's passes are fewer
+    /// than the table's entries; past that, the oldest entry is the one replaced.
     static Entry& entryFor(std::uint64_t key, int count) {
-        thread_local std::array<Entry, 16> table{};
-        Entry& entry = table[key % table.size()];
-        if (entry.key != key || entry.count != count) {
-            entry.key = key;
-            entry.count = count;
-            entry.speed.fill(1.0);
-        }
+        thread_local std::array<Entry, 32> table{};
+        thread_local std::size_t added = 0;
+        for (Entry& entry : table)
+            if (entry.key == key && entry.count == count) return entry;
+        Entry& entry = table[added++ % table.size()];
+        entry.key = key;
+        entry.count = count;
+        entry.speed.fill(1.0);
         return entry;
     }
 
