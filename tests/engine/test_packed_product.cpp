@@ -104,6 +104,15 @@ std::vector<Case> cases() {
     return all;
 }
 
+/// One pass of `key` split over 2 threads in which thread 1 takes `slowFactor` times as long per
+/// unit as thread 0, recorded as a team would.
+void timeTwoThreadPass(std::uint64_t key, double slowFactor) {
+    TeamSplit split(key, 100, 2);
+    split.record(0, 1.0 * static_cast<double>(split.begin(1) - split.begin(0)));
+    split.record(1, slowFactor * static_cast<double>(split.begin(2) - split.begin(1)));
+    split.update();
+}
+
 }  // namespace
 
 class TestPackedProduct : public QObject {
@@ -195,12 +204,7 @@ private slots:
             QCOMPARE(even.begin(1), 50);
             QCOMPARE(even.begin(2), 100);
         }
-        for (int product = 0; product < 30; ++product) {  // thread 1 takes twice as long per unit
-            TeamSplit split(key, 100, 2);
-            split.record(0, 1.0 * static_cast<double>(split.begin(1) - split.begin(0)));
-            split.record(1, 2.0 * static_cast<double>(split.begin(2) - split.begin(1)));
-            split.update();
-        }
+        for (int product = 0; product < 30; ++product) timeTwoThreadPass(key, 2.0);  // thread 1 twice as slow per unit
         const TeamSplit learnt(key, 100, 2);
         QVERIFY2(learnt.begin(1) >= 64 && learnt.begin(1) <= 70, qPrintable(QString::number(learnt.begin(1))));  // about 2:1
         QCOMPARE(learnt.begin(2), 100);
@@ -213,13 +217,10 @@ private slots:
         // that once shared a table slot (these differ only in their high bits, like products that
         // differ only in k) reset each other's estimates on every call, and nothing was learnt.
         const std::uint64_t first = 0x10ull << 40, second = 0x20ull << 40;
-        for (int step = 0; step < 30; ++step)
-            for (const auto& [key, slowFactor] : {std::pair{first, 2.0}, std::pair{second, 0.5}}) {
-                TeamSplit split(key, 100, 2);  // thread 1 slower on the first pass, faster on the second
-                split.record(0, 1.0 * static_cast<double>(split.begin(1) - split.begin(0)));
-                split.record(1, slowFactor * static_cast<double>(split.begin(2) - split.begin(1)));
-                split.update();
-            }
+        for (int step = 0; step < 30; ++step) {
+            timeTwoThreadPass(first, 2.0);  // thread 1 slower on the first pass, faster on the second
+            timeTwoThreadPass(second, 0.5);
+        }
         const TeamSplit learntFirst(first, 100, 2), learntSecond(second, 100, 2);
         QVERIFY2(learntFirst.begin(1) >= 64 && learntFirst.begin(1) <= 70, qPrintable(QString::number(learntFirst.begin(1))));
         QVERIFY2(learntSecond.begin(1) >= 30 && learntSecond.begin(1) <= 36, qPrintable(QString::number(learntSecond.begin(1))));
