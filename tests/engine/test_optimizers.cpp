@@ -1,5 +1,6 @@
-// Optimizer updates against values worked out by hand from PyTorch's update rules, and the
-// gradient's norm read during the update against the same norm read alone.
+// Optimizer updates against values worked out by hand from PyTorch's update rules, the gradient's
+// norm read during the update against the same norm read alone, and SGD's step fused into the
+// backward pass against the gradient followed by the optimizer's pass.
 #include <QtTest>
 
 #include <omp.h>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <random>
 
+#include "distlab/model/model.hpp"
 #include "distlab/optim/adam.hpp"
 #include "distlab/optim/sgd.hpp"
 #include "distlab/tensor/reductions.hpp"
@@ -79,6 +81,60 @@ private slots:
         QVERIFY2(std::abs(p[0] - expected) < 1e-6, qPrintable(QString::number(p[0] - expected)));
         QCOMPARE(adam.iterations(), std::int64_t{2});
         QCOMPARE(adam.slotNames().size(), std::size_t{2});
+    }
+
+    void sgdFusedIntoBackwardLeavesTheSameParameters_data() {
+        // The first layer's step inside its weight-gradient product where this CPU has a packed
+        // kernel (a batch up to 256 rows); the small layers', and the first's past 256 rows, as
+        // the product into the gradient and a pass over it.
+        QTest::addColumn<std::int64_t>("batch");
+        QTest::newRow("45 rows") << std::int64_t{45};
+        QTest::newRow("300 rows") << std::int64_t{300};
+    }
+    void sgdFusedIntoBackwardLeavesTheSameParameters() {
+        // Three steps of a 3-layer model (odd widths, a batch not a multiple of the tiles): backward
+        // applying SGD's step as each gradient is finished leaves the parameters that backward then
+        // Sgd's pass leave, bit for bit, and reports the same gradient norm up to its summation order.
+        QFETCH(std::int64_t, batch);
+        ModelConfig config;
+        config.layers = {{"dense", 37, Activation::Relu, ""}, {"dense", 19, Activation::Tanh, ""}, {"dense", 10, Activation::Linear, ""}};
+        const std::int64_t features = 53;
+        Model unfused(config, features), fused(config, features);
+        QVERIFY(fused.supportsFusedSgd());
+        unfused.initialize(InitKind::GlorotUniform, 3);
+        fused.initialize(InitKind::GlorotUniform, 3);
+        Sgd sgd(0.0f, false, unfused.store().totalSize());
+        std::vector<double> blockSums(squareSumBlocks(static_cast<std::size_t>(unfused.store().totalSize())));
+        ModelContext unfusedContext = unfused.makeContext(), fusedContext = fused.makeContext();
+        Tensor input, gradOutput;
+        input.resize2d(batch, features);
+        gradOutput.resize2d(batch, 10);
+        for (int step = 0; step < 3; ++step) {
+            const auto x = randomValues(static_cast<std::size_t>(input.size()), 10 + step);
+            const auto dy = randomValues(static_cast<std::size_t>(gradOutput.size()), 20 + step);
+            std::copy(x.begin(), x.end(), input.data());
+            std::copy(dy.begin(), dy.end(), gradOutput.data());
+            unfused.forward(input, unfusedContext);
+            unfused.zeroGradients();
+            unfused.backward(input, gradOutput, unfusedContext);
+            const double norm = std::sqrt(sgd.applyMeasuringGradient(unfused.store().values(), unfused.store().grads(), 0.05f, blockSums));
+            fused.forward(input, fusedContext);
+            fused.zeroGradients();
+            FusedSgdStep fusedStep{0.05f, 0.0};
+            fused.backward(input, gradOutput, fusedContext, &fusedStep);
+            const auto a = unfused.store().values(), b = fused.store().values();
+            QVERIFY(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+            QVERIFY2(std::abs(std::sqrt(fusedStep.squareSum) - norm) <= 1e-6 * norm,
+                     qPrintable(QString("%1 against %2").arg(std::sqrt(fusedStep.squareSum), 0, 'g', 12).arg(norm, 0, 'g', 12)));
+        }
+    }
+
+    void residualBlocksKeepTheOptimizersPass() {
+        ModelConfig config;
+        config.layers = {{"dense", 8, Activation::Relu, ""},
+                         LayerConfig{"residual", 0, Activation::Linear, "", {{"dense", 8, Activation::Linear, ""}}, 1},
+                         {"dense", 3, Activation::Linear, ""}};
+        QVERIFY(!Model(config, 5).supportsFusedSgd());
     }
 
     void sumOfSquaresIsDefinedBlockByBlock() {

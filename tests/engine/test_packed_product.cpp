@@ -3,7 +3,8 @@
 // (micro-tile rows and columns, the cache blocks in k, m and n), every transpose, beta 0, 1 and
 // another; beta 0 ignores what C held (NaN); the bits do not depend on the team size nor on how
 // the team's shares were balanced; the shares follow the threads' measured speeds, and the
-// balanced passes of the optimizer cover every value once with the same bits.
+// balanced passes of the optimizer cover every value once with the same bits; SGD's step fused into
+// a weight-gradient product gives the bits of the product followed by the optimizer's pass.
 #include <QtTest>
 
 #include <omp.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "distlab/core/rng.hpp"
@@ -194,6 +196,53 @@ private slots:
             QVERIFY(out == first);
         }
         omp_set_num_threads(threads);
+    }
+
+    void sgdStepIsTheProductThenSgd_data() { kernelRows(); }
+    void sgdStepIsTheProductThenSgd() {
+        // The weight gradient's product with SGD's step applied to each finished element leaves W
+        // as the product into a buffer followed by Sgd's pass does, bit for bit, on any team size
+        // and however the team's shares were balanced; it returns Σ T² (to float summation).
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
+        // Where the engine's build rounds SGD's step twice (no FMA), no product applies it.
+        if (!kernels::fusedSgdStepAvailable(784, 256, 256)) QSKIP("this engine build applies no fused SGD step");
+        const int threads = omp_get_max_threads();
+        const float rate = 0.037f;
+        Rng rng(21);
+        // Weight gradients x^T dz ([in, out] over a batch of k rows) around the tiles and of W1's
+        // and W3's layers, then other transposes; k up to the one block the step needs.
+        for (const Case& c : {Case{Op::Transpose, Op::None, 784, 256, 256, 0}, Case{Op::Transpose, Op::None, 3072, 1024, 128, 0},
+                              Case{Op::Transpose, Op::None, 128, 10, 256, 0}, Case{Op::Transpose, Op::None, 7, 9, 3, 0},
+                              Case{Op::Transpose, Op::None, 145, 1030, 17, 0}, Case{Op::None, Op::None, 33, 47, 255, 0},
+                              Case{Op::None, Op::Transpose, 300, 129, 70, 0}, Case{Op::Transpose, Op::Transpose, 13, 40, 1, 0}}) {
+            const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n),
+                                     start = randomFloats(rng, c.m * c.n);
+            std::vector<float> gradient(start.size());
+            productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), 0.0f, gradient.data());
+            std::vector<float> expected = start;
+            Sgd(0.0f, false, c.m * c.n).apply(expected, gradient, rate);
+            double squares = 0.0;
+            for (float g : gradient) squares += double(g) * double(g);
+            std::vector<double> tileSums(static_cast<std::size_t>(kernels::packedSgdTileCount(c.m, c.n)));
+            std::vector<double> returned;
+            for (int team : {1, 2, 3, 2, 2}) {
+                omp_set_num_threads(team);
+                std::vector<float> w = start;
+                returned.push_back(kernels::packedSgdStep(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), rate,
+                                                          w.data(), tileSums));
+                QVERIFY2(w == expected, qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team)));
+            }
+            omp_set_num_threads(threads);
+            QVERIFY(std::all_of(returned.begin(), returned.end(), [&](double r) { return r == returned[0]; }));
+            QVERIFY2(std::abs(returned[0] - squares) <= 1e-6 * squares,
+                     qPrintable(QString("Σ T² %1, expected %2").arg(returned[0], 0, 'g', 12).arg(squares, 0, 'g', 12)));
+        }
+        std::vector<float> w(4), a(2 * kernels::kPackedSgdDepthMost + 2), b(a.size() * 2);
+        std::vector<double> tileSums(1);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 kernels::packedSgdStep(kernel, Op::Transpose, Op::None, 2, 2, kernels::kPackedSgdDepthMost + 1,
+                                                        a.data(), b.data(), rate, w.data(), tileSums));
     }
 
     void teamSplitFollowsTheThreadsSpeeds() {

@@ -1,5 +1,7 @@
 #include "distribute/replica_step.hpp"
 
+#include <stdexcept>
+
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/data/batch_sampler.hpp"
 #include "distlab/distribute/trainer.hpp"
@@ -9,7 +11,9 @@ namespace distlab {
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
                                  std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
                                  std::int64_t microSteps, float lossScale, ReplicaBatch& buffers, SpanRecorder* spans,
-                                 std::int64_t clockOriginNs, std::int64_t beginNs) {
+                                 std::int64_t clockOriginNs, std::int64_t beginNs, FusedSgdStep* fusedSgd) {
+    if (fusedSgd != nullptr && microSteps != 1)
+        throw std::logic_error("computeReplicaGradient: a fused SGD step needs the gradient of one micro-batch");
     auto clock = [&] { return spans != nullptr ? nowNs() - clockOriginNs : 0; };
     model.zeroGradients();
     LossStats total;
@@ -21,7 +25,7 @@ LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const D
         const Tensor& output = model.forward(buffers.input, buffers.context);
         const LossStats part = loss.evaluate(output, buffers.targets, lossScale, buffers.lossGrad);
         const std::int64_t backwardBegin = clock();
-        model.backward(buffers.input, buffers.lossGrad, buffers.context);
+        model.backward(buffers.input, buffers.lossGrad, buffers.context, fusedSgd);
         if (spans != nullptr) {
             const std::int64_t backwardEnd = clock();
             spans->add(Span{forwardBegin, backwardBegin, 0, 0, microBatch, -1, SpanKind::Forward});

@@ -31,10 +31,13 @@ struct ReplicaBatch {
 /// batch's mean loss. Returns the (unscaled) loss sum, correct predictions and examples. With
 /// `spans`, records each micro-batch's forward (gather, forward, loss) and backward, back to back
 /// from `beginNs` on the clock that starts at `clockOriginNs` (each span ends where the next
-/// begins: two clock reads per micro-batch). Allocation-free once the buffers have grown.
+/// begins: two clock reads per micro-batch). With `fusedSgd` (one micro-batch, a model that
+/// supportsFusedSgd) the backward pass applies that SGD step instead of leaving the gradient
+/// (Model::backward). Allocation-free once the buffers have grown.
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
                                  std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
                                  std::int64_t microSteps, float lossScale, ReplicaBatch& buffers,
-                                 SpanRecorder* spans = nullptr, std::int64_t clockOriginNs = 0, std::int64_t beginNs = 0);
+                                 SpanRecorder* spans = nullptr, std::int64_t clockOriginNs = 0, std::int64_t beginNs = 0,
+                                 FusedSgdStep* fusedSgd = nullptr);
 
 }  // namespace distlab

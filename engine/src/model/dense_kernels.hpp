@@ -110,13 +110,10 @@ void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, 
     matrixProduct(Op::None, Op::None, batch, out, in, x, w, S(1), z);
 }
 
-/// dW += x^T dz, db += column sums of dz (= instead of += when not accumulate), and dx = dz W^T
-/// when dx is not null.
+/// db += column sums of dz [batch, out] (= when not accumulate): each column summed down the batch
+/// in row order, the columns split across the team.
 template <typename S>
-void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std::int64_t batch, std::int64_t in,
-                   std::int64_t out, bool accumulate = true) {
-    matrixProduct(Op::Transpose, Op::None, in, out, batch, x, dz, S(accumulate ? 1 : 0), dw);
-    // db: each column summed down the batch in row order, the columns split across the team.
+void biasGradient(const S* dz, S* db, std::int64_t batch, std::int64_t out, bool accumulate) {
     forEachPart(
         static_cast<std::size_t>(out),
         [&](int, std::size_t first, std::size_t last) {
@@ -129,6 +126,15 @@ void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std
             }
         },
         static_cast<std::size_t>(batch));
+}
+
+/// dW += x^T dz, db += column sums of dz (= instead of += when not accumulate), and dx = dz W^T
+/// when dx is not null.
+template <typename S>
+void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std::int64_t batch, std::int64_t in,
+                   std::int64_t out, bool accumulate = true) {
+    matrixProduct(Op::Transpose, Op::None, in, out, batch, x, dz, S(accumulate ? 1 : 0), dw);
+    biasGradient(dz, db, batch, out, accumulate);
     if (dx != nullptr) matrixProduct(Op::None, Op::Transpose, batch, in, out, dz, w, S(0), dx);
 }
 

@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "model/dense_kernels.hpp"
+#include "distlab/tensor/reductions.hpp"
+#include "optim/sgd_step.hpp"
 
 namespace distlab {
 
@@ -11,6 +14,7 @@ namespace distlab {
 struct DenseLayer::Context final : LayerContext {
     Tensor preActivation;  ///< z = x W + b (the activation's derivative needs it)
     Tensor gradPre;        ///< dz
+    std::vector<double> stepSums;  ///< the fused SGD step's scratch: its tiles' or blocks' Σ g²
 };
 
 DenseLayer::DenseLayer(std::string name, std::int64_t inputs, std::int64_t units, Activation activation)
@@ -84,10 +88,51 @@ const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput
     if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
     kernels::activationBackward(m_activation, context.preActivation.data(), context.output.data(), gradOutput.data(),
                                 context.gradPre.data(), batch * m_units);
+    if (context.fusedSgd != nullptr) {
+        applyFusedSgd(input, needInputGrad, context);
+        return context.gradInput;
+    }
     kernels::denseBackward(input.data(), m_kernel.value.data(), context.gradPre.data(), m_kernel.grad.data(),
                            m_bias.grad.data(), needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units,
                            /*accumulate=*/!context.overwriteGradients);
     return context.gradInput;
+}
+
+void DenseLayer::applyFusedSgd(const Tensor& input, bool needInputGrad, Context& context) const {
+    const std::int64_t batch = matrixRows(input, m_inputs);
+    const float* dz = context.gradPre.data();
+    const float rate = context.fusedSgd->rate;
+    // dx first: it reads the kernel as the forward pass did, before the step changes it.
+    if (needInputGrad)
+        kernels::matrixProduct(kernels::Op::None, kernels::Op::Transpose, batch, m_inputs, m_units, dz,
+                               m_kernel.value.data(), 0.0f, context.gradInput.data());
+    double squares = 0.0;
+    if (kernels::fusedSgdStepAvailable(m_inputs, m_units, batch)) {  // in the product: W read and written once
+        const auto tiles = static_cast<std::size_t>(kernels::sgdWeightStepScratch(m_inputs, m_units));
+        if (context.stepSums.size() < tiles) context.stepSums.resize(tiles);  // grows once
+        squares = kernels::sgdWeightStep(kernels::Op::Transpose, kernels::Op::None, m_inputs, m_units, batch, input.data(),
+                                         dz, rate, m_kernel.value.data(), context.stepSums);
+    } else {
+        // A product the packed kernel does not run here (a small or 10-wide one, OpenBLAS's), or a
+        // batch past one block of k: the gradient written, then the step over it, as the
+        // optimizer's pass would (the same bits either way).
+        kernels::matrixProduct(kernels::Op::Transpose, kernels::Op::None, m_inputs, m_units, batch, input.data(), dz, 0.0f,
+                               m_kernel.grad.data());
+        const auto blocks = squareSumBlocks(m_kernel.grad.size());
+        if (context.stepSums.size() < blocks) context.stepSums.resize(blocks);
+        const std::span<double> sums(context.stepSums.data(), blocks);
+        sgdPass(0x44454E5345000000ull ^ m_kernel.grad.size(), m_kernel.value, m_kernel.grad, rate, sums);
+        squares = sumOfBlockSums(sums);
+    }
+    // The bias's gradient is a few kilobytes: written, then applied, as the optimizer would.
+    float* db = m_bias.grad.data();
+    kernels::biasGradient(dz, db, batch, m_units, /*accumulate=*/false);
+    float* bias = m_bias.value.data();
+    for (std::int64_t c = 0; c < m_units; ++c) {
+        squares += static_cast<double>(db[c]) * static_cast<double>(db[c]);
+        bias[c] = sgdStep(bias[c], db[c], rate);
+    }
+    context.fusedSgd->squareSum += squares;
 }
 
 }  // namespace distlab

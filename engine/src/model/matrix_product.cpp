@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "model/packed_product.hpp"
+#include "optim/sgd_step.hpp"
 #include "tensor/parallel_ranges.hpp"
 
 namespace distlab::kernels {
@@ -89,6 +90,18 @@ const char* floatProductPath() {
     const std::optional<PackedKernel> kernel = chosenPackedKernel();
     if (!kernel) return "openblas";
     return *kernel == PackedKernel::Avx512 ? "packed-avx512" : "packed-avx2";
+}
+
+bool fusedSgdStepAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
+    return kSgdStepRoundsOnce && packedKernelFor(m, n, k).has_value() && k >= 1 && k <= kPackedSgdDepthMost;
+}
+
+std::int64_t sgdWeightStepScratch(std::int64_t m, std::int64_t n) { return packedSgdTileCount(m, n); }
+
+double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                     float rate, float* w, std::span<double> scratch) {
+    if (!fusedSgdStepAvailable(m, n, k)) throw std::logic_error("sgdWeightStep: no fused SGD step for this product here");
+    return packedSgdStep(*chosenPackedKernel(), opA, opB, m, n, k, a, b, rate, w, scratch);
 }
 
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,

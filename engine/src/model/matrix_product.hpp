@@ -7,6 +7,7 @@
 // use, through Eigen.
 #include <Eigen/Core>
 #include <cstdint>
+#include <span>
 
 namespace distlab::kernels {
 
@@ -16,6 +17,19 @@ enum class Op : bool { None, Transpose };
 /// OpenMP team (omp_get_max_threads()); bit-identical for a fixed thread count; allocates nothing.
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c);
+
+/// Whether sgdWeightStep runs for the product matrixProduct(Transpose-or-not, ..., m, n, k): that
+/// product runs on a packed kernel here (so the step's gradient has the bits matrixProduct's
+/// would), k <= kPackedSgdDepthMost (256), and the build rounds SGD's step once
+/// (kSgdStepRoundsOnce, optim/sgd_step.hpp) as the kernels' epilogues do.
+bool fusedSgdStepAvailable(std::int64_t m, std::int64_t n, std::int64_t k);
+/// The scratch sgdWeightStep needs for an m x n weight matrix (its tiles' sums).
+std::int64_t sgdWeightStepScratch(std::int64_t m, std::int64_t n);
+/// W[m, n] -= rate op(A) op(B), the product finished before the step is applied, and returns
+/// Σ (op(A) op(B))²: packedSgdStep (packed_product.hpp) on this process's kernel. Only where
+/// fusedSgdStepAvailable(m, n, k).
+double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                     float rate, float* w, std::span<double> scratch);
 
 /// Where this process's float products run, for reports: "packed-avx512" or "packed-avx2" (the
 /// engine's own kernel; tiny products and 10-wide ones on one thread still go to OpenBLAS) or

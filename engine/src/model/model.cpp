@@ -58,16 +58,22 @@ const Tensor& Model::forward(const Tensor& input, ModelContext& context) const {
     return *current;
 }
 
-void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context) {
+void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
+    if (fusedSgd != nullptr && !supportsFusedSgd())
+        throw std::logic_error("Model::backward: a fused SGD step on a model that cannot apply it");
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
         const Tensor& layerInput = i == 0 ? input : context.layers[i - 1]->output;
         context.layers[i]->overwriteGradients = m_gradientsZeroed;
+        context.layers[i]->fusedSgd = fusedSgd;
         grad = &m_layers[i]->backward(layerInput, *grad, /*needInputGrad=*/i > 0, *context.layers[i]);
     }
     m_gradientsZeroed = false;
 }
 
+bool Model::supportsFusedSgd() const {
+    return std::all_of(m_layers.begin(), m_layers.end(), [](const auto& layer) { return layer->supportsFusedSgd(); });
+}
 
 GradientAggregationStats Model::aggregationStats(const ModelContext& context) {
     GradientAggregationStats total;

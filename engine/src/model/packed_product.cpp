@@ -7,8 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "optim/sgd_step.hpp"
 #include "tensor/parallel_ranges.hpp"
 #include "tensor/team_split.hpp"
 
@@ -38,6 +41,7 @@ constexpr std::int64_t kVector512 = 16, kVector256 = 8;
 // packed B block of 1 MiB lives in L3) B blocks of 256 and 512 columns and A blocks of 288 rows
 // measured no faster, within the shared VM's spread.
 constexpr std::int64_t kKc = 256;
+static_assert(kPackedSgdDepthMost == kKc, "the SGD step needs each tile finished in one block of k");
 constexpr std::int64_t kNc = 1024;
 constexpr std::int64_t kMcMost = 144;
 // The AVX2 packing of A stores 8 floats per k where 6 are meant (the next store overwrites the
@@ -45,6 +49,11 @@ constexpr std::int64_t kMcMost = 144;
 constexpr std::int64_t kPackSlack = 8;
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
+
+/// The register block a kernel uses for outputs n wide.
+constexpr Block blockFor(PackedKernel kernel, std::int64_t n) {
+    return kernel == PackedKernel::Avx2 ? kAvx2 : n <= kVector512 ? kNarrow : kWide;
+}
 
 /// One thread's packing buffers, allocated the first time the thread multiplies and kept for its
 /// life: a step allocates nothing once every thread of the team has run one product.
@@ -164,6 +173,22 @@ void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::in
         transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
 }
 
+/// What a micro-kernel does with its finished tile T besides C = scale C + T: with squares set,
+/// the SGD step C = C - rate T instead (T being the gradient of the parameters C, whole: depth is
+/// all of k), and Σ T² of the tile written to *squares.
+struct TileStep {
+    float rate = 0.0f;
+    double* squares = nullptr;
+};
+
+/// The SGD step of a product (packedSgdStep): its rate and where each tile's Σ T² goes, at
+/// tileSums[(row / tile rows) tilesPerRow + column / tile columns].
+struct SgdTiles {
+    float rate;
+    double* tileSums;
+    std::int64_t tilesPerRow;
+};
+
 /// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A
 /// strip and one packed B strip over depth values of k. scale 0 writes C without reading it (as
 /// BLAS's beta 0 does). Every element is one FMA chain over k in order: the result does not depend
@@ -173,7 +198,7 @@ void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::in
 template <Block block>
 __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t depth, const float* a, const float* b,
                                                               float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols,
-                                                              float scale) {
+                                                              float scale, const TileStep& step) {
     constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.columns / kVector512);
     constexpr std::int64_t kVector = kVector512;
     // Where C is only written (beta 0: the weight gradients, megabytes written once a step), ask
@@ -182,7 +207,7 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     // is near; prefetching it there measured slower.
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)
-        if (scale == 0.0f && r < rows) {
+        if ((scale == 0.0f || step.squares != nullptr) && r < rows) {
             _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
             _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kVectors * kVector - 1), _MM_HINT_T0);
         }
@@ -208,7 +233,19 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
         const std::int64_t n = cols - v * kVector;
         mask[v] = static_cast<__mmask16>(n >= kVector ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
     }
-    const __m512 factor = _mm512_set1_ps(scale);
+    // The SGD step: C = C - rate T, and Σ T² of the tile (padding rows and columns of T hold 0).
+    const bool sgd = step.squares != nullptr;
+    if (sgd) {
+        __m512 squares = _mm512_setzero_ps();
+#pragma GCC unroll 16
+        for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+            for (int v = 0; v < kVectors; ++v) squares = _mm512_fmadd_ps(sum[r][v], sum[r][v], squares);
+        *step.squares = _mm512_reduce_add_pd(_mm512_add_pd(
+            _mm512_cvtps_pd(_mm512_castps512_ps256(squares)),
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1)))));
+    }
+    const __m512 factor = _mm512_set1_ps(sgd ? step.rate : scale);
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
         if (r >= rows) break;
@@ -216,7 +253,8 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) {
             __m512 value = sum[r][v];
-            if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(mask[v], row + v * kVector), value);
+            if (sgd) value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(mask[v], row + v * kVector));
+            else if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(mask[v], row + v * kVector), value);
             _mm512_mask_storeu_ps(row + v * kVector, mask[v], value);
         }
     }
@@ -229,9 +267,9 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
 /// argument, and each kernel must be compiled for its own.
 __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
                                                                    float* c, std::int64_t ldc, std::int64_t rows,
-                                                                   std::int64_t cols, float scale) {
+                                                                   std::int64_t cols, float scale, const TileStep& step) {
     constexpr int kRows = static_cast<int>(kAvx2.rows), kVectors = static_cast<int>(kAvx2.columns / kVector256);
-    if (scale == 0.0f)  // C only written: ask for its lines now (see microKernel512)
+    if (scale == 0.0f || step.squares != nullptr)  // C only written, or far: ask for its lines now (see microKernel512)
         for (int r = 0; r < kRows && r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
     __m256 sum[kRows][kVectors];
 #pragma GCC unroll 6
@@ -249,7 +287,19 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
             for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm256_fmadd_ps(ar, bv[v], sum[r][v]);
         }
     }
-    const __m256 factor = _mm256_set1_ps(scale);
+    const bool sgd = step.squares != nullptr;
+    if (sgd) {  // Σ T² of the tile (see microKernel512)
+        __m256 squares = _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+            for (int v = 0; v < kVectors; ++v) squares = _mm256_fmadd_ps(sum[r][v], sum[r][v], squares);
+        const __m256d wide = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(squares)),
+                                           _mm256_cvtps_pd(_mm256_extractf128_ps(squares, 1)));
+        const __m128d half = _mm_add_pd(_mm256_castpd256_pd128(wide), _mm256_extractf128_pd(wide, 1));
+        *step.squares = _mm_cvtsd_f64(_mm_add_sd(half, _mm_unpackhi_pd(half, half)));
+    }
+    const __m256 factor = _mm256_set1_ps(sgd ? step.rate : scale);
 #pragma GCC unroll 6
     for (int r = 0; r < kRows; ++r) {
         if (r >= rows) break;
@@ -259,13 +309,15 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
             const std::int64_t valid = cols - v * kVector256;
             if (valid >= kVector256) {
                 __m256 value = sum[r][v];
-                if (scale != 0.0f) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(row + v * kVector256), value);
+                if (sgd) value = _mm256_fnmadd_ps(factor, value, _mm256_loadu_ps(row + v * kVector256));
+                else if (scale != 0.0f) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(row + v * kVector256), value);
                 _mm256_storeu_ps(row + v * kVector256, value);
             } else if (valid > 0) {  // an edge tile: element by element (AVX2's masked stores are slow)
                 alignas(32) float lanes[kVector256];
                 _mm256_store_ps(lanes, sum[r][v]);
                 float* out = row + v * kVector256;
-                for (std::int64_t j = 0; j < valid; ++j) out[j] = scale != 0.0f ? std::fma(scale, out[j], lanes[j]) : lanes[j];
+                for (std::int64_t j = 0; j < valid; ++j)
+                    out[j] = sgd ? sgdStep(out[j], lanes[j], step.rate) : scale != 0.0f ? std::fma(scale, out[j], lanes[j]) : lanes[j];
             }
         }
     }
@@ -298,7 +350,7 @@ private:
 /// C[m, n] = beta C + op(A) op(B) on the calling thread alone, blocked for the caches.
 template <Block block>
 void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                  const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
+                  const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, const SgdTiles* sgd) {
     constexpr std::int64_t kMr = block.rows, kNr = block.columns, kMc = block.mc;
     static_assert(kMc % kMr == 0 && kNc % kNr == 0 && kMc <= kMcMost);
     PackBuffers& buffers = threadBuffers();
@@ -325,8 +377,11 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                     for (std::int64_t ir = 0; ir < mc; ir += kMr) {
                         next.issue(linesPerCall);
                         const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block> : microKernel256;
+                        TileStep step;
+                        if (sgd != nullptr)
+                            step = {sgd->rate, sgd->tileSums + (ic + ir) / kMr * sgd->tilesPerRow + (jc + jr) / kNr};
                         kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                               std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale);
+                               std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale, step);
                     }
             }
         }
@@ -351,20 +406,18 @@ bool packedKernelAvailable(PackedKernel kernel) {
     return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
 }
 
-void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   const float* b, float beta, float* c) {
-    if (m <= 0 || n <= 0) return;
-    if (k <= 0) {  // no products to add: C = beta C
-        for (std::int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
-        return;
-    }
+namespace {
+
+/// packedProduct, or with sgd the SGD step of packedSgdStep: the output split across the team.
+void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                   const float* b, float beta, float* c, const SgdTiles* sgd) {
     const std::int64_t lda = opA == Op::Transpose ? m : k;
     const std::int64_t ldb = opB == Op::Transpose ? k : n;
     // Split the output along its longer side: each thread packs the whole of the other operand, so
     // the copy made twice is the smaller one (x for the forward products, dz for the weight
     // gradients).
     const bool alongRows = n < m;
-    const Block block = kernel == PackedKernel::Avx2 ? kAvx2 : n <= kVector512 ? kNarrow : kWide;
+    const Block block = blockFor(kernel, n);
     const auto run = kernel == PackedKernel::Avx2 ? productBlock<kAvx2>
                      : n <= kVector512            ? productBlock<kNarrow>
                                                   : productBlock<kWide>;
@@ -376,12 +429,18 @@ void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), units));
     const auto slice = [&](std::int64_t begin, std::int64_t end) {
         if (begin >= end) return;
+        // The slice's own tiles: a slice starts on a tile boundary, so its tile sums lie where the whole output's do.
+        SgdTiles tiles{};
+        if (sgd != nullptr)
+            tiles = {sgd->rate, sgd->tileSums + (alongRows ? begin / block.rows * sgd->tilesPerRow : begin / block.columns),
+                     sgd->tilesPerRow};
+        const SgdTiles* step = sgd != nullptr ? &tiles : nullptr;
         if (alongRows)
             run(opA, opB, end - begin, n, k, opA == Op::None ? a + begin * lda : a + begin, lda, b, ldb, beta,
-                c + begin * n, n);
+                c + begin * n, n, step);
         else
             run(opA, opB, m, end - begin, k, a, lda, opB == Op::None ? b + begin : b + begin * ldb, ldb, beta, c + begin,
-                n);
+                n, step);
     };
     if (parts <= 1) {
         slice(0, extent);
@@ -389,7 +448,8 @@ void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
     }
     const std::uint64_t key = (static_cast<std::uint64_t>(m) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(n) << 20) ^
                               (static_cast<std::uint64_t>(k) << 40) ^ (opA == Op::Transpose ? 1u : 0u) ^
-                              (opB == Op::Transpose ? 2u : 0u) ^ (kernel == PackedKernel::Avx2 ? 4u : 0u);
+                              (opB == Op::Transpose ? 2u : 0u) ^ (kernel == PackedKernel::Avx2 ? 4u : 0u) ^
+                              (sgd != nullptr ? 8u : 0u);
     TeamSplit split(key, units, parts);
 #pragma omp parallel num_threads(parts)
     {
@@ -404,6 +464,41 @@ void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         }
     }
     split.update();
+}
+
+}  // namespace
+
+void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                   const float* b, float beta, float* c) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {  // no products to add: C = beta C
+        for (std::int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
+        return;
+    }
+    productOnTeam(kernel, opA, opB, m, n, k, a, b, beta, c, nullptr);
+}
+
+std::int64_t packedSgdTileCount(std::int64_t m, std::int64_t n) {
+    // The AVX2 kernel's 6 x 16 tiles are the smallest of all the blocks', so their count is enough for any.
+    return (m + kAvx2.rows - 1) / kAvx2.rows * ((n + kAvx2.columns - 1) / kAvx2.columns);
+}
+
+double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                     const float* b, float rate, float* w, std::span<double> tileSums) {
+    if (m <= 0 || n <= 0) return 0.0;
+    if (k <= 0 || k > kPackedSgdDepthMost)
+        throw std::invalid_argument("packedSgdStep: the gradient must be summed over 1 to " +
+                                    std::to_string(kPackedSgdDepthMost) + " rows, not " + std::to_string(k));
+    const Block block = blockFor(kernel, n);
+    const std::int64_t tilesPerRow = (n + block.columns - 1) / block.columns;
+    const std::int64_t tiles = (m + block.rows - 1) / block.rows * tilesPerRow;
+    if (static_cast<std::int64_t>(tileSums.size()) < tiles) throw std::invalid_argument("packedSgdStep: too few tile sums");
+    const SgdTiles sgd{rate, tileSums.data(), tilesPerRow};
+    productOnTeam(kernel, opA, opB, m, n, k, a, b, 1.0f, w, &sgd);
+    // The tiles' sums in tile order: the same bits whichever thread finished which tile.
+    double sum = 0.0;
+    for (std::int64_t t = 0; t < tiles; ++t) sum += tileSums[static_cast<std::size_t>(t)];
+    return sum;
 }
 
 }  // namespace distlab::kernels

@@ -29,4 +29,21 @@ bool packedKernelAvailable(PackedKernel kernel);
 void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                    const float* b, float beta, float* c);
 
+/// The most rows of k packedSgdStep sums over: each output tile must be finished in one block of
+/// k before the step is applied to it.
+inline constexpr std::int64_t kPackedSgdDepthMost = 256;
+
+/// The tile sums packedSgdStep needs for an m x n output, on any kernel.
+std::int64_t packedSgdTileCount(std::int64_t m, std::int64_t n);
+
+/// SGD's step fused into the product of the weight gradient: W[m, n] = W - rate T with
+/// T = op(A) op(B), each element of T finished (the product's bits: one FMA chain over k in order)
+/// before sgdStep applies it, so W ends as the product into a gradient buffer followed by Sgd's
+/// pass would leave it, while W is read and written once and T never stored. Returns Σ T², summed
+/// per output tile (in registers) and then over the tiles in tile order (in tileSums, at least
+/// packedSgdTileCount(m, n) values): the same bits for any thread count and split, the last bits
+/// not those of sumOfSquares. 1 <= k <= kPackedSgdDepthMost.
+double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                     const float* b, float rate, float* w, std::span<double> tileSums);
+
 }  // namespace distlab::kernels

@@ -1,5 +1,6 @@
 #include "distlab/optim/sgd.hpp"
 
+#include "optim/sgd_step.hpp"
 #include "optim/update_blocks.hpp"
 
 namespace distlab {
@@ -10,16 +11,16 @@ Sgd::Sgd(float momentum, bool nesterov, std::int64_t parameterCount) : m_momentu
 
 void Sgd::update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
                  std::span<double> blockSums) {
+    const std::uint64_t key = 0x5347440000000000ull ^ params.size();
+    if (m_velocity.empty()) return sgdPass(key, params, grads, learningRate, blockSums);
     float* p = params.data();
     const float* g = grads.data();
-    float* b = m_velocity.empty() ? nullptr : m_velocity.data() + offset;
+    float* b = m_velocity.data() + offset;
     const float mu = m_momentum;
     const bool nesterov = m_nesterov;
     // A pass over every parameter, bound by memory (optim/update_blocks.hpp).
-    forEachUpdateBlock(0x5347440000000000ull ^ params.size(), grads, blockSums, [=](std::size_t begin, std::size_t end) {
-        if (b == nullptr) {
-            for (std::size_t i = begin; i < end; ++i) p[i] -= learningRate * g[i];
-        } else if (nesterov) {
+    forEachUpdateBlock(key, grads, blockSums, [=](std::size_t begin, std::size_t end) {
+        if (nesterov) {
             for (std::size_t i = begin; i < end; ++i) {
                 b[i] = mu * b[i] + g[i];
                 p[i] -= learningRate * (g[i] + mu * b[i]);

@@ -69,7 +69,8 @@ public:
     /// index past the parameters reports 0. Between steps.
     void setWatched(std::span<const std::int64_t> flatIndices);
     /// Fault injection: the next step throws TrainingError(`message`) after computing the
-    /// gradient, while the peers wait for this rank in the reduction. Between steps.
+    /// gradient, while the peers wait for this rank in the reduction (a lone rank that updates
+    /// inside backward has by then applied the update). Between steps.
     void failNextStep(std::string message) { m_failure = std::move(message); }
 
 private:
@@ -86,6 +87,7 @@ private:
     GradientPacker m_packer;  ///< the gradient's packs (num_packs / bytes_per_pack), each reduced on its own
     std::unique_ptr<ReplicaBatch> m_batch;
     std::vector<double> m_gradientBlockSums;  ///< the update's scratch for the gradient's norm (reductions.hpp)
+    bool m_fusesUpdate = false;  ///< a lone rank's plain SGD step applied inside backward (FusedSgdStep)
     SpanRecorder m_spans;  ///< this rank's spans of the current step
     std::array<float, 3> m_figures{};  ///< loss sum, correct, examples: reduced like the gradient
     ReplicaStepStats m_stats;

@@ -16,6 +16,16 @@
 
 namespace distlab {
 
+/// A plain SGD step (value -= rate * gradient: Keras' SGD without momentum) that backward applies
+/// to each parameter as soon as its gradient is finished, instead of leaving the gradient for the
+/// optimizer's pass: a lone replica's step then reads and writes its weights once (W3's optimizer
+/// pass moved 50 MB a step). Backward adds Σ gradient² of what it updated to squareSum, the
+/// step's gradient norm.
+struct FusedSgdStep {
+    float rate = 0.0f;
+    double squareSum = 0.0;
+};
+
 /// One micro-batch's activations in one layer. Buffers grow to the largest batch seen and are
 /// reused, so a warmed-up context never allocates.
 struct LayerContext {
@@ -25,6 +35,9 @@ struct LayerContext {
     /// Set by the model before backward: true when the gradients are due to be zero, so backward
     /// writes them instead of adding to them (saving a pass over every gradient per step).
     bool overwriteGradients = false;
+    /// Set by the model before backward when the step's update is fused into it (Model::backward):
+    /// backward then applies it to the layer's parameters and leaves their gradients unwritten.
+    FusedSgdStep* fusedSgd = nullptr;
 };
 
 /// A parameter as its layer holds it: its slices of the model's value and gradient buffers.
@@ -58,6 +71,8 @@ public:
     /// needInputGrad). `input` is what that forward received.
     virtual const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
                                    LayerContext& context) = 0;
+    /// Whether backward can apply a FusedSgdStep.
+    virtual bool supportsFusedSgd() const { return false; }
     /// Multiply-accumulates per sample in the forward pass (for FLOP counts).
     virtual std::int64_t weightCount() const = 0;
 
