@@ -32,9 +32,8 @@ MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Commu
     // its update (no reduction, no accumulation, no slot), so backward applies the update as each
     // gradient is finished: the weights cross the memory bus once a step instead of the gradient
     // being written, read back and the weights read and written again (W3: 50 MB a step).
-    const OptimizerConfig& optimizer = config.optimizer;
     m_fusesUpdate = communicator.size() == 1 && config.strategy.gradientAccumulationSteps == 1 &&
-                    optimizer.type == OptimizerKind::Sgd && optimizer.momentum == 0.0 && m_model.supportsFusedSgd();
+                    m_optimizer->isPlainStep() && m_model.supportsFusedSgd();
 }
 
 MirroredRank::~MirroredRank() = default;

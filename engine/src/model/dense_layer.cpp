@@ -106,6 +106,14 @@ void DenseLayer::applyFusedSgd(const Tensor& input, bool needInputGrad, Context&
     if (needInputGrad)
         kernels::matrixProduct(kernels::Op::None, kernels::Op::Transpose, batch, m_inputs, m_units, dz,
                                m_kernel.value.data(), 0.0f, context.gradInput.data());
+    // A written gradient's step, as the optimizer's pass applies it (the same bits), with Σ g².
+    const auto stepOverGradient = [&](const ParameterSlot& slot) {
+        const auto blocks = squareSumBlocks(slot.grad.size());
+        if (context.stepSums.size() < blocks) context.stepSums.resize(blocks);  // grows once
+        const std::span<double> sums(context.stepSums.data(), blocks);
+        sgdPass(0x44454E5345000000ull ^ slot.grad.size(), slot.value, slot.grad, rate, sums);
+        return sumOfBlockSums(sums);
+    };
     double squares = 0.0;
     if (kernels::fusedSgdStepAvailable(m_inputs, m_units, batch)) {  // in the product: W read and written once
         const auto tiles = static_cast<std::size_t>(kernels::sgdWeightStepScratch(m_inputs, m_units));
@@ -114,24 +122,14 @@ void DenseLayer::applyFusedSgd(const Tensor& input, bool needInputGrad, Context&
                                          dz, rate, m_kernel.value.data(), context.stepSums);
     } else {
         // A product the packed kernel does not run here (a small or 10-wide one, OpenBLAS's), or a
-        // batch past one block of k: the gradient written, then the step over it, as the
-        // optimizer's pass would (the same bits either way).
+        // batch past one block of k: the gradient written, then the step over it.
         kernels::matrixProduct(kernels::Op::Transpose, kernels::Op::None, m_inputs, m_units, batch, input.data(), dz, 0.0f,
                                m_kernel.grad.data());
-        const auto blocks = squareSumBlocks(m_kernel.grad.size());
-        if (context.stepSums.size() < blocks) context.stepSums.resize(blocks);
-        const std::span<double> sums(context.stepSums.data(), blocks);
-        sgdPass(0x44454E5345000000ull ^ m_kernel.grad.size(), m_kernel.value, m_kernel.grad, rate, sums);
-        squares = sumOfBlockSums(sums);
+        squares = stepOverGradient(m_kernel);
     }
-    // The bias's gradient is a few kilobytes: written, then applied, as the optimizer would.
-    float* db = m_bias.grad.data();
-    kernels::biasGradient(dz, db, batch, m_units, /*accumulate=*/false);
-    float* bias = m_bias.value.data();
-    for (std::int64_t c = 0; c < m_units; ++c) {
-        squares += static_cast<double>(db[c]) * static_cast<double>(db[c]);
-        bias[c] = sgdStep(bias[c], db[c], rate);
-    }
+    // The bias's gradient is a few kilobytes: written, then stepped over.
+    kernels::biasGradient(dz, m_bias.grad.data(), batch, m_units, /*accumulate=*/false);
+    squares += stepOverGradient(m_bias);
     context.fusedSgd->squareSum += squares;
 }
 

@@ -201,9 +201,9 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
                                                               float scale, const TileStep& step) {
     constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.columns / kVector512);
     constexpr std::int64_t kVector = kVector512;
-    // Where C is only written (beta 0: the weight gradients, megabytes written once a step), ask
-    // for its lines now, so they have arrived by the stores after the k loop instead of each store
-    // waiting on memory. Where C is read it was just written (the bias, an earlier block of k) and
+    // Where C is only written (beta 0: the weight gradients, megabytes written once a step) or is
+    // the weights an SGD step updates (read and written once a step), ask for its lines now, so
+    // they have arrived by the loads and stores after the k loop instead of each waiting on memory. Where C is read it was just written (the bias, an earlier block of k) and
     // is near; prefetching it there measured slower.
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)

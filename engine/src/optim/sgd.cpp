@@ -12,7 +12,7 @@ Sgd::Sgd(float momentum, bool nesterov, std::int64_t parameterCount) : m_momentu
 void Sgd::update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
                  std::span<double> blockSums) {
     const std::uint64_t key = 0x5347440000000000ull ^ params.size();
-    if (m_velocity.empty()) return sgdPass(key, params, grads, learningRate, blockSums);
+    if (isPlainStep()) return sgdPass(key, params, grads, learningRate, blockSums);
     float* p = params.data();
     const float* g = grads.data();
     float* b = m_velocity.data() + offset;

@@ -31,6 +31,9 @@ public:
     void applyRange(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset) {
         update(params, grads, learningRate, offset, {});
     }
+    /// Whether an update is the plain step p -= lr g alone (SGD without momentum): no slot, nothing
+    /// but the gradient, so it can be applied to each gradient as it is finished (FusedSgdStep).
+    virtual bool isPlainStep() const { return false; }
     /// Slot names ("momentum"; "m", "v"), in a fixed order.
     virtual std::vector<std::string> slotNames() const = 0;
     /// Slot buffer i (same length as the parameters).

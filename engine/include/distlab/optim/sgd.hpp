@@ -9,6 +9,7 @@ namespace distlab {
 class Sgd final : public Optimizer {
 public:
     Sgd(float momentum, bool nesterov, std::int64_t parameterCount);
+    bool isPlainStep() const override { return m_velocity.empty(); }
     std::vector<std::string> slotNames() const override;
     std::span<float> slot(std::size_t index) override;
 
