@@ -10,7 +10,7 @@ root=$(dirname "$(dirname "$here")")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 lib=/usr/lib/x86_64-linux-gnu/openblas-openmp
-g++ -std=c++20 -O3 -march=native -fopenmp -DNDEBUG -I"$root/engine/src" -I/usr/include/eigen3 \
+g++ -std=c++20 -O3 -march=native -fopenmp -DNDEBUG -I"$root/engine/src" -I"$root/engine/include" -I/usr/include/eigen3 \
   -I/usr/include/x86_64-linux-gnu/openblas-openmp "$here/gemm_products.cpp" "$root/engine/src/model/packed_product.cpp" \
   -o "$out/gemm_products" -L"$lib" -Wl,-rpath,"$lib" -lopenblas
 for threads in 1 2; do

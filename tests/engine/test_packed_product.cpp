@@ -4,7 +4,9 @@
 // another; beta 0 ignores what C held (NaN); the bits do not depend on the team size nor on how
 // the team's shares were balanced; the shares follow the threads' measured speeds, and the
 // balanced passes of the optimizer cover every value once with the same bits; SGD's step fused into
-// a weight-gradient product gives the bits of the product followed by the optimizer's pass.
+// a weight-gradient product gives the bits of the product followed by the optimizer's pass; a
+// dense layer's bias and ReLU applied in the product's write-back give the bits of the bias laid
+// down, the product added onto it and ReLU's pass.
 #include <QtTest>
 
 #include <omp.h>
@@ -243,6 +245,46 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  kernels::packedSgdStep(kernel, Op::Transpose, Op::None, 2, 2, kernels::kPackedSgdDepthMost + 1,
                                                         a.data(), b.data(), rate, w.data(), tileSums));
+    }
+
+    void affineProductIsTheProductThenBiasAndRelu_data() { kernelRows(); }
+    void affineProductIsTheProductThenBiasAndRelu() {
+        // x W + b, then ReLU, written in the product's write-back: the bits of C holding the bias,
+        // the product added onto it (beta 1) and then z > 0 ? z : 0, for shapes around the tiles,
+        // over several blocks of k (the bias under the first, ReLU after the last), narrow outputs,
+        // on any team size. A NaN in x gives its row NaN before ReLU and 0 after, as the pass does.
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
+        const int threads = omp_get_max_threads();
+        Rng rng(23);
+        for (const Case& c : {Case{Op::None, Op::None, 256, 256, 784, 1}, Case{Op::None, Op::None, 128, 1024, 3072, 1},
+                              Case{Op::None, Op::None, 128, 10, 1024, 1}, Case{Op::None, Op::None, 7, 9, 3, 1},
+                              Case{Op::None, Op::None, 145, 1030, 257, 1}, Case{Op::None, Op::None, 300, 33, 1, 1},
+                              Case{Op::Transpose, Op::Transpose, 40, 50, 300, 1}}) {
+            std::vector<float> a = randomFloats(rng, c.m * c.k);
+            const std::vector<float> b = randomFloats(rng, c.k * c.n), bias = randomFloats(rng, c.n);
+            a[static_cast<std::size_t>(c.k / 2)] = std::numeric_limits<float>::quiet_NaN();  // one row of z NaN
+            for (const bool relu : {false, true}) {
+                std::vector<float> expected(static_cast<std::size_t>(c.m * c.n));
+                for (std::int64_t i = 0; i < c.m; ++i) std::copy(bias.begin(), bias.end(), expected.begin() + i * c.n);
+                productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), 1.0f, expected.data());
+                if (relu)
+                    for (float& z : expected) z = z > 0.0f ? z : 0.0f;
+                for (int team : {1, 2, 3}) {
+                    omp_set_num_threads(team);
+                    std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // never read
+                    kernels::packedAffineProduct(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), bias.data(), relu,
+                                                 out.data());
+                    const bool same = std::equal(out.begin(), out.end(), expected.begin(), [](float x, float y) {
+                        return x == y || (std::isnan(x) && std::isnan(y));
+                    });
+                    QVERIFY2(same, qPrintable(QString("m %1 n %2 k %3, relu %4, team %5")
+                                                  .arg(c.m).arg(c.n).arg(c.k).arg(relu).arg(team)));
+                }
+                omp_set_num_threads(threads);
+                if (relu) QVERIFY(std::none_of(expected.begin(), expected.end(), [](float z) { return std::isnan(z) || z < 0; }));
+            }
+        }
     }
 
     void teamSplitFollowsTheThreadsSpeeds() {

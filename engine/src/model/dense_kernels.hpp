@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <type_traits>
 
 #include "distlab/io/run_config.hpp"
 #include "model/matrix_product.hpp"
@@ -95,9 +96,14 @@ void activationBackward(Activation act, const S* z, const S* y, const S* dy, S* 
     });
 }
 
-/// z = x W + b for x [batch, in], W [in, out], b [out].
+/// z = x W + b for x [batch, in], W [in, out], b [out]; then z = max(z, 0) where relu.
 template <typename S>
-void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, std::int64_t in, std::int64_t out) {
+void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, std::int64_t in, std::int64_t out,
+                  bool relu = false) {
+    // On a packed kernel the bias and ReLU are applied as the product writes each finished tile:
+    // z written once, not laid down, added onto and passed over again (W1: 2.4 % of the step).
+    if constexpr (std::is_same_v<S, float>)
+        if (affineProductAvailable(batch, out, in)) return affineProduct(batch, out, in, x, w, b, relu, z);
     // The bias is laid down first and the product added onto it (beta 1): one pass over z instead
     // of the product's own clearing (beta 0) and then a pass adding the bias.
     forEachPart(
@@ -108,6 +114,14 @@ void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, 
         },
         static_cast<std::size_t>(out));
     matrixProduct(Op::None, Op::None, batch, out, in, x, w, S(1), z);
+    if (relu) activate(Activation::Relu, z, z, batch * out);
+}
+
+/// Whether act's derivative can be read off its output y alone, so that a layer need not keep z
+/// and denseForward can write y = act(z) directly: linear (no derivative to read) and ReLU (y > 0
+/// exactly where z > 0, NaN included: both give 0 there).
+constexpr bool activationDerivativeFromOutput(Activation act) {
+    return act == Activation::Linear || act == Activation::Relu;
 }
 
 /// db += column sums of dz [batch, out] (= when not accumulate): each column summed down the batch

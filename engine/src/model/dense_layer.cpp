@@ -12,7 +12,7 @@ namespace distlab {
 
 /// What backward needs of one micro-batch beyond its output.
 struct DenseLayer::Context final : LayerContext {
-    Tensor preActivation;  ///< z = x W + b (the activation's derivative needs it)
+    Tensor preActivation;  ///< z = x W + b, where the activation's derivative needs it (not linear or ReLU)
     Tensor gradPre;        ///< dz
     std::vector<double> stepSums;  ///< the fused SGD step's scratch: its tiles' or blocks' Σ g²
 };
@@ -73,8 +73,13 @@ std::unique_ptr<LayerContext> DenseLayer::makeContext() const { return std::make
 const Tensor& DenseLayer::forward(const Tensor& input, LayerContext& base) const {
     auto& context = static_cast<Context&>(base);
     const std::int64_t batch = matrixRows(input, m_inputs);
-    context.preActivation.resize2d(batch, m_units);
     context.output.resize2d(batch, m_units);
+    if (kernels::activationDerivativeFromOutput(m_activation)) {  // y written directly, z not kept
+        kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.output.data(), batch,
+                              m_inputs, m_units, /*relu=*/m_activation == Activation::Relu);
+        return context.output;
+    }
+    context.preActivation.resize2d(batch, m_units);
     kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.preActivation.data(), batch,
                           m_inputs, m_units);
     kernels::activate(m_activation, context.preActivation.data(), context.output.data(), batch * m_units);
@@ -86,8 +91,10 @@ const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput
     const std::int64_t batch = matrixRows(input, m_inputs);
     context.gradPre.resize2d(batch, m_units);
     if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
-    kernels::activationBackward(m_activation, context.preActivation.data(), context.output.data(), gradOutput.data(),
-                                context.gradPre.data(), batch * m_units);
+    // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
+    const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
+    kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(), context.gradPre.data(),
+                                batch * m_units);
     if (context.fusedSgd != nullptr) {
         applyFusedSgd(input, needInputGrad, context);
         return context.gradInput;

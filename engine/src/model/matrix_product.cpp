@@ -92,6 +92,16 @@ const char* floatProductPath() {
     return *kernel == PackedKernel::Avx512 ? "packed-avx512" : "packed-avx2";
 }
 
+bool affineProductAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
+    return k >= 1 && packedKernelFor(m, n, k).has_value();
+}
+
+void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias,
+                   bool relu, float* c) {
+    if (!affineProductAvailable(m, n, k)) throw std::logic_error("affineProduct: no packed kernel for this product here");
+    packedAffineProduct(*chosenPackedKernel(), Op::None, Op::None, m, n, k, a, b, bias, relu, c);
+}
+
 bool fusedSgdStepAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
     return kSgdStepRoundsOnce && packedKernelFor(m, n, k).has_value() && k >= 1 && k <= kPackedSgdDepthMost;
 }

@@ -18,6 +18,16 @@ enum class Op : bool { None, Transpose };
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c);
 
+/// Whether affineProduct runs for an [m, n] output summed over k: matrixProduct would run that
+/// product on a packed kernel here.
+bool affineProductAvailable(std::int64_t m, std::int64_t n, std::int64_t k);
+/// C[m, n] = A B + bias (a value per column), then max(C, 0) where relu, A [m, k] and B [k, n]: a
+/// dense layer's forward pass with the bias and ReLU applied in the product's write-back
+/// (packedAffineProduct, packed_product.hpp), C written once. The bits of matrixProduct over C
+/// holding the bias with beta 1, then ReLU. Only where affineProductAvailable(m, n, k).
+void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias,
+                   bool relu, float* c);
+
 /// Whether sgdWeightStep runs for the product matrixProduct(Transpose-or-not, ..., m, n, k): that
 /// product runs on a packed kernel here (so the step's gradient has the bits matrixProduct's
 /// would), k <= kPackedSgdDepthMost (256), and the build rounds SGD's step once

@@ -175,18 +175,26 @@ void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::in
 
 /// What a micro-kernel does with its finished tile T besides C = scale C + T: with squares set,
 /// the SGD step C = C - rate T instead (T being the gradient of the parameters C, whole: depth is
-/// all of k), and Σ T² of the tile written to *squares.
-struct TileStep {
+/// all of k), and Σ T² of the tile written to *squares; with bias set (and scale 0), C = T +
+/// bias[column], the bias laid under the first block of k; with relu, C = max(C, 0) once the tile
+/// is whole (the last block of k): a dense layer's forward pass written in the product's own
+/// write-back instead of one pass laying the bias down before it and one applying ReLU after it.
+struct TileEpilogue {
     float rate = 0.0f;
     double* squares = nullptr;
+    const float* bias = nullptr;
+    bool relu = false;
 };
 
-/// The SGD step of a product (packedSgdStep): its rate and where each tile's Σ T² goes, at
-/// tileSums[(row / tile rows) tilesPerRow + column / tile columns].
-struct SgdTiles {
-    float rate;
-    double* tileSums;
-    std::int64_t tilesPerRow;
+/// What a whole product does besides C = beta C + op(A) op(B): the SGD step of packedSgdStep (its
+/// rate and where each tile's Σ T² goes, at tileSums[(row / tile rows) tilesPerRow + column / tile
+/// columns]) where tileSums is set, or packedAffineProduct's bias (a value per column) and ReLU.
+struct ProductEpilogue {
+    float rate = 0.0f;
+    double* tileSums = nullptr;
+    std::int64_t tilesPerRow = 0;
+    const float* bias = nullptr;
+    bool relu = false;
 };
 
 /// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A
@@ -198,7 +206,7 @@ struct SgdTiles {
 template <Block block>
 __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t depth, const float* a, const float* b,
                                                               float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols,
-                                                              float scale, const TileStep& step) {
+                                                              float scale, const TileEpilogue& step) {
     constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.columns / kVector512);
     constexpr std::int64_t kVector = kVector512;
     // Where C is only written (beta 0: the weight gradients, megabytes written once a step) or is
@@ -246,6 +254,10 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
             _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1)))));
     }
     const __m512 factor = _mm512_set1_ps(sgd ? step.rate : scale);
+    __m512 bias[kVectors];
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v)
+        bias[v] = step.bias != nullptr ? _mm512_maskz_loadu_ps(mask[v], step.bias + v * kVector) : _mm512_setzero_ps();
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
         if (r >= rows) break;
@@ -255,6 +267,8 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
             __m512 value = sum[r][v];
             if (sgd) value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(mask[v], row + v * kVector));
             else if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(mask[v], row + v * kVector), value);
+            if (step.bias != nullptr) value = _mm512_add_ps(value, bias[v]);
+            if (step.relu) value = _mm512_max_ps(value, _mm512_setzero_ps());  // max_ps gives 0 for NaN, as z > 0 ? z : 0 does
             _mm512_mask_storeu_ps(row + v * kVector, mask[v], value);
         }
     }
@@ -267,7 +281,7 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
 /// argument, and each kernel must be compiled for its own.
 __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
                                                                    float* c, std::int64_t ldc, std::int64_t rows,
-                                                                   std::int64_t cols, float scale, const TileStep& step) {
+                                                                   std::int64_t cols, float scale, const TileEpilogue& step) {
     constexpr int kRows = static_cast<int>(kAvx2.rows), kVectors = static_cast<int>(kAvx2.columns / kVector256);
     if (scale == 0.0f || step.squares != nullptr)  // C only written, or far: ask for its lines now (see microKernel512)
         for (int r = 0; r < kRows && r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
@@ -311,13 +325,19 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
                 __m256 value = sum[r][v];
                 if (sgd) value = _mm256_fnmadd_ps(factor, value, _mm256_loadu_ps(row + v * kVector256));
                 else if (scale != 0.0f) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(row + v * kVector256), value);
+                if (step.bias != nullptr) value = _mm256_add_ps(value, _mm256_loadu_ps(step.bias + v * kVector256));
+                if (step.relu) value = _mm256_max_ps(value, _mm256_setzero_ps());  // max_ps gives 0 for NaN, as z > 0 ? z : 0 does
                 _mm256_storeu_ps(row + v * kVector256, value);
             } else if (valid > 0) {  // an edge tile: element by element (AVX2's masked stores are slow)
                 alignas(32) float lanes[kVector256];
                 _mm256_store_ps(lanes, sum[r][v]);
                 float* out = row + v * kVector256;
-                for (std::int64_t j = 0; j < valid; ++j)
-                    out[j] = sgd ? sgdStep(out[j], lanes[j], step.rate) : scale != 0.0f ? std::fma(scale, out[j], lanes[j]) : lanes[j];
+                for (std::int64_t j = 0; j < valid; ++j) {
+                    float value = sgd ? sgdStep(out[j], lanes[j], step.rate) : scale != 0.0f ? std::fma(scale, out[j], lanes[j]) : lanes[j];
+                    if (step.bias != nullptr) value += step.bias[v * kVector256 + j];
+                    if (step.relu) value = value > 0.0f ? value : 0.0f;
+                    out[j] = value;
+                }
             }
         }
     }
@@ -347,10 +367,11 @@ private:
     std::int64_t m_rows = 0, m_lines = 0, m_stride = 0, m_row = 0, m_line = 0;
 };
 
-/// C[m, n] = beta C + op(A) op(B) on the calling thread alone, blocked for the caches.
+/// C[m, n] = beta C + op(A) op(B), then the epilogue, on the calling thread alone, blocked for the
+/// caches.
 template <Block block>
 void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                  const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, const SgdTiles* sgd) {
+                  const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, const ProductEpilogue& epilogue) {
     constexpr std::int64_t kMr = block.rows, kNr = block.columns, kMc = block.mc;
     static_assert(kMc % kMr == 0 && kNc % kNr == 0 && kMc <= kMcMost);
     PackBuffers& buffers = threadBuffers();
@@ -370,6 +391,7 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
             const std::int64_t calls = (m + kMr - 1) / kMr * ((nc + kNr - 1) / kNr);
             const std::int64_t linesPerCall = (next.lines() + calls - 1) / calls;
             const float scale = pc == 0 ? beta : 1.0f;  // beta once, then each block adds on
+            const bool first = pc == 0, last = pc + kKc >= k;
             for (std::int64_t ic = 0; ic < m; ic += kMc) {
                 const std::int64_t mc = std::min(kMc, m - ic);
                 packA<kMr>(opA, opA == Op::None ? a + ic * lda + pc : a + pc * lda + ic, lda, mc, kc, buffers.a);
@@ -377,9 +399,11 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                     for (std::int64_t ir = 0; ir < mc; ir += kMr) {
                         next.issue(linesPerCall);
                         const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block> : microKernel256;
-                        TileStep step;
-                        if (sgd != nullptr)
-                            step = {sgd->rate, sgd->tileSums + (ic + ir) / kMr * sgd->tilesPerRow + (jc + jr) / kNr};
+                        TileEpilogue step;
+                        if (epilogue.tileSums != nullptr)
+                            step = {epilogue.rate, epilogue.tileSums + (ic + ir) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
+                        if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jc + jr;
+                        step.relu = last && epilogue.relu;
                         kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
                                std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale, step);
                     }
@@ -408,9 +432,10 @@ bool packedKernelAvailable(PackedKernel kernel) {
 
 namespace {
 
-/// packedProduct, or with sgd the SGD step of packedSgdStep: the output split across the team.
+/// packedProduct, packedAffineProduct or packedSgdStep, as the epilogue says: the output split
+/// across the team.
 void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   const float* b, float beta, float* c, const SgdTiles* sgd) {
+                   const float* b, float beta, float* c, const ProductEpilogue& epilogue) {
     const std::int64_t lda = opA == Op::Transpose ? m : k;
     const std::int64_t ldb = opB == Op::Transpose ? k : n;
     // Split the output along its longer side: each thread packs the whole of the other operand, so
@@ -429,18 +454,17 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), units));
     const auto slice = [&](std::int64_t begin, std::int64_t end) {
         if (begin >= end) return;
-        // The slice's own tiles: a slice starts on a tile boundary, so its tile sums lie where the whole output's do.
-        SgdTiles tiles{};
-        if (sgd != nullptr)
-            tiles = {sgd->rate, sgd->tileSums + (alongRows ? begin / block.rows * sgd->tilesPerRow : begin / block.columns),
-                     sgd->tilesPerRow};
-        const SgdTiles* step = sgd != nullptr ? &tiles : nullptr;
+        // The slice's own tiles and bias: a slice starts on a tile boundary, so its tile sums lie
+        // where the whole output's do.
+        ProductEpilogue own = epilogue;
+        if (own.tileSums != nullptr) own.tileSums += alongRows ? begin / block.rows * own.tilesPerRow : begin / block.columns;
+        if (own.bias != nullptr && !alongRows) own.bias += begin;
         if (alongRows)
             run(opA, opB, end - begin, n, k, opA == Op::None ? a + begin * lda : a + begin, lda, b, ldb, beta,
-                c + begin * n, n, step);
+                c + begin * n, n, own);
         else
             run(opA, opB, m, end - begin, k, a, lda, opB == Op::None ? b + begin : b + begin * ldb, ldb, beta, c + begin,
-                n, step);
+                n, own);
     };
     if (parts <= 1) {
         slice(0, extent);
@@ -449,7 +473,7 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
     const std::uint64_t key = (static_cast<std::uint64_t>(m) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(n) << 20) ^
                               (static_cast<std::uint64_t>(k) << 40) ^ (opA == Op::Transpose ? 1u : 0u) ^
                               (opB == Op::Transpose ? 2u : 0u) ^ (kernel == PackedKernel::Avx2 ? 4u : 0u) ^
-                              (sgd != nullptr ? 8u : 0u);
+                              (epilogue.tileSums != nullptr ? 8u : 0u);
     TeamSplit split(key, units, parts);
 #pragma omp parallel num_threads(parts)
     {
@@ -475,7 +499,14 @@ void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         for (std::int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
         return;
     }
-    productOnTeam(kernel, opA, opB, m, n, k, a, b, beta, c, nullptr);
+    productOnTeam(kernel, opA, opB, m, n, k, a, b, beta, c, ProductEpilogue{});
+}
+
+void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
+                         const float* a, const float* b, const float* bias, bool relu, float* c) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) throw std::invalid_argument("packedAffineProduct: the product must sum over at least one value of k");
+    productOnTeam(kernel, opA, opB, m, n, k, a, b, 0.0f, c, ProductEpilogue{.bias = bias, .relu = relu});
 }
 
 std::int64_t packedSgdTileCount(std::int64_t m, std::int64_t n) {
@@ -493,8 +524,8 @@ double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::i
     const std::int64_t tilesPerRow = (n + block.columns - 1) / block.columns;
     const std::int64_t tiles = (m + block.rows - 1) / block.rows * tilesPerRow;
     if (static_cast<std::int64_t>(tileSums.size()) < tiles) throw std::invalid_argument("packedSgdStep: too few tile sums");
-    const SgdTiles sgd{rate, tileSums.data(), tilesPerRow};
-    productOnTeam(kernel, opA, opB, m, n, k, a, b, 1.0f, w, &sgd);
+    productOnTeam(kernel, opA, opB, m, n, k, a, b, 1.0f, w,
+                  ProductEpilogue{.rate = rate, .tileSums = tileSums.data(), .tilesPerRow = tilesPerRow});
     // The tiles' sums in tile order: the same bits whichever thread finished which tile.
     double sum = 0.0;
     for (std::int64_t t = 0; t < tiles; ++t) sum += tileSums[static_cast<std::size_t>(t)];

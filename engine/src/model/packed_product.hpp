@@ -29,6 +29,13 @@ bool packedKernelAvailable(PackedKernel kernel);
 void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                    const float* b, float beta, float* c);
 
+/// C[m, n] = op(A) op(B) + bias (one value per column), then max(C, 0) where relu: a dense layer's
+/// forward pass, with the bias laid under the first block of k and ReLU applied as each tile is
+/// finished, in the product's write-back, so C is written once. The bits of packedProduct over C
+/// holding the bias with beta 1 (bias + T is T + bias), then z > 0 ? z : 0. k >= 1.
+void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
+                         const float* a, const float* b, const float* bias, bool relu, float* c);
+
 /// The most rows of k packedSgdStep sums over: each output tile must be finished in one block of
 /// k before the step is applied to it.
 inline constexpr std::int64_t kPackedSgdDepthMost = 256;
