@@ -211,8 +211,10 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     constexpr std::int64_t kVector = kVector512;
     // Where C is only written (beta 0: the weight gradients, megabytes written once a step) or is
     // the weights an SGD step updates (read and written once a step), ask for its lines now, so
-    // they have arrived by the loads and stores after the k loop instead of each waiting on memory. Where C is read it was just written (the bias, an earlier block of k) and
-    // is near; prefetching it there measured slower.
+    // they have arrived by the loads and stores after the k loop instead of each waiting on memory.
+    // Where C is read (an earlier block of k wrote it) it was near on the AVX-512 machines this was
+    // measured on (their L2 holds C beside the packed blocks), and prefetching it measured slower;
+    // on Zen 3's 512 KiB it is not (microKernel256).
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)
         if ((scale == 0.0f || step.squares != nullptr) && r < rows) {
@@ -274,6 +276,47 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     }
 }
 
+/// The write-back of an edge tile (fewer rows or columns than the register block): element by
+/// element (AVX2's masked stores are slow), the same operations as the vectors of a whole tile, so
+/// the same bits; out of line, so the kernels' code stays small (unrolled in place, the AVX2
+/// kernel's edge cases made it 70 KiB).
+__attribute__((noinline)) void writeEdgeTile(const float* tile, std::int64_t tileColumns, float* c, std::int64_t ldc,
+                                             std::int64_t rows, std::int64_t cols, float scale, const TileEpilogue& step) {
+    const bool sgd = step.squares != nullptr;
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t j = 0; j < cols; ++j) {
+            float& out = c[r * ldc + j];
+            const float t = tile[r * tileColumns + j];
+            float value = sgd ? sgdStep(out, t, step.rate) : scale != 0.0f ? std::fma(scale, out, t) : t;
+            if (step.bias != nullptr) value += step.bias[j];
+            if (step.relu) value = value > 0.0f ? value : 0.0f;
+            out = value;
+        }
+}
+
+/// The write-back of a whole AVX2 tile (6 x 16) with what its epilogue does fixed at compile time:
+/// each of its 12 vectors a load, an FMA or two and a store, with no branch between them (decided
+/// per vector, the write-back was a tenth of the kernel's time in W1's first product).
+template <bool kSgd, bool kAccumulate, bool kBias, bool kRelu>
+__attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256(const __m256 (&sum)[6][2], float* c,
+                                                                                 std::int64_t ldc, __m256 factor,
+                                                                                 const float* bias) {
+    __m256 biasVector[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    if constexpr (kBias) biasVector[0] = _mm256_loadu_ps(bias), biasVector[1] = _mm256_loadu_ps(bias + kVector256);
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < 2; ++v) {
+            float* out = c + r * ldc + v * kVector256;
+            __m256 value = sum[r][v];
+            if constexpr (kSgd) value = _mm256_fnmadd_ps(factor, value, _mm256_loadu_ps(out));
+            else if constexpr (kAccumulate) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(out), value);
+            if constexpr (kBias) value = _mm256_add_ps(value, biasVector[v]);
+            if constexpr (kRelu) value = _mm256_max_ps(value, _mm256_setzero_ps());  // 0 for NaN, as z > 0 ? z : 0 gives
+            _mm256_storeu_ps(out, value);
+        }
+}
+
 /// The AVX2 micro-kernel, 6 rows by 16 columns: the same contract and the same arithmetic as
 /// microKernel512 (each element one FMA chain over k in order, then scale C added by one FMA), so
 /// a product has the same bits on either kernel. Written out again rather than shared with it
@@ -283,8 +326,12 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
                                                                    float* c, std::int64_t ldc, std::int64_t rows,
                                                                    std::int64_t cols, float scale, const TileEpilogue& step) {
     constexpr int kRows = static_cast<int>(kAvx2.rows), kVectors = static_cast<int>(kAvx2.columns / kVector256);
-    if (scale == 0.0f || step.squares != nullptr)  // C only written, or far: ask for its lines now (see microKernel512)
-        for (int r = 0; r < kRows && r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    // Ask for C's lines now, so they have arrived by the loads and stores after the k loop (see
+    // microKernel512), also where an earlier block of k wrote C: with the packed A and B blocks
+    // beside it, W1's first layer's output (256 KiB) no longer fits Zen 3's L2 by the next block
+    // (that product 0.84 -> 0.91 of OpenBLAS's speed, W3's first 0.99 -> 1.06, alternated in one
+    // process, 41 rounds).
+    for (int r = 0; r < kRows && r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
     __m256 sum[kRows][kVectors];
 #pragma GCC unroll 6
     for (int r = 0; r < kRows; ++r)
@@ -314,33 +361,28 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
         *step.squares = _mm_cvtsd_f64(_mm_add_sd(half, _mm_unpackhi_pd(half, half)));
     }
     const __m256 factor = _mm256_set1_ps(sgd ? step.rate : scale);
-#pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-        if (r >= rows) break;
-        float* row = c + r * ldc;
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) {
-            const std::int64_t valid = cols - v * kVector256;
-            if (valid >= kVector256) {
-                __m256 value = sum[r][v];
-                if (sgd) value = _mm256_fnmadd_ps(factor, value, _mm256_loadu_ps(row + v * kVector256));
-                else if (scale != 0.0f) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(row + v * kVector256), value);
-                if (step.bias != nullptr) value = _mm256_add_ps(value, _mm256_loadu_ps(step.bias + v * kVector256));
-                if (step.relu) value = _mm256_max_ps(value, _mm256_setzero_ps());  // max_ps gives 0 for NaN, as z > 0 ? z : 0 does
-                _mm256_storeu_ps(row + v * kVector256, value);
-            } else if (valid > 0) {  // an edge tile: element by element (AVX2's masked stores are slow)
-                alignas(32) float lanes[kVector256];
-                _mm256_store_ps(lanes, sum[r][v]);
-                float* out = row + v * kVector256;
-                for (std::int64_t j = 0; j < valid; ++j) {
-                    float value = sgd ? sgdStep(out[j], lanes[j], step.rate) : scale != 0.0f ? std::fma(scale, out[j], lanes[j]) : lanes[j];
-                    if (step.bias != nullptr) value += step.bias[v * kVector256 + j];
-                    if (step.relu) value = value > 0.0f ? value : 0.0f;
-                    out[j] = value;
-                }
-            }
-        }
+    if (rows == kRows && cols == kAvx2.columns) {
+        const auto write = [&]<bool kAccumulate, bool kBias, bool kRelu>() {
+            writeWholeTile256<false, kAccumulate, kBias, kRelu>(sum, c, ldc, factor, step.bias);
+        };
+        const auto withRelu = [&]<bool kAccumulate, bool kBias>() {
+            step.relu ? write.template operator()<kAccumulate, kBias, true>() : write.template operator()<kAccumulate, kBias, false>();
+        };
+        const auto withBias = [&]<bool kAccumulate>() {
+            step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
+        };
+        if (sgd) writeWholeTile256<true, false, false, false>(sum, c, ldc, factor, nullptr);
+        else if (scale != 0.0f) withBias.template operator()<true>();
+        else withBias.template operator()<false>();
+        return;
     }
+    // An edge tile: out of line, from the tile stored.
+    alignas(32) float tile[kRows][kAvx2.columns];
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) _mm256_store_ps(&tile[r][v * kVector256], sum[r][v]);
+    writeEdgeTile(&tile[0][0], kAvx2.columns, c, ldc, rows, cols, scale, step);
 }
 
 /// Walks a region of a matrix (rows of rowFloats, strideFloats apart) a few cache lines at a time,
