@@ -337,6 +337,10 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
     for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm256_setzero_ps();
+    // Unrolled: the loop's pointer and count updates, compare and branch were a fifth of its
+    // instructions (beside 12 FMAs, 2 loads and 6 broadcasts). W1's and W3's products 0.4-9 %
+    // faster unrolled by 8 (by 4: 3-9 %; by 16 no faster than by 8), alternated in one process.
+#pragma GCC unroll 8
     for (std::int64_t p = 0; p < depth; ++p, a += kRows, b += kVectors * kVector256) {
         __m256 bv[kVectors];
 #pragma GCC unroll 2
