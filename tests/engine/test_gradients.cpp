@@ -1,6 +1,10 @@
 // Finite-difference gradient checks in double for the dense layer, every activation and both
-// losses, plus a check that the float engine path matches the double kernels.
+// losses, plus a check that the float engine path matches the double kernels, and that a model's
+// backward, where a layer applies the derivative of the ReLU before it, gives the gradients of
+// each layer's own passes bit for bit.
 #include <QtTest>
+
+#include <omp.h>
 
 #include <cmath>
 #include <vector>
@@ -171,6 +175,51 @@ private slots:
         for (int p = 0; p < 4; ++p)
             for (std::size_t i = 0; i < expected[p]->size(); ++i)
                 QVERIFY2(std::abs(model.store().grad(p)[i] - (*expected[p])[i]) < 1e-5, qPrintable(QString("param %1").arg(p)));
+    }
+
+    void reluDerivativeAppliedByTheNextLayerGivesTheSameGradients() {
+        // Model::backward lets a dense layer apply the derivative of the ReLU layer before it as it
+        // writes its input gradient (on the packed kernel, in the product's write-back), and the
+        // ReLU layer then skips its own pass; each layer's backward run alone, unmasked, must give
+        // the same gradients bit for bit. Layers wide enough for the packed kernel, and a small
+        // one (OpenBLAS and a pass where the CPU has it; the team's second thread included).
+        ModelConfig config;
+        config.layers = {{"dense", 64, Activation::Relu, ""},
+                         {"dense", 48, Activation::Relu, ""},
+                         {"dense", 4, Activation::Relu, ""},
+                         {"dense", 10, Activation::Linear, ""}};
+        const std::int64_t batch = 50, features = 40;
+        Model model(config, features);
+        model.initialize(InitKind::HeNormal, 11);
+        Rng rng(13);
+        std::vector<float> x(static_cast<std::size_t>(batch * features));
+        for (float& v : x) v = static_cast<float>(rng.normal());
+        Tensor input({batch, features}, x);
+        BatchTargets targets;
+        for (std::int64_t i = 0; i < batch; ++i) targets.labels.push_back(static_cast<std::int32_t>(rng.below(10)));
+        const LossFunction loss(LossKind::SoftmaxCrossEntropy);
+        const int threads = omp_get_max_threads();
+        for (int team : {1, 2}) {
+            omp_set_num_threads(team);
+            ModelContext context = model.makeContext();
+            Tensor grad;
+            loss.evaluate(model.forward(input, context), targets, 1.0f / batch, grad);
+            model.zeroGradients();
+            model.backward(input, grad, context);
+            QVERIFY(context.layers[1]->maskInputGradient && context.layers[0]->gradOutputIsPreActivation);
+            const std::vector<float> fused(model.store().grads().begin(), model.store().grads().end());
+            ModelContext alone = model.makeContext();
+            loss.evaluate(model.forward(input, alone), targets, 1.0f / batch, grad);
+            const Tensor* gradient = &grad;
+            for (std::size_t i = model.layers().size(); i-- > 0;) {
+                alone.layers[i]->overwriteGradients = true;
+                gradient = &model.layers()[i]->backward(i == 0 ? input : alone.layers[i - 1]->output, *gradient, i > 0,
+                                                        *alone.layers[i]);
+            }
+            const std::vector<float> separate(model.store().grads().begin(), model.store().grads().end());
+            QVERIFY2(fused == separate, qPrintable(QString("team %1").arg(team)));
+        }
+        omp_set_num_threads(threads);
     }
 
     void initializersFollowTheirDistributions() {

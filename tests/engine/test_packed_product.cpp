@@ -6,7 +6,8 @@
 // balanced passes of the optimizer cover every value once with the same bits; SGD's step fused into
 // a weight-gradient product gives the bits of the product followed by the optimizer's pass; a
 // dense layer's bias and ReLU applied in the product's write-back give the bits of the bias laid
-// down, the product added onto it and ReLU's pass.
+// down, the product added onto it and ReLU's pass, and ReLU's derivative applied in the write-back
+// of an input gradient those of the product and then the derivative's pass.
 #include <QtTest>
 
 #include <omp.h>
@@ -284,6 +285,37 @@ private slots:
                 omp_set_num_threads(threads);
                 if (relu) QVERIFY(std::none_of(expected.begin(), expected.end(), [](float z) { return std::isnan(z) || z < 0; }));
             }
+        }
+    }
+
+    void maskedProductIsTheProductThenReluDerivative_data() { kernelRows(); }
+    void maskedProductIsTheProductThenReluDerivative() {
+        // dz W^T with the derivative of the ReLU whose output is the mask applied as each tile is
+        // written: the bits of the product (beta 0) and then x > 0 ? dx : 0, for the input
+        // gradients of W1's and W3's layers (W3's over four blocks of k), shapes around the tiles,
+        // narrow outputs, on any team size; a mask of 0, -0, a negative or NaN gives 0.
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
+        const int threads = omp_get_max_threads();
+        Rng rng(29);
+        for (const Case& c : {Case{Op::None, Op::Transpose, 256, 256, 128, 0}, Case{Op::None, Op::Transpose, 128, 1024, 1024, 0},
+                              Case{Op::None, Op::Transpose, 7, 9, 3, 0}, Case{Op::None, Op::Transpose, 145, 1030, 257, 0},
+                              Case{Op::None, Op::Transpose, 300, 10, 64, 0}, Case{Op::None, Op::None, 40, 50, 300, 0}}) {
+            const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n);
+            std::vector<float> mask = randomFloats(rng, c.m * c.n);
+            for (std::size_t i = 0; i < mask.size(); i += 7) mask[i] = 0.0f;
+            for (std::size_t i = 3; i < mask.size(); i += 11) mask[i] = -0.0f;
+            for (std::size_t i = 5; i < mask.size(); i += 13) mask[i] = std::numeric_limits<float>::quiet_NaN();
+            std::vector<float> expected(static_cast<std::size_t>(c.m * c.n));
+            productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), 0.0f, expected.data());
+            for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = mask[i] > 0.0f ? expected[i] : 0.0f;
+            for (int team : {1, 2, 3}) {
+                omp_set_num_threads(team);
+                std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // never read
+                kernels::packedMaskedProduct(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), mask.data(), out.data());
+                QVERIFY2(out == expected, qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team)));
+            }
+            omp_set_num_threads(threads);
         }
     }
 

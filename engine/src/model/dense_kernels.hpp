@@ -103,7 +103,7 @@ void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, 
     // On a packed kernel the bias and ReLU are applied as the product writes each finished tile:
     // z written once, not laid down, added onto and passed over again (W1: 2.4 % of the step).
     if constexpr (std::is_same_v<S, float>)
-        if (affineProductAvailable(batch, out, in)) return affineProduct(batch, out, in, x, w, b, relu, z);
+        if (fusedWriteBackAvailable(batch, out, in)) return affineProduct(batch, out, in, x, w, b, relu, z);
     // The bias is laid down first and the product added onto it (beta 1): one pass over z instead
     // of the product's own clearing (beta 0) and then a pass adding the bias.
     forEachPart(
@@ -142,14 +142,29 @@ void biasGradient(const S* dz, S* db, std::int64_t batch, std::int64_t out, bool
         static_cast<std::size_t>(batch));
 }
 
+/// dx = dz W^T for dz [batch, out], W [in, out]; then, where reluOutput is set (x came out of a
+/// ReLU: reluOutput is x), dx = x > 0 ? dx : 0, that ReLU's derivative.
+template <typename S>
+void inputGradient(const S* dz, const S* w, const S* reluOutput, S* dx, std::int64_t batch, std::int64_t in,
+                   std::int64_t out) {
+    // On a packed kernel the derivative is applied as the product writes each finished tile: no
+    // pass of its own over dx and the layer before's output (W1: 1.4 % of the step).
+    if constexpr (std::is_same_v<S, float>)
+        if (reluOutput != nullptr && fusedWriteBackAvailable(batch, in, out))
+            return maskedProduct(Op::None, Op::Transpose, batch, in, out, dz, w, reluOutput, dx);
+    matrixProduct(Op::None, Op::Transpose, batch, in, out, dz, w, S(0), dx);
+    if (reluOutput != nullptr) activationBackward(Activation::Relu, reluOutput, reluOutput, dx, dx, batch * in);
+}
+
 /// dW += x^T dz, db += column sums of dz (= instead of += when not accumulate), and dx = dz W^T
-/// when dx is not null.
+/// when dx is not null (times the derivative of the ReLU x came out of where dxRelu: see
+/// inputGradient).
 template <typename S>
 void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std::int64_t batch, std::int64_t in,
-                   std::int64_t out, bool accumulate = true) {
+                   std::int64_t out, bool accumulate = true, bool dxRelu = false) {
     matrixProduct(Op::Transpose, Op::None, in, out, batch, x, dz, S(accumulate ? 1 : 0), dw);
     biasGradient(dz, db, batch, out, accumulate);
-    if (dx != nullptr) matrixProduct(Op::None, Op::Transpose, batch, in, out, dz, w, S(0), dx);
+    if (dx != nullptr) inputGradient(dz, w, dxRelu ? x : nullptr, dx, batch, in, out);
 }
 
 /// Softmax cross-entropy with integer labels. Returns the SUM of per-example losses and writes

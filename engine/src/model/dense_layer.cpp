@@ -13,7 +13,7 @@ namespace distlab {
 /// What backward needs of one micro-batch beyond its output.
 struct DenseLayer::Context final : LayerContext {
     Tensor preActivation;  ///< z = x W + b, where the activation's derivative needs it (not linear or ReLU)
-    Tensor gradPre;        ///< dz
+    Tensor gradPre;        ///< dz, where backward computes it (not linear, not applied by the layer after)
     std::vector<double> stepSums;  ///< the fused SGD step's scratch: its tiles' or blocks' Σ g²
 };
 
@@ -89,30 +89,35 @@ const Tensor& DenseLayer::forward(const Tensor& input, LayerContext& base) const
 const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base) {
     auto& context = static_cast<Context&>(base);
     const std::int64_t batch = matrixRows(input, m_inputs);
-    context.gradPre.resize2d(batch, m_units);
     if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
-    // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
-    const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
-    kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(), context.gradPre.data(),
-                                batch * m_units);
+    // d(loss)/d(z): gradOutput itself where the activation is linear or the layer after applied
+    // its derivative, else computed here.
+    const float* dz = gradOutput.data();
+    if (!context.gradOutputIsPreActivation && m_activation != Activation::Linear) {
+        context.gradPre.resize2d(batch, m_units);
+        // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
+        const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
+        kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(),
+                                    context.gradPre.data(), batch * m_units);
+        dz = context.gradPre.data();
+    }
     if (context.fusedSgd != nullptr) {
-        applyFusedSgd(input, needInputGrad, context);
+        applyFusedSgd(input, dz, needInputGrad, context);
         return context.gradInput;
     }
-    kernels::denseBackward(input.data(), m_kernel.value.data(), context.gradPre.data(), m_kernel.grad.data(),
-                           m_bias.grad.data(), needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units,
-                           /*accumulate=*/!context.overwriteGradients);
+    kernels::denseBackward(input.data(), m_kernel.value.data(), dz, m_kernel.grad.data(), m_bias.grad.data(),
+                           needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units,
+                           /*accumulate=*/!context.overwriteGradients, /*dxRelu=*/context.maskInputGradient);
     return context.gradInput;
 }
 
-void DenseLayer::applyFusedSgd(const Tensor& input, bool needInputGrad, Context& context) const {
+void DenseLayer::applyFusedSgd(const Tensor& input, const float* dz, bool needInputGrad, Context& context) const {
     const std::int64_t batch = matrixRows(input, m_inputs);
-    const float* dz = context.gradPre.data();
     const float rate = context.fusedSgd->rate;
     // dx first: it reads the kernel as the forward pass did, before the step changes it.
     if (needInputGrad)
-        kernels::matrixProduct(kernels::Op::None, kernels::Op::Transpose, batch, m_inputs, m_units, dz,
-                               m_kernel.value.data(), 0.0f, context.gradInput.data());
+        kernels::inputGradient(dz, m_kernel.value.data(), context.maskInputGradient ? input.data() : nullptr,
+                               context.gradInput.data(), batch, m_inputs, m_units);
     // A written gradient's step, as the optimizer's pass applies it (the same bits), with Σ g².
     const auto stepOverGradient = [&](const ParameterSlot& slot) {
         const auto blocks = squareSumBlocks(slot.grad.size());

@@ -92,14 +92,20 @@ const char* floatProductPath() {
     return *kernel == PackedKernel::Avx512 ? "packed-avx512" : "packed-avx2";
 }
 
-bool affineProductAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
+bool fusedWriteBackAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
     return k >= 1 && packedKernelFor(m, n, k).has_value();
 }
 
 void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias,
                    bool relu, float* c) {
-    if (!affineProductAvailable(m, n, k)) throw std::logic_error("affineProduct: no packed kernel for this product here");
+    if (!fusedWriteBackAvailable(m, n, k)) throw std::logic_error("affineProduct: no packed kernel for this product here");
     packedAffineProduct(*chosenPackedKernel(), Op::None, Op::None, m, n, k, a, b, bias, relu, c);
+}
+
+void maskedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   const float* mask, float* c) {
+    if (!fusedWriteBackAvailable(m, n, k)) throw std::logic_error("maskedProduct: no packed kernel for this product here");
+    packedMaskedProduct(*chosenPackedKernel(), opA, opB, m, n, k, a, b, mask, c);
 }
 
 bool fusedSgdStepAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {

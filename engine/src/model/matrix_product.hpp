@@ -18,15 +18,22 @@ enum class Op : bool { None, Transpose };
 void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float beta, float* c);
 
-/// Whether affineProduct runs for an [m, n] output summed over k: matrixProduct would run that
-/// product on a packed kernel here.
-bool affineProductAvailable(std::int64_t m, std::int64_t n, std::int64_t k);
+/// Whether affineProduct and maskedProduct run for an [m, n] output summed over k: matrixProduct
+/// would run that product on a packed kernel here, whose write-back can apply them.
+bool fusedWriteBackAvailable(std::int64_t m, std::int64_t n, std::int64_t k);
 /// C[m, n] = A B + bias (a value per column), then max(C, 0) where relu, A [m, k] and B [k, n]: a
 /// dense layer's forward pass with the bias and ReLU applied in the product's write-back
 /// (packedAffineProduct, packed_product.hpp), C written once. The bits of matrixProduct over C
-/// holding the bias with beta 1, then ReLU. Only where affineProductAvailable(m, n, k).
+/// holding the bias with beta 1, then ReLU. Only where fusedWriteBackAvailable(m, n, k).
 void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias,
                    bool relu, float* c);
+
+/// C[m, n] = op(A) op(B) where mask > 0 and 0 elsewhere (mask [m, n], laid out as C): a dense
+/// layer's input gradient with the derivative of the ReLU that produced its input (mask) applied
+/// in the product's write-back (packedMaskedProduct). The bits of matrixProduct with beta 0, then
+/// ReLU's derivative. Only where fusedWriteBackAvailable(m, n, k).
+void maskedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   const float* mask, float* c);
 
 /// Whether sgdWeightStep runs for the product matrixProduct(Transpose-or-not, ..., m, n, k): that
 /// product runs on a packed kernel here (so the step's gradient has the bits matrixProduct's

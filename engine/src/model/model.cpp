@@ -61,11 +61,18 @@ const Tensor& Model::forward(const Tensor& input, ModelContext& context) const {
 void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
     if (fusedSgd != nullptr && !supportsFusedSgd())
         throw std::logic_error("Model::backward: a fused SGD step on a model that cannot apply it");
+    // Where a ReLU layer feeds one that can, the later applies the ReLU's derivative as it writes
+    // the input gradient, and the ReLU layer makes no pass of its own for it.
+    const auto reluMaskedBelow = [&](std::size_t i) {
+        return i > 0 && i < m_layers.size() && m_layers[i - 1]->endsInRelu() && m_layers[i]->masksInputGradient();
+    };
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
         const Tensor& layerInput = i == 0 ? input : context.layers[i - 1]->output;
         context.layers[i]->overwriteGradients = m_gradientsZeroed;
         context.layers[i]->fusedSgd = fusedSgd;
+        context.layers[i]->maskInputGradient = reluMaskedBelow(i);
+        context.layers[i]->gradOutputIsPreActivation = reluMaskedBelow(i + 1);
         grad = &m_layers[i]->backward(layerInput, *grad, /*needInputGrad=*/i > 0, *context.layers[i]);
     }
     m_gradientsZeroed = false;

@@ -178,23 +178,28 @@ void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::in
 /// all of k), and Σ T² of the tile written to *squares; with bias set (and scale 0), C = T +
 /// bias[column], the bias laid under the first block of k; with relu, C = max(C, 0) once the tile
 /// is whole (the last block of k): a dense layer's forward pass written in the product's own
-/// write-back instead of one pass laying the bias down before it and one applying ReLU after it.
+/// write-back instead of one pass laying the bias down before it and one applying ReLU after it;
+/// with mask set, C = mask > 0 ? C : 0 once the tile is whole (mask laid out as C, ldc apart): the
+/// derivative of the ReLU whose output was mask, applied to an input gradient as it is written.
 struct TileEpilogue {
     float rate = 0.0f;
     double* squares = nullptr;
     const float* bias = nullptr;
     bool relu = false;
+    const float* mask = nullptr;
 };
 
 /// What a whole product does besides C = beta C + op(A) op(B): the SGD step of packedSgdStep (its
 /// rate and where each tile's Σ T² goes, at tileSums[(row / tile rows) tilesPerRow + column / tile
-/// columns]) where tileSums is set, or packedAffineProduct's bias (a value per column) and ReLU.
+/// columns]) where tileSums is set, packedAffineProduct's bias (a value per column) and ReLU, or
+/// packedMaskedProduct's mask (laid out as C).
 struct ProductEpilogue {
     float rate = 0.0f;
     double* tileSums = nullptr;
     std::int64_t tilesPerRow = 0;
     const float* bias = nullptr;
     bool relu = false;
+    const float* mask = nullptr;
 };
 
 /// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A
@@ -271,6 +276,10 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
             else if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(mask[v], row + v * kVector), value);
             if (step.bias != nullptr) value = _mm512_add_ps(value, bias[v]);
             if (step.relu) value = _mm512_max_ps(value, _mm512_setzero_ps());  // max_ps gives 0 for NaN, as z > 0 ? z : 0 does
+            if (step.mask != nullptr)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
+                value = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(mask[v], step.mask + r * ldc + v * kVector),
+                                                               _mm512_setzero_ps(), _CMP_GT_OQ),
+                                            value);
             _mm512_mask_storeu_ps(row + v * kVector, mask[v], value);
         }
     }
@@ -290,6 +299,7 @@ __attribute__((noinline)) void writeEdgeTile(const float* tile, std::int64_t til
             float value = sgd ? sgdStep(out, t, step.rate) : scale != 0.0f ? std::fma(scale, out, t) : t;
             if (step.bias != nullptr) value += step.bias[j];
             if (step.relu) value = value > 0.0f ? value : 0.0f;
+            if (step.mask != nullptr) value = step.mask[r * ldc + j] > 0.0f ? value : 0.0f;
             out = value;
         }
 }
@@ -297,10 +307,10 @@ __attribute__((noinline)) void writeEdgeTile(const float* tile, std::int64_t til
 /// The write-back of a whole AVX2 tile (6 x 16) with what its epilogue does fixed at compile time:
 /// each of its 12 vectors a load, an FMA or two and a store, with no branch between them (decided
 /// per vector, the write-back was a tenth of the kernel's time in W1's first product).
-template <bool kSgd, bool kAccumulate, bool kBias, bool kRelu>
+template <bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
 __attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256(const __m256 (&sum)[6][2], float* c,
                                                                                  std::int64_t ldc, __m256 factor,
-                                                                                 const float* bias) {
+                                                                                 const float* bias, const float* mask) {
     __m256 biasVector[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     if constexpr (kBias) biasVector[0] = _mm256_loadu_ps(bias), biasVector[1] = _mm256_loadu_ps(bias + kVector256);
 #pragma GCC unroll 6
@@ -313,6 +323,9 @@ __attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256
             else if constexpr (kAccumulate) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(out), value);
             if constexpr (kBias) value = _mm256_add_ps(value, biasVector[v]);
             if constexpr (kRelu) value = _mm256_max_ps(value, _mm256_setzero_ps());  // 0 for NaN, as z > 0 ? z : 0 gives
+            if constexpr (kMask)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
+                value = _mm256_and_ps(value, _mm256_cmp_ps(_mm256_loadu_ps(mask + r * ldc + v * kVector256),
+                                                           _mm256_setzero_ps(), _CMP_GT_OQ));
             _mm256_storeu_ps(out, value);
         }
 }
@@ -367,7 +380,9 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
     const __m256 factor = _mm256_set1_ps(sgd ? step.rate : scale);
     if (rows == kRows && cols == kAvx2.columns) {
         const auto write = [&]<bool kAccumulate, bool kBias, bool kRelu>() {
-            writeWholeTile256<false, kAccumulate, kBias, kRelu>(sum, c, ldc, factor, step.bias);
+            step.mask != nullptr
+                ? writeWholeTile256<false, kAccumulate, kBias, kRelu, true>(sum, c, ldc, factor, step.bias, step.mask)
+                : writeWholeTile256<false, kAccumulate, kBias, kRelu, false>(sum, c, ldc, factor, step.bias, nullptr);
         };
         const auto withRelu = [&]<bool kAccumulate, bool kBias>() {
             step.relu ? write.template operator()<kAccumulate, kBias, true>() : write.template operator()<kAccumulate, kBias, false>();
@@ -375,7 +390,7 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
         const auto withBias = [&]<bool kAccumulate>() {
             step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
         };
-        if (sgd) writeWholeTile256<true, false, false, false>(sum, c, ldc, factor, nullptr);
+        if (sgd) writeWholeTile256<true, false, false, false, false>(sum, c, ldc, factor, nullptr, nullptr);
         else if (scale != 0.0f) withBias.template operator()<true>();
         else withBias.template operator()<false>();
         return;
@@ -450,6 +465,7 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                             step = {epilogue.rate, epilogue.tileSums + (ic + ir) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
                         if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jc + jr;
                         step.relu = last && epilogue.relu;
+                        if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + (ic + ir) * ldc + jc + jr;
                         kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
                                std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale, step);
                     }
@@ -505,6 +521,7 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         ProductEpilogue own = epilogue;
         if (own.tileSums != nullptr) own.tileSums += alongRows ? begin / block.rows * own.tilesPerRow : begin / block.columns;
         if (own.bias != nullptr && !alongRows) own.bias += begin;
+        if (own.mask != nullptr) own.mask += alongRows ? begin * n : begin;
         if (alongRows)
             run(opA, opB, end - begin, n, k, opA == Op::None ? a + begin * lda : a + begin, lda, b, ldb, beta,
                 c + begin * n, n, own);
@@ -553,6 +570,13 @@ void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, st
     if (m <= 0 || n <= 0) return;
     if (k <= 0) throw std::invalid_argument("packedAffineProduct: the product must sum over at least one value of k");
     productOnTeam(kernel, opA, opB, m, n, k, a, b, 0.0f, c, ProductEpilogue{.bias = bias, .relu = relu});
+}
+
+void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
+                         const float* a, const float* b, const float* mask, float* c) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) throw std::invalid_argument("packedMaskedProduct: the product must sum over at least one value of k");
+    productOnTeam(kernel, opA, opB, m, n, k, a, b, 0.0f, c, ProductEpilogue{.mask = mask});
 }
 
 std::int64_t packedSgdTileCount(std::int64_t m, std::int64_t n) {

@@ -36,6 +36,13 @@ void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
 void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
                          const float* a, const float* b, const float* bias, bool relu, float* c);
 
+/// C[m, n] = op(A) op(B) where mask > 0 and 0 elsewhere (mask [m, n], laid out as C): the input
+/// gradient of a dense layer whose input came out of a ReLU (mask), that ReLU's derivative applied
+/// as each tile is finished. The bits of packedProduct with beta 0 followed by
+/// z > 0 ? dy : 0. k >= 1.
+void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
+                         const float* a, const float* b, const float* mask, float* c);
+
 /// The most rows of k packedSgdStep sums over: each output tile must be finished in one block of
 /// k before the step is applied to it.
 inline constexpr std::int64_t kPackedSgdDepthMost = 256;

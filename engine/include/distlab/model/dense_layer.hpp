@@ -18,12 +18,14 @@ public:
     const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
                            LayerContext& context) override;
     bool supportsFusedSgd() const override { return true; }
+    bool endsInRelu() const override { return m_activation == Activation::Relu; }
+    bool masksInputGradient() const override { return true; }
     std::int64_t weightCount() const override { return m_inputs * m_units; }
 
 private:
     struct Context;
     /// backward's tail when the step's update is fused into it (context.fusedSgd).
-    void applyFusedSgd(const Tensor& input, bool needInputGrad, Context& context) const;
+    void applyFusedSgd(const Tensor& input, const float* dz, bool needInputGrad, Context& context) const;
     std::string m_name;
     std::int64_t m_inputs;
     std::int64_t m_units;

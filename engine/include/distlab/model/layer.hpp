@@ -38,6 +38,14 @@ struct LayerContext {
     /// Set by the model before backward when the step's update is fused into it (Model::backward):
     /// backward then applies it to the layer's parameters and leaves their gradients unwritten.
     FusedSgdStep* fusedSgd = nullptr;
+    /// Set by the model before backward when the layer before this one ends in a ReLU (its output
+    /// is this layer's input): backward then returns d(loss)/d(input) already times that ReLU's
+    /// derivative (input > 0), applied as the input-gradient product writes it, which makes it the
+    /// gradient of the layer before's pre-activation (gradOutputIsPreActivation there).
+    bool maskInputGradient = false;
+    /// Set by the model before backward when the layer after this one applied this layer's ReLU
+    /// derivative to gradOutput (maskInputGradient there): gradOutput is d(loss)/d(z) already.
+    bool gradOutputIsPreActivation = false;
 };
 
 /// A parameter as its layer holds it: its slices of the model's value and gradient buffers.
@@ -73,6 +81,11 @@ public:
                                    LayerContext& context) = 0;
     /// Whether backward can apply a FusedSgdStep.
     virtual bool supportsFusedSgd() const { return false; }
+    /// Whether the layer's output is a ReLU's, so that the layer after can apply its derivative
+    /// (LayerContext::maskInputGradient) and backward take gradOutput as d(loss)/d(z).
+    virtual bool endsInRelu() const { return false; }
+    /// Whether backward honours LayerContext::maskInputGradient.
+    virtual bool masksInputGradient() const { return false; }
     /// Multiply-accumulates per sample in the forward pass (for FLOP counts).
     virtual std::int64_t weightCount() const = 0;
 
