@@ -1,0 +1,105 @@
+// The engine's packed product as it stands against the same file at another revision, each W1 and
+// W3 product alternated with itself in one process (a round runs both, in alternating order), so
+// the minute-to-minute swings of a shared machine fall on both alike: per product the median
+// GFLOP/s of each, their ratio and in how many rounds the working tree's was the faster. The other
+// revision's file is compiled with its namespace renamed (distlab -> distlab_base) and linked
+// beside the working tree's. Build and run with tests/bench/packed_product_ab.sh.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "model/packed_product.hpp"
+
+// The base revision's entry point: the same signature in the renamed namespace.
+namespace distlab_base::kernels {
+enum class Op : bool { None, Transpose };
+enum class PackedKernel { Avx512, Avx2 };
+void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                   const float* b, float beta, float* c);
+}  // namespace distlab_base::kernels
+
+namespace {
+
+namespace now = distlab::kernels;
+namespace base = distlab_base::kernels;
+
+struct Product {
+    const char* workload;
+    int threads;
+    const char* name;
+    bool transA, transB;
+    std::int64_t m, n, k;
+};
+
+/// Seconds per call of run, over enough calls for about 20 ms.
+template <typename Run>
+double secondsPerCall(Run&& run) {
+    int calls = 0;
+    const auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    do {
+        run();
+        ++calls;
+        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } while (elapsed < 0.02);
+    return elapsed / calls;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int rounds = argc > 1 ? std::atoi(argv[1]) : 41;
+    // The products of one step of each workload (W [in, out]): forward x W, weight gradient
+    // x^T dz, input gradient dz W^T; beta 0, as the engine runs them.
+    const Product products[] = {
+        {"W1", 1, "L1 forward", false, false, 256, 256, 784},   {"W1", 1, "L1 weight grad", true, false, 784, 256, 256},
+        {"W1", 1, "L2 forward", false, false, 256, 128, 256},   {"W1", 1, "L2 weight grad", true, false, 256, 128, 256},
+        {"W1", 1, "L2 input grad", false, true, 256, 256, 128}, {"W3", 2, "L1 forward", false, false, 128, 1024, 3072},
+        {"W3", 2, "L1 weight grad", true, false, 3072, 1024, 128}, {"W3", 2, "L2 forward", false, false, 128, 1024, 1024},
+        {"W3", 2, "L2 weight grad", true, false, 1024, 1024, 128}, {"W3", 2, "L2 input grad", false, true, 128, 1024, 1024},
+    };
+    const auto kernel = now::packedKernels().front();
+    const auto baseKernel = kernel == now::PackedKernel::Avx512 ? base::PackedKernel::Avx512 : base::PackedKernel::Avx2;
+    for (const Product& p : products) {
+        omp_set_num_threads(p.threads);
+        std::vector<float> a(static_cast<std::size_t>(p.m * p.k)), b(static_cast<std::size_t>(p.k * p.n));
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i * 7919 % 1000) / 1000.0f - 0.5f;
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i * 104729 % 1000) / 50000.0f - 0.01f;
+        // C 64-byte aligned, as the engine's tensors are.
+        auto* c = static_cast<float*>(std::aligned_alloc(64, static_cast<std::size_t>((p.m * p.n * 4 + 63) / 64 * 64)));
+        const auto opOf = [](bool t) { return t ? now::Op::Transpose : now::Op::None; };
+        const auto baseOpOf = [](bool t) { return t ? base::Op::Transpose : base::Op::None; };
+        const auto runNow = [&] { now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c); };
+        const auto runBase = [&] {
+            base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c);
+        };
+        runNow();
+        runBase();
+        std::vector<double> gflopsNow, gflopsBase;
+        int faster = 0;
+        const double flops = 2.0 * static_cast<double>(p.m * p.n * p.k);
+        for (int round = 0; round < rounds; ++round) {
+            double tNow, tBase;
+            if (round % 2 == 0) tNow = secondsPerCall(runNow), tBase = secondsPerCall(runBase);
+            else tBase = secondsPerCall(runBase), tNow = secondsPerCall(runNow);
+            gflopsNow.push_back(flops / tNow / 1e9);
+            gflopsBase.push_back(flops / tBase / 1e9);
+            faster += tNow < tBase;
+        }
+        std::free(c);
+        std::sort(gflopsNow.begin(), gflopsNow.end());
+        std::sort(gflopsBase.begin(), gflopsBase.end());
+        const double medianNow = gflopsNow[gflopsNow.size() / 2], medianBase = gflopsBase[gflopsBase.size() / 2];
+        std::printf("{\"workload\": \"%s\", \"threads\": %d, \"product\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, "
+                    "\"ops\": \"%c%c\", \"gflops\": %.1f, \"gflops_base\": %.1f, \"ratio\": %.3f, \"faster_rounds\": %d, "
+                    "\"rounds\": %d}\n",
+                    p.workload, p.threads, p.name, static_cast<long>(p.m), static_cast<long>(p.n), static_cast<long>(p.k),
+                    p.transA ? 'T' : 'N', p.transB ? 'T' : 'N', medianNow, medianBase, medianNow / medianBase, faster, rounds);
+        std::fflush(stdout);
+    }
+}
