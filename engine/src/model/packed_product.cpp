@@ -242,11 +242,11 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
             for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_fmadd_ps(ar, bv[v], sum[r][v]);
         }
     }
-    __mmask16 mask[kVectors];
+    __mmask16 valid[kVectors];  // the tile's columns that lie in C
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v) {
         const std::int64_t n = cols - v * kVector;
-        mask[v] = static_cast<__mmask16>(n >= kVector ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
+        valid[v] = static_cast<__mmask16>(n >= kVector ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
     }
     // The SGD step: C = C - rate T, and Σ T² of the tile (padding rows and columns of T hold 0).
     const bool sgd = step.squares != nullptr;
@@ -264,7 +264,7 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     __m512 bias[kVectors];
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v)
-        bias[v] = step.bias != nullptr ? _mm512_maskz_loadu_ps(mask[v], step.bias + v * kVector) : _mm512_setzero_ps();
+        bias[v] = step.bias != nullptr ? _mm512_maskz_loadu_ps(valid[v], step.bias + v * kVector) : _mm512_setzero_ps();
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
         if (r >= rows) break;
@@ -272,15 +272,15 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) {
             __m512 value = sum[r][v];
-            if (sgd) value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(mask[v], row + v * kVector));
-            else if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(mask[v], row + v * kVector), value);
+            if (sgd) value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(valid[v], row + v * kVector));
+            else if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(valid[v], row + v * kVector), value);
             if (step.bias != nullptr) value = _mm512_add_ps(value, bias[v]);
             if (step.relu) value = _mm512_max_ps(value, _mm512_setzero_ps());  // max_ps gives 0 for NaN, as z > 0 ? z : 0 does
             if (step.mask != nullptr)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
-                value = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(mask[v], step.mask + r * ldc + v * kVector),
+                value = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(valid[v], step.mask + r * ldc + v * kVector),
                                                                _mm512_setzero_ps(), _CMP_GT_OQ),
                                             value);
-            _mm512_mask_storeu_ps(row + v * kVector, mask[v], value);
+            _mm512_mask_storeu_ps(row + v * kVector, valid[v], value);
         }
     }
 }
@@ -342,8 +342,8 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
     // Ask for C's lines now, so they have arrived by the loads and stores after the k loop (see
     // microKernel512), also where an earlier block of k wrote C: with the packed A and B blocks
     // beside it, W1's first layer's output (256 KiB) no longer fits Zen 3's L2 by the next block
-    // (that product 0.84 -> 0.91 of OpenBLAS's speed, W3's first 0.99 -> 1.06, alternated in one
-    // process, 41 rounds).
+    // (that product 0.84 -> 0.91 of OpenBLAS's speed, W3's first 0.99 -> 1.06, each alternated with
+    // OpenBLAS in one process, 41 rounds).
     for (int r = 0; r < kRows && r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
     __m256 sum[kRows][kVectors];
 #pragma GCC unroll 6
