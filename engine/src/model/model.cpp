@@ -61,7 +61,7 @@ const Tensor& Model::forward(const Tensor& input, ModelContext& context) const {
 void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
     if (fusedSgd != nullptr && !supportsFusedSgd())
         throw std::logic_error("Model::backward: a fused SGD step on a model that cannot apply it");
-    // Where a ReLU layer feeds one that can, the later applies the ReLU's derivative as it writes
+    // Where a ReLU layer feeds one that can, the latter applies the ReLU's derivative as it writes
     // the input gradient, and the ReLU layer makes no pass of its own for it.
     const auto reluMaskedBelow = [&](std::size_t i) {
         return i > 0 && i < m_layers.size() && m_layers[i - 1]->endsInRelu() && m_layers[i]->masksInputGradient();
