@@ -1,0 +1,126 @@
+#pragma once
+// Copying the operands of the packed product (packed_product.cpp) into the layout its
+// micro-kernels read: op(A) in strips of a kernel's rows, op(B) in strips of its columns, each
+// strip laid out k-major. Header-only templates for that one translation unit, which instantiates
+// them per register block.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "model/matrix_product.hpp"
+
+namespace distlab::kernels::packing {
+
+// The AVX2 packing of A stores 8 floats per k where 6 are meant (the next store overwrites the
+// rest): the last one runs up to this far past the strip.
+inline constexpr std::int64_t kPackSlack = 8;
+
+/// out[p width + r] = source[r ld + p] for r < valid, 0 for valid <= r < width, p < depth: one
+/// strip of rows laid out k-major (a packed strip of op(A) = A, or of op(B) = B^T). Rows read
+/// along their length and transposed eight by eight in registers: element by element, these
+/// copies took a seventh of W3's step. AVX only, so both kernels' CPUs run it. A strip of 6 rows
+/// (the AVX2 kernel's) is transposed as 8 with two zero rows, and each k's 8 values are stored
+/// where its 6 belong, in k order, so each store's last two are overwritten by the next k's (the
+/// strip's last store runs kPackSlack floats past it).
+template <std::int64_t width>
+__attribute__((target("avx2"), always_inline)) inline __m256 stripRow(const float* source, std::int64_t ld, std::int64_t r,
+                                                                      std::int64_t p) {
+    return r < width ? _mm256_loadu_ps(source + r * ld + p) : _mm256_setzero_ps();  // rows past a 6-row strip: zeros
+}
+
+template <std::int64_t width>
+__attribute__((target("avx2"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
+                                                    std::int64_t depth, float* out) {
+    static_assert(width % 8 == 0 || width == 6);
+    constexpr std::int64_t kLoaded = width < 8 ? 8 : width;
+    std::int64_t p = 0;
+    if (valid == width)
+        for (; p + 8 <= depth; p += 8)
+            for (std::int64_t r = 0; r < kLoaded; r += 8) {
+                __m256 row[8];
+                #pragma GCC unroll 8
+                for (int q = 0; q < 8; ++q) row[q] = stripRow<width>(source, ld, r + q, p);
+                const __m256 t0 = _mm256_unpacklo_ps(row[0], row[1]);
+                const __m256 t1 = _mm256_unpackhi_ps(row[0], row[1]);
+                const __m256 t2 = _mm256_unpacklo_ps(row[2], row[3]);
+                const __m256 t3 = _mm256_unpackhi_ps(row[2], row[3]);
+                const __m256 t4 = _mm256_unpacklo_ps(row[4], row[5]);
+                const __m256 t5 = _mm256_unpackhi_ps(row[4], row[5]);
+                const __m256 t6 = _mm256_unpacklo_ps(row[6], row[7]);
+                const __m256 t7 = _mm256_unpackhi_ps(row[6], row[7]);
+                const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+                const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+                const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+                const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                float* column = out + p * width + r;  // column q of the 8 x 8 block goes to k = p + q
+                _mm256_storeu_ps(column, _mm256_permute2f128_ps(s0, s4, 0x20));
+                _mm256_storeu_ps(column + width, _mm256_permute2f128_ps(s1, s5, 0x20));
+                _mm256_storeu_ps(column + 2 * width, _mm256_permute2f128_ps(s2, s6, 0x20));
+                _mm256_storeu_ps(column + 3 * width, _mm256_permute2f128_ps(s3, s7, 0x20));
+                _mm256_storeu_ps(column + 4 * width, _mm256_permute2f128_ps(s0, s4, 0x31));
+                _mm256_storeu_ps(column + 5 * width, _mm256_permute2f128_ps(s1, s5, 0x31));
+                _mm256_storeu_ps(column + 6 * width, _mm256_permute2f128_ps(s2, s6, 0x31));
+                _mm256_storeu_ps(column + 7 * width, _mm256_permute2f128_ps(s3, s7, 0x31));
+            }
+    // The rest: the last columns of k, or a strip with padding rows.
+    for (std::int64_t r = 0; r < width; ++r) {
+        const float* sourceRow = source + r * ld;
+        for (std::int64_t q = p; q < depth; ++q) out[q * width + r] = r < valid ? sourceRow[q] : 0.0f;
+    }
+}
+
+/// The strips of width columns of source[0, depth) x [0, cols) (rows ld apart), each laid out
+/// k-major, the last padded with zeros: out[(j / width) depth width + p width + c] =
+/// source[p ld + j + c]; packed strips of op(A) = A^T or op(B) = B. Swept eight rows at a time,
+/// each row read along its length: strip by strip, every read began a new page (rows of W3's first
+/// layer are 4 KiB apart), which the hardware does not prefetch across, and the copy of that
+/// layer's weights waited on memory for a sixteenth of the step; row by row, each row's pieces went
+/// to strips kilobytes apart, 24 or 64 bytes each, and the weight gradients' copy of A^T (6 wide)
+/// took 3.6 % of W1's step. Eight rows give each strip a run of 8 x width floats, whole cache lines
+/// (the weight-gradient products 3-7 % faster, alternated in one process, the others unchanged).
+template <std::int64_t width>
+__attribute__((target("avx2"))) void copyStrips(const float* source, std::int64_t ld, std::int64_t cols, std::int64_t depth,
+                                                float* out) {
+    constexpr std::int64_t kRowsAtOnce = 8;
+    const std::int64_t whole = cols / width * width;
+    for (std::int64_t p = 0; p < depth; p += kRowsAtOnce) {
+        const std::int64_t rows = std::min(kRowsAtOnce, depth - p);
+        const float* first = source + p * ld;
+        float* strip = out + p * width;
+        // A few vector moves each (GCC had copied the 6-wide runs value by value); the fixed count
+        // unrolled for the full groups of rows.
+        if (rows == kRowsAtOnce)
+            for (std::int64_t j = 0; j < whole; j += width, strip += depth * width) {
+#pragma GCC unroll 8
+                for (std::int64_t q = 0; q < kRowsAtOnce; ++q) std::memcpy(strip + q * width, first + q * ld + j, width * sizeof(float));
+            }
+        else
+            for (std::int64_t j = 0; j < whole; j += width, strip += depth * width)
+                for (std::int64_t q = 0; q < rows; ++q) std::memcpy(strip + q * width, first + q * ld + j, width * sizeof(float));
+        if (whole < cols)
+            for (std::int64_t q = 0; q < rows; ++q)
+                for (std::int64_t c = 0; c < width; ++c) strip[q * width + c] = whole + c < cols ? first[q * ld + whole + c] : 0.0f;
+    }
+}
+
+/// op(A)[0, rows) x [0, depth) into strips of kMr rows, each laid out k-major (the kMr values of one
+/// k together, as the micro-kernel broadcasts them); the last strip padded with zeros.
+template <std::int64_t kMr>
+void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
+    if (opA == Op::Transpose) return copyStrips<kMr>(a, lda, rows, depth, out);  // op(A)[i][p] = a[p lda + i]
+    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr)  // op(A)[i + r][p] = a[(i + r) lda + p]
+        transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out);
+}
+
+/// op(B)[0, depth) x [0, cols) into strips of kNr columns, each laid out k-major (kNr values of one
+/// k together, the micro-kernel's vector loads); the last strip padded with zeros.
+template <std::int64_t kNr>
+void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
+    if (opB == Op::None) return copyStrips<kNr>(b, ldb, cols, depth, out);  // op(B)[p][j] = b[p ldb + j]
+    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr)      // op(B)[p][j + c] = b[(j + c) ldb + p]
+        transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
+}
+
+}  // namespace distlab::kernels::packing
