@@ -45,9 +45,17 @@ constexpr std::int64_t kVector512 = 16, kVector256 = 8;
 // packed B block of 1 MiB lives in L3) B blocks of 256 and 512 columns and A blocks of 288 rows
 // measured no faster, within the shared VM's spread.
 constexpr std::int64_t kKc = 256;
-static_assert(kPackedSgdDepthMost == kKc, "the SGD step needs each tile finished in one block of k");
 constexpr std::int64_t kNc = 1024;
 constexpr std::int64_t kMcMost = 144;
+constexpr std::int64_t kKcMost = 320;
+static_assert(kPackedSgdDepthMost <= kKc, "the SGD step needs each tile finished in one block of k");
+
+/// How deep the block of k from pc is: kKc, except that what is left is taken whole while it is at
+/// most kKcMost deep, instead of as a thin last block that reads and writes all of C again for
+/// little work (W1's first layer: 784 = 256 + 256 + 272, not + 16). The same blocks on every
+/// kernel, so the same bits. On AVX2 a B micro-panel 320 deep is 20 KiB, beside an A strip of
+/// 7.5 KiB in Zen 3's 32 KiB L1.
+constexpr std::int64_t blockDepth(std::int64_t pc, std::int64_t k) { return k - pc <= kKcMost ? k - pc : kKc; }
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
 
@@ -59,8 +67,8 @@ constexpr Block blockFor(PackedKernel kernel, std::int64_t n) {
 /// One thread's packing buffers, allocated the first time the thread multiplies and kept for its
 /// life: a step allocates nothing once every thread of the team has run one product.
 struct alignas(64) PackBuffers {
-    float a[kMcMost * kKc + kPackSlack];
-    alignas(64) float b[kKc * kNc];
+    float a[kMcMost * kKcMost + kPackSlack];
+    alignas(64) float b[kKcMost * kNc];
 };
 
 PackBuffers& threadBuffers() {
@@ -331,23 +339,23 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
     constexpr std::int64_t kMr = block.rows, kNr = block.columns, kMc = block.mc;
     static_assert(kMc % kMr == 0 && kNc % kNr == 0 && kMc <= kMcMost);
     PackBuffers& buffers = threadBuffers();
-    // op(B)'s block of rows [pc, pc + kKc) and columns [jc, jc + kNc), as a region of b.
+    // op(B)'s block of rows [pc, pc + its depth) and columns [jc, jc + kNc), as a region of b.
     const auto regionOfB = [&](std::int64_t jc, std::int64_t pc) {
-        const std::int64_t nc = std::min(kNc, n - jc), kc = std::min(kKc, k - pc);
+        const std::int64_t nc = std::min(kNc, n - jc), kc = blockDepth(pc, k);
         return opB == Op::None ? Prefetcher(b + pc * ldb + jc, kc, nc, ldb) : Prefetcher(b + jc * ldb + pc, nc, kc, ldb);
     };
     for (std::int64_t jc = 0; jc < n; jc += kNc) {
         const std::int64_t nc = std::min(kNc, n - jc);
-        for (std::int64_t pc = 0; pc < k; pc += kKc) {
-            const std::int64_t kc = std::min(kKc, k - pc);
+        for (std::int64_t pc = 0, kc = 0; pc < k; pc += kc) {
+            kc = blockDepth(pc, k);
             packB<kNr>(opB, opB == Op::None ? b + pc * ldb + jc : b + jc * ldb + pc, ldb, kc, nc, buffers.b);
             Prefetcher next;  // the block packed after this one, spread over this block's micro-kernel calls
-            if (pc + kKc < k) next = regionOfB(jc, pc + kKc);
+            if (pc + kc < k) next = regionOfB(jc, pc + kc);
             else if (jc + kNc < n) next = regionOfB(jc + kNc, 0);
             const std::int64_t calls = (m + kMr - 1) / kMr * ((nc + kNr - 1) / kNr);
             const std::int64_t linesPerCall = (next.lines() + calls - 1) / calls;
             const float scale = pc == 0 ? beta : 1.0f;  // beta once, then each block adds on
-            const bool first = pc == 0, last = pc + kKc >= k;
+            const bool first = pc == 0, last = pc + kc >= k;
             for (std::int64_t ic = 0; ic < m; ic += kMc) {
                 const std::int64_t mc = std::min(kMc, m - ic);
                 packA<kMr>(opA, opA == Op::None ? a + ic * lda + pc : a + pc * lda + ic, lda, mc, kc, buffers.a);
