@@ -20,20 +20,20 @@ inline constexpr std::int64_t kPackSlack = 8;
 /// out[p width + r] = source[r ld + p] for r < valid, 0 for valid <= r < width, p < depth: one
 /// strip of rows laid out k-major (a packed strip of op(A) = A, or of op(B) = B^T). Rows read
 /// along their length and transposed eight by eight in registers: element by element, these
-/// copies took a seventh of W3's step. AVX only, so both kernels' CPUs run it. A strip of 6 rows
-/// (the AVX2 kernel's) is transposed as 8 with two zero rows, and each k's 8 values are stored
-/// where its 6 belong, in k order, so each store's last two are overwritten by the next k's (the
-/// strip's last store runs kPackSlack floats past it).
+/// copies took a seventh of W3's step. AVX only, so both kernels' CPUs run it. A strip of 6 or 4
+/// rows (the AVX2 kernel's) is transposed as 8 with zero rows, and each k's 8 values are stored
+/// where its 6 or 4 belong, in k order, so each store's last ones are overwritten by the next k's
+/// (the strip's last store runs up to kPackSlack floats past it).
 template <std::int64_t width>
 __attribute__((target("avx2"), always_inline)) inline __m256 stripRow(const float* source, std::int64_t ld, std::int64_t r,
                                                                       std::int64_t p) {
-    return r < width ? _mm256_loadu_ps(source + r * ld + p) : _mm256_setzero_ps();  // rows past a 6-row strip: zeros
+    return r < width ? _mm256_loadu_ps(source + r * ld + p) : _mm256_setzero_ps();  // rows past a 6- or 4-row strip: zeros
 }
 
 template <std::int64_t width>
 __attribute__((target("avx2"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
                                                     std::int64_t depth, float* out) {
-    static_assert(width % 8 == 0 || width == 6);
+    static_assert(width % 8 == 0 || width == 6 || width == 4);
     constexpr std::int64_t kLoaded = width < 8 ? 8 : width;
     std::int64_t p = 0;
     if (valid == width)

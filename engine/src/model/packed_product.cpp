@@ -59,6 +59,18 @@ constexpr std::int64_t blockDepth(std::int64_t pc, std::int64_t k) { return k - 
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
 
+/// Where a block of `rows` rows of A goes on in strips of 4 on AVX2 (rows if it does not): its last
+/// rows, where strips of 4 compute fewer rows of padding than strips of 6 would (7 or 8 left as 4 +
+/// 4, 1 to 4 as one 4; a batch of 128 rows as 20 x 6 + 2 x 4, not 22 x 6 with 4 rows of zeros).
+/// The 4 x 16 kernel keeps 8 accumulators, enough to fill Zen 3's two FMA pipes, so a strip of 4
+/// costs two thirds of one of 6.
+constexpr std::int64_t quadStripsFrom(std::int64_t rows) {
+    const std::int64_t left = rows % 6;
+    if (left == 0 || left == 5) return rows;
+    if (left >= 3) return rows - left;
+    return rows >= 6 ? rows - left - 6 : 0;
+}
+
 /// The register block a kernel uses for outputs n wide.
 constexpr Block blockFor(PackedKernel kernel, std::int64_t n) {
     return kernel == PackedKernel::Avx2 ? kAvx2 : n <= kVector512 ? kNarrow : kWide;
@@ -210,14 +222,14 @@ __attribute__((noinline)) void writeEdgeTile(const float* tile, std::int64_t til
 /// The write-back of a whole AVX2 tile (6 x 16) with what its epilogue does fixed at compile time:
 /// each of its 12 vectors a load, an FMA or two and a store, with no branch between them (decided
 /// per vector, the write-back was a tenth of the kernel's time in W1's first product).
-template <bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
-__attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256(const __m256 (&sum)[6][2], float* c,
+template <int kRows, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
+__attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256(const __m256 (&sum)[kRows][2], float* c,
                                                                                  std::int64_t ldc, __m256 factor,
                                                                                  const float* bias, const float* mask) {
     __m256 biasVector[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     if constexpr (kBias) biasVector[0] = _mm256_loadu_ps(bias), biasVector[1] = _mm256_loadu_ps(bias + kVector256);
 #pragma GCC unroll 6
-    for (int r = 0; r < 6; ++r)
+    for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 2
         for (int v = 0; v < 2; ++v) {
             float* out = c + r * ldc + v * kVector256;
@@ -233,15 +245,16 @@ __attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256
         }
 }
 
-/// The AVX2 micro-kernel, 6 rows by 16 columns: the same contract and the same arithmetic as
-/// microKernel512 (each element one FMA chain over k in order, then scale C added by one FMA), so
-/// a product has the same bits on either kernel. Written out again rather than shared with it
-/// through a vector-type template: a function's target instruction set cannot follow a template
-/// argument, and each kernel must be compiled for its own.
+/// The AVX2 micro-kernel, kRows (6, or 4 for the last rows: see stripRows) by 16 columns: the same
+/// contract and the same arithmetic as microKernel512 (each element one FMA chain over k in order,
+/// then scale C added by one FMA), so a product has the same bits on either kernel. Written out
+/// again rather than shared with it through a vector-type template: a function's target
+/// instruction set cannot follow a template argument, and each kernel must be compiled for its own.
+template <int kRows>
 __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
                                                                    float* c, std::int64_t ldc, std::int64_t rows,
                                                                    std::int64_t cols, float scale, const TileEpilogue& step) {
-    constexpr int kRows = static_cast<int>(kAvx2.rows), kVectors = static_cast<int>(kAvx2.columns / kVector256);
+    constexpr int kVectors = static_cast<int>(kAvx2.columns / kVector256);
     // Ask for C's lines now, so they have arrived by the loads and stores after the k loop (see
     // microKernel512), also where an earlier block of k wrote C: with the packed A and B blocks
     // beside it, W1's first layer's output (256 KiB) no longer fits Zen 3's L2 by the next block
@@ -284,8 +297,8 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
     if (rows == kRows && cols == kAvx2.columns) {
         const auto write = [&]<bool kAccumulate, bool kBias, bool kRelu>() {
             step.mask != nullptr
-                ? writeWholeTile256<false, kAccumulate, kBias, kRelu, true>(sum, c, ldc, factor, step.bias, step.mask)
-                : writeWholeTile256<false, kAccumulate, kBias, kRelu, false>(sum, c, ldc, factor, step.bias, nullptr);
+                ? writeWholeTile256<kRows, false, kAccumulate, kBias, kRelu, true>(sum, c, ldc, factor, step.bias, step.mask)
+                : writeWholeTile256<kRows, false, kAccumulate, kBias, kRelu, false>(sum, c, ldc, factor, step.bias, nullptr);
         };
         const auto withRelu = [&]<bool kAccumulate, bool kBias>() {
             step.relu ? write.template operator()<kAccumulate, kBias, true>() : write.template operator()<kAccumulate, kBias, false>();
@@ -293,7 +306,7 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
         const auto withBias = [&]<bool kAccumulate>() {
             step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
         };
-        if (sgd) writeWholeTile256<true, false, false, false, false>(sum, c, ldc, factor, nullptr, nullptr);
+        if (sgd) writeWholeTile256<kRows, true, false, false, false, false>(sum, c, ldc, factor, nullptr, nullptr);
         else if (scale != 0.0f) withBias.template operator()<true>();
         else withBias.template operator()<false>();
         return;
@@ -358,19 +371,30 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
             const bool first = pc == 0, last = pc + kc >= k;
             for (std::int64_t ic = 0; ic < m; ic += kMc) {
                 const std::int64_t mc = std::min(kMc, m - ic);
-                packA<kMr>(opA, opA == Op::None ? a + ic * lda + pc : a + pc * lda + ic, lda, mc, kc, buffers.a);
+                // A's rows [ic, ic + mc): strips of kMr, then AVX2's last rows in strips of 4 (quadStripsFrom),
+                // each strip starting (its first row) kc floats into the buffer.
+                const std::int64_t quadFrom = block.kernel == PackedKernel::Avx2 ? quadStripsFrom(mc) : mc;
+                const auto rowsOfA = [&](std::int64_t i) { return opA == Op::None ? a + (ic + i) * lda + pc : a + pc * lda + ic + i; };
+                packA<kMr>(opA, rowsOfA(0), lda, quadFrom, kc, buffers.a);
+                if (quadFrom < mc) packA<4>(opA, rowsOfA(quadFrom), lda, mc - quadFrom, kc, buffers.a + quadFrom * kc);
                 for (std::int64_t jr = 0; jr < nc; jr += kNr)
-                    for (std::int64_t ir = 0; ir < mc; ir += kMr) {
+                    for (std::int64_t ir = 0, strip = 0; ir < mc; ir += strip) {
+                        strip = ir < quadFrom ? kMr : 4;
                         next.issue(linesPerCall);
-                        const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block> : microKernel256;
+                        const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block>
+                                            : strip == 4                       ? microKernel256<4>
+                                                                               : microKernel256<6>;
+                        // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the
+                        // strip's place in a count of 6-row strips that has room for both.
                         TileEpilogue step;
                         if (epilogue.tileSums != nullptr)
-                            step = {epilogue.rate, epilogue.tileSums + (ic + ir) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
+                            step = {epilogue.rate,
+                                    epilogue.tileSums + (ic + ir + kMr - 1) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
                         if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jc + jr;
                         step.relu = last && epilogue.relu;
                         if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + (ic + ir) * ldc + jc + jr;
                         kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                               std::min(kMr, mc - ir), std::min(kNr, nc - jr), scale, step);
+                               std::min(strip, mc - ir), std::min(kNr, nc - jr), scale, step);
                     }
             }
         }
