@@ -8,7 +8,7 @@
 set -euo pipefail
 source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build_dir="$(cd "${1:-$source_dir/build/ci}" && pwd)"
-bundle="${2:-$source_dir/build/test-bundle.tar.xz}"
+bundle="$(realpath -m "${2:-$source_dir/build/test-bundle.tar.xz}")"
 [[ -x "$build_dir/app/cli/distlab-cli" ]] || { echo "error: $build_dir has no app/cli/distlab-cli: build it first" >&2; exit 1; }
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
