@@ -10,6 +10,7 @@
 #include "distlab/model/layer_registry.hpp"
 #include "distribute/gpu_trainer_factory.hpp"
 #include "distribute/memory_budget.hpp"
+#include "tensor/parallel_ranges.hpp"
 
 namespace distlab {
 
@@ -29,9 +30,15 @@ void gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Ten
     const auto rows = static_cast<std::int64_t>(indices.size());
     input.resize2d(rows, data.features);
     const auto rowBytes = static_cast<std::size_t>(data.features) * sizeof(float);
-    for (std::int64_t r = 0; r < rows; ++r)
-        std::memcpy(input.data() + r * data.features, data.x.data() + indices[static_cast<std::size_t>(r)] * data.features,
-                    rowBytes);
+    // Shared by the replica's team, whose other threads would only wait for it (W3: 1.5 MB a step).
+    forEachPart(
+        static_cast<std::size_t>(rows),
+        [&](int, std::size_t first, std::size_t last) {
+            for (std::size_t r = first; r < last; ++r)
+                std::memcpy(input.data() + static_cast<std::int64_t>(r) * data.features,
+                            data.x.data() + indices[r] * data.features, rowBytes);
+        },
+        static_cast<std::size_t>(data.features));
     if (data.isClassification()) {
         targets.labels.resize(static_cast<std::size_t>(rows));
         for (std::int64_t r = 0; r < rows; ++r)
