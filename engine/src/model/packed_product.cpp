@@ -219,7 +219,7 @@ __attribute__((noinline)) void writeEdgeTile(const float* tile, std::int64_t til
         }
 }
 
-/// The write-back of a whole AVX2 tile (6 x 16) with what its epilogue does fixed at compile time:
+/// The write-back of a whole AVX2 tile (kRows x 16) with what its epilogue does fixed at compile time:
 /// each of its 12 vectors a load, an FMA or two and a store, with no branch between them (decided
 /// per vector, the write-back was a tenth of the kernel's time in W1's first product).
 template <int kRows, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
@@ -245,11 +245,12 @@ __attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256
         }
 }
 
-/// The AVX2 micro-kernel, kRows (6, or 4 for the last rows: see stripRows) by 16 columns: the same
-/// contract and the same arithmetic as microKernel512 (each element one FMA chain over k in order,
-/// then scale C added by one FMA), so a product has the same bits on either kernel. Written out
-/// again rather than shared with it through a vector-type template: a function's target
-/// instruction set cannot follow a template argument, and each kernel must be compiled for its own.
+/// The AVX2 micro-kernel, kRows (6, or 4 for a block's last rows: quadStripsFrom) by 16 columns:
+/// the same contract and the same arithmetic as microKernel512 (each element one FMA chain over k
+/// in order, then scale C added by one FMA), so a product has the same bits on either kernel.
+/// Written out again rather than shared with it through a vector-type template: a function's
+/// target instruction set cannot follow a template argument, and each kernel must be compiled for
+/// its own.
 template <int kRows>
 __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
                                                                    float* c, std::int64_t ldc, std::int64_t rows,
