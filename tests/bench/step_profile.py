@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Where DistLab's training step spends its time: products, elementwise work, reductions, the
-loss, the optimizer, threads waiting for each other, and the rest, from a sampled profile.
+loss, the optimizer, the batch's gather, threads waiting for each other, the operating system and
+the rest, from a sampled profile.
 
 The engine's spans stop at forward / backward / optimizer, which mixes products with elementwise
 work, so this samples `distlab-cli bench` with `perf record` (cpu-clock, after a delay that skips
@@ -29,8 +30,12 @@ BUCKETS = [
     ("products", r"sgemm|gemm_|gebp|gemm_pack|exec_blas|matrixProduct|microKernel|productBlock|packedProduct|copyStrips|transposeStrip"),
     ("optimizer", r"Sgd::|Adam::|Optimizer::"),
     ("loss", r"softmaxCrossEntropy|meanSquaredError|LossFunction|logf|expf"),
-    ("reductions", r"denseBackward|colwise|redux|sumOfSquares"),
+    ("reductions", r"denseBackward|biasGradient|colwise|redux|sumOfSquares"),
     ("elementwise", r"activat|denseForward|tanh|logistic"),
+    # The batch's rows copied out of the data set (gatherBatch's memcpy, glibc's memmove).
+    ("gather", r"gatherBatch|memmove|memcpy"),
+    # The operating system in the process's name: page faults, timers.
+    ("kernel", r"^\[kernel"),
 ]
 
 
