@@ -40,7 +40,7 @@ export LD_LIBRARY_PATH="$unpacked/lib${cuda_dirs:+:$cuda_dirs}"
 ctest_bin="$(command -v ctest || true)"
 [[ -n "$ctest_bin" ]] || { echo "error: ctest is not on PATH" >&2; exit 1; }
 {
-  echo "== bundle of commit $commit, checkout $(git -C "$checkout" rev-parse --short HEAD 2>/dev/null)"
+  echo "== the tests of commit $commit"
   lscpu | grep -E '^(Model name|CPU\(s\))'
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
   echo "CUDA libraries from: ${cuda_dirs:-none found}"
