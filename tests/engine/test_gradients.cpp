@@ -4,8 +4,6 @@
 // each layer's own passes bit for bit.
 #include <QtTest>
 
-#include <omp.h>
-
 #include <cmath>
 #include <vector>
 
@@ -13,6 +11,7 @@
 #include "distlab/model/loss.hpp"
 #include "distlab/model/model.hpp"
 #include "model/dense_kernels.hpp"
+#include "tensor/parallel_ranges.hpp"
 
 using namespace distlab;
 
@@ -198,9 +197,8 @@ private slots:
         BatchTargets targets;
         for (std::int64_t i = 0; i < batch; ++i) targets.labels.push_back(static_cast<std::int32_t>(rng.below(10)));
         const LossFunction loss(LossKind::SoftmaxCrossEntropy);
-        const int threads = omp_get_max_threads();
         for (int team : {1, 2}) {
-            omp_set_num_threads(team);
+            const ScopedTeamSize scope(team);
             ModelContext context = model.makeContext();
             Tensor grad;
             loss.evaluate(model.forward(input, context), targets, 1.0f / batch, grad);
@@ -219,7 +217,6 @@ private slots:
             const std::vector<float> separate(model.store().grads().begin(), model.store().grads().end());
             QVERIFY2(fused == separate, qPrintable(QString("team %1").arg(team)));
         }
-        omp_set_num_threads(threads);
     }
 
     void initializersFollowTheirDistributions() {

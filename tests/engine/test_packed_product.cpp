@@ -10,8 +10,6 @@
 // of an input gradient those of the product and then the derivative's pass.
 #include <QtTest>
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,6 +20,7 @@
 #include "distlab/optim/sgd.hpp"
 #include "model/matrix_product.hpp"
 #include "model/packed_product.hpp"
+#include "tensor/parallel_ranges.hpp"
 #include "tensor/team_split.hpp"
 
 using namespace distlab;
@@ -161,7 +160,6 @@ private slots:
     void bitsDoNotDependOnTeamSize() {
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
-        const int threads = omp_get_max_threads();
         Rng rng(7);
         for (const Case& c : {Case{Op::None, Op::None, 128, 1024, 700, 1.0f}, Case{Op::Transpose, Op::None, 700, 300, 128, 0.0f},
                               Case{Op::None, Op::Transpose, 128, 500, 300, 0.0f}, Case{Op::Transpose, Op::None, 600, 10, 128, 0.0f}}) {
@@ -169,12 +167,11 @@ private slots:
                                      start = randomFloats(rng, c.m * c.n);
             std::vector<std::vector<float>> results;
             for (int team : {1, 2, 3}) {
-                omp_set_num_threads(team);
+                const ScopedTeamSize scope(team);
                 std::vector<float> out = start;
                 productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
                 results.push_back(std::move(out));
             }
-            omp_set_num_threads(threads);
             QVERIFY(results[0] == results[1]);
             QVERIFY(results[0] == results[2]);
         }
@@ -186,19 +183,19 @@ private slots:
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         // The same product again and again on a team of two: its shares move with the threads'
         // timings from call to call, its bits must not.
-        const int threads = omp_get_max_threads();
         const Case c{Op::None, Op::None, 64, 2048, 64, 0.0f};
         Rng rng(9);
         const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n);
         std::vector<float> first(static_cast<std::size_t>(c.m * c.n)), out(first.size());
-        omp_set_num_threads(1);
-        productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, first.data());
-        omp_set_num_threads(2);
+        {
+            const ScopedTeamSize one(1);
+            productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, first.data());
+        }
+        const ScopedTeamSize two(2);
         for (int call = 0; call < 40; ++call) {
             productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
             QVERIFY(out == first);
         }
-        omp_set_num_threads(threads);
     }
 
     void sgdStepIsTheProductThenSgd_data() { kernelRows(); }
@@ -210,7 +207,6 @@ private slots:
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         // Where the engine's build rounds SGD's step twice (no FMA), no product applies it.
         if (!kernels::fusedSgdStepAvailable(784, 256, 256)) QSKIP("this engine build applies no fused SGD step");
-        const int threads = omp_get_max_threads();
         const float rate = 0.037f;
         Rng rng(21);
         // Weight gradients x^T dz ([in, out] over a batch of k rows) around the tiles and of W1's
@@ -230,13 +226,12 @@ private slots:
             std::vector<double> tileSums(static_cast<std::size_t>(kernels::packedSgdTileCount(c.m, c.n)));
             std::vector<double> returned;
             for (int team : {1, 2, 3, 2, 2}) {
-                omp_set_num_threads(team);
+                const ScopedTeamSize scope(team);
                 std::vector<float> w = start;
                 returned.push_back(kernels::packedSgdStep(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), rate,
                                                           w.data(), tileSums));
                 QVERIFY2(w == expected, qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team)));
             }
-            omp_set_num_threads(threads);
             QVERIFY(std::all_of(returned.begin(), returned.end(), [&](double r) { return r == returned[0]; }));
             QVERIFY2(std::abs(returned[0] - squares) <= 1e-6 * squares,
                      qPrintable(QString("Σ T² %1, expected %2").arg(returned[0], 0, 'g', 12).arg(squares, 0, 'g', 12)));
@@ -256,7 +251,6 @@ private slots:
         // on any team size. A NaN in x gives its row NaN before ReLU and 0 after, as the pass does.
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
-        const int threads = omp_get_max_threads();
         Rng rng(23);
         for (const Case& c : {Case{Op::None, Op::None, 256, 256, 784, 1}, Case{Op::None, Op::None, 128, 1024, 3072, 1},
                               Case{Op::None, Op::None, 128, 10, 1024, 1}, Case{Op::None, Op::None, 7, 9, 3, 1},
@@ -272,7 +266,7 @@ private slots:
                 if (relu)
                     for (float& z : expected) z = z > 0.0f ? z : 0.0f;
                 for (int team : {1, 2, 3}) {
-                    omp_set_num_threads(team);
+                    const ScopedTeamSize scope(team);
                     std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // never read
                     kernels::packedAffineProduct(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), bias.data(), relu,
                                                  out.data());
@@ -282,7 +276,6 @@ private slots:
                     QVERIFY2(same, qPrintable(QString("m %1 n %2 k %3, relu %4, team %5")
                                                   .arg(c.m).arg(c.n).arg(c.k).arg(relu).arg(team)));
                 }
-                omp_set_num_threads(threads);
                 if (relu) QVERIFY(std::none_of(expected.begin(), expected.end(), [](float z) { return std::isnan(z) || z < 0; }));
             }
         }
@@ -296,7 +289,6 @@ private slots:
         // narrow outputs, on any team size; a mask of 0, -0, a negative or NaN gives 0.
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
-        const int threads = omp_get_max_threads();
         Rng rng(29);
         for (const Case& c : {Case{Op::None, Op::Transpose, 256, 256, 128, 0}, Case{Op::None, Op::Transpose, 128, 1024, 1024, 0},
                               Case{Op::None, Op::Transpose, 7, 9, 3, 0}, Case{Op::None, Op::Transpose, 145, 1030, 257, 0},
@@ -310,12 +302,11 @@ private slots:
             productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), 0.0f, expected.data());
             for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = mask[i] > 0.0f ? expected[i] : 0.0f;
             for (int team : {1, 2, 3}) {
-                omp_set_num_threads(team);
+                const ScopedTeamSize scope(team);
                 std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // never read
                 kernels::packedMaskedProduct(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), mask.data(), out.data());
                 QVERIFY2(out == expected, qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team)));
             }
-            omp_set_num_threads(threads);
         }
     }
 
@@ -350,32 +341,28 @@ private slots:
     }
 
     void balancedPartsCoverEveryValueOnce() {
-        const int threads = omp_get_max_threads();
-        omp_set_num_threads(2);
+        const ScopedTeamSize two(2);
         const std::size_t n = 300'001;  // above the split's minimum, not a whole number of blocks
         std::vector<int> visits(n, 0);
         for (int pass = 0; pass < 20; ++pass)
             forEachBalancedPart(77, n, [&](std::size_t begin, std::size_t end) {
                 for (std::size_t i = begin; i < end; ++i) ++visits[i];
             });
-        omp_set_num_threads(threads);
         QVERIFY(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 20; }));
     }
 
     void balancedUpdateHasTheSameBits() {  // SGD with momentum on one thread and on a balanced two
-        const int threads = omp_get_max_threads();
         const std::size_t n = 300'001;
         Rng rng(5);
         std::vector<float> start = randomFloats(rng, static_cast<std::int64_t>(n)), g = randomFloats(rng, static_cast<std::int64_t>(n));
         std::vector<std::vector<float>> results;
         for (int team : {1, 2}) {
-            omp_set_num_threads(team);
+            const ScopedTeamSize scope(team);
             Sgd sgd(0.9f, true, static_cast<std::int64_t>(n));
             std::vector<float> p = start;
             for (int step = 0; step < 20; ++step) sgd.apply(p, g, 0.01f);
             results.push_back(std::move(p));
         }
-        omp_set_num_threads(threads);
         QVERIFY(results[0] == results[1]);
     }
 };
