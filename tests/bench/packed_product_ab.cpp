@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ enum class Op : bool { None, Transpose };
 enum class PackedKernel { Avx512, Avx2 };
 void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                    const float* b, float beta, float* c);
+double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                     const float* b, float rate, float* w, std::span<double> tileSums);
 }  // namespace distlab_base::kernels
 
 namespace {
@@ -54,8 +57,9 @@ double secondsPerCall(Run&& run) {
 
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 41;
-    // The products of one step of each workload (W [in, out]): forward x W, weight gradient
-    // x^T dz, input gradient dz W^T; beta 0, as the engine runs them.
+    // The products of one step of each workload (W [in, out]): forward x W and input gradient
+    // dz W^T with beta 0 (the engine's bias, ReLU and mask write-backs left out), weight gradient
+    // x^T dz with the SGD step fused, as the engine runs it.
     const Product products[] = {
         {"W1", 1, "L1 forward", false, false, 256, 256, 784},   {"W1", 1, "L1 weight grad", true, false, 784, 256, 256},
         {"W1", 1, "L2 forward", false, false, 256, 128, 256},   {"W1", 1, "L2 weight grad", true, false, 256, 128, 256},
@@ -74,9 +78,21 @@ int main(int argc, char** argv) {
         auto* c = static_cast<float*>(std::aligned_alloc(64, static_cast<std::size_t>((p.m * p.n * 4 + 63) / 64 * 64)));
         const auto opOf = [](bool t) { return t ? now::Op::Transpose : now::Op::None; };
         const auto baseOpOf = [](bool t) { return t ? base::Op::Transpose : base::Op::None; };
-        const auto runNow = [&] { now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c); };
+        // A weight gradient runs as the engine runs it for a lone replica's plain SGD: the step
+        // fused into the product's write-back (C = C - rate op(A) op(B), read and written), at a
+        // rate small enough that the weights stay finite over every call.
+        const bool sgd = std::string(p.name).ends_with("weight grad");
+        std::vector<double> tileSums(static_cast<std::size_t>(now::packedSgdTileCount(p.m, p.n)));
+        std::fill(c, c + p.m * p.n, 0.0f);
+        const auto runNow = [&] {
+            if (sgd) now::packedSgdStep(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 1e-9f, c, tileSums);
+            else now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c);
+        };
         const auto runBase = [&] {
-            base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c);
+            if (sgd)
+                base::packedSgdStep(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 1e-9f, c,
+                                    tileSums);
+            else base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c);
         };
         runNow();
         runBase();

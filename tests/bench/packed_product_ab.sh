@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds tests/bench/packed_product_ab.cpp with the working tree's engine/src/model/packed_product.cpp
 # and the same file at REV (default HEAD), its namespace renamed, and runs it: one JSON line per W1
-# and W3 product, the median GFLOP/s of each version alternated in one process, their ratio and in
-# how many rounds the working tree's was the faster.
+# and W3 product (the weight gradients with the SGD step fused, as the engine runs them), the median
+# GFLOP/s of each version alternated in one process, their ratio and in how many rounds the working
+# tree's was the faster.
 # Usage: bash tests/bench/packed_product_ab.sh [REV] [rounds, default 41]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
