@@ -133,6 +133,22 @@ private slots:
         }
     }
 
+    void rowsFirstWalkMatchesReference_data() { kernelRows(); }
+    void rowsFirstWalkMatchesReference() {
+        // Outputs over 1 MiB with all of k in one block, on one thread: the walk that takes A's
+        // strips first over parts of B's block (two parts of 208 and 52 columns at k = 300, the last
+        // tile 4 wide; one part at k = 97), the last rows in strips of 4 (1,100 = 7 x 144 + 92).
+        QFETCH(kernels::PackedKernel, kernel);
+        if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
+        const ScopedTeamSize one(1);
+        std::uint64_t seed = 500;
+        for (const Case& c : {Case{Op::Transpose, Op::None, 1100, 260, 300, 0.0f}, Case{Op::None, Op::Transpose, 1100, 260, 300, 1.0f},
+                              Case{Op::Transpose, Op::Transpose, 1030, 300, 97, 0.5f}}) {
+            checkAgainstReference(productOn(kernel), c, seed++);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
     void kernelsGiveTheSameBits() {  // one FMA chain per element in k order on either kernel
         if (!kernels::packedKernelAvailable(kernels::PackedKernel::Avx512) ||
             !kernels::packedKernelAvailable(kernels::PackedKernel::Avx2))
@@ -161,8 +177,11 @@ private slots:
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         Rng rng(7);
+        // The last: a weight gradient whose output (1.6 MB) a lone thread walks rows first, and a
+        // team of two or three (0.8 or 0.5 MB each) a column of tiles at a time.
         for (const Case& c : {Case{Op::None, Op::None, 128, 1024, 700, 1.0f}, Case{Op::Transpose, Op::None, 700, 300, 128, 0.0f},
-                              Case{Op::None, Op::Transpose, 128, 500, 300, 0.0f}, Case{Op::Transpose, Op::None, 600, 10, 128, 0.0f}}) {
+                              Case{Op::None, Op::Transpose, 128, 500, 300, 0.0f}, Case{Op::Transpose, Op::None, 600, 10, 128, 0.0f},
+                              Case{Op::Transpose, Op::None, 1400, 300, 128, 1.0f}}) {
             const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n),
                                      start = randomFloats(rng, c.m * c.n);
             std::vector<std::vector<float>> results;

@@ -56,6 +56,14 @@ static_assert(kPackedSgdDepthMost <= kKc, "the SGD step needs each tile finished
 /// kernel, so the same bits. On AVX2 a B micro-panel 320 deep is 20 KiB, beside an A strip of
 /// 7.5 KiB in Zen 3's 32 KiB L1.
 constexpr std::int64_t blockDepth(std::int64_t pc, std::int64_t k) { return k - pc <= kKcMost ? k - pc : kKc; }
+// An output (one thread's part of C) above this size streams from memory each step rather than
+// staying in the caches (Zen 3's L2 is 512 KiB): above it the weight gradients walk rows first
+// (productBlock). W1's largest, 784 x 256 floats, stays below; W3's, 1,536 x 1,024 per thread,
+// lies above.
+constexpr std::int64_t kStreamedOutputBytes = std::int64_t{1} << 20;
+// The part of B's packed block that a rows-first walk keeps in L2 beside A's block: half of Zen 3's
+// L2 (512 columns of a 128-deep block).
+constexpr std::int64_t kSubBlockBytes = std::int64_t{256} << 10;
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
 
@@ -353,6 +361,16 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
     constexpr std::int64_t kMr = block.rows, kNr = block.columns, kMc = block.mc;
     static_assert(kMc % kMr == 0 && kNc % kNr == 0 && kMc <= kMcMost);
     PackBuffers& buffers = threadBuffers();
+    // How the tiles of a block are walked. Usually B's panel is the outer loop: held in L1 while A's
+    // strips (from L2) pass under it, C visited a column of tiles at a time, each row of the tile a
+    // line in a different page. Where all of k is one block and C is too large to stay in the caches
+    // between steps (the weight gradients of a large layer, whose SGD step reads and writes the
+    // weights from memory), A's strip is the outer loop instead, over a part of B's block small
+    // enough to stay in L2 beside A's: C's rows are then read and written in runs of lines the
+    // hardware prefetchers follow, not one line per page. Each tile is the same FMA chains either
+    // way, so the same bits.
+    const bool rowsFirst = blockDepth(0, k) == k && m * n * 4 > kStreamedOutputBytes;
+    const std::int64_t subColumns = rowsFirst ? std::max(kNr, kSubBlockBytes / (k * 4) / kNr * kNr) : kNc;
     // op(B)'s block of rows [pc, pc + its depth) and columns [jc, jc + kNc), as a region of b.
     const auto regionOfB = [&](std::int64_t jc, std::int64_t pc) {
         const std::int64_t nc = std::min(kNc, n - jc), kc = blockDepth(pc, k);
@@ -378,25 +396,33 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                 const auto rowsOfA = [&](std::int64_t i) { return opA == Op::None ? a + (ic + i) * lda + pc : a + pc * lda + ic + i; };
                 packA<kMr>(opA, rowsOfA(0), lda, quadFrom, kc, buffers.a);
                 if (quadFrom < mc) packA<4>(opA, rowsOfA(quadFrom), lda, mc - quadFrom, kc, buffers.a + quadFrom * kc);
-                for (std::int64_t jr = 0; jr < nc; jr += kNr)
-                    for (std::int64_t ir = 0, strip = 0; ir < mc; ir += strip) {
-                        strip = ir < quadFrom ? kMr : 4;
-                        next.issue(linesPerCall);
-                        const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block>
-                                            : strip == 4                       ? microKernel256<4>
-                                                                               : microKernel256<6>;
-                        // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the
-                        // strip's place in a count of 6-row strips that has room for both.
-                        TileEpilogue step;
-                        if (epilogue.tileSums != nullptr)
-                            step = {epilogue.rate,
-                                    epilogue.tileSums + (ic + ir + kMr - 1) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
-                        if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jc + jr;
-                        step.relu = last && epilogue.relu;
-                        if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + (ic + ir) * ldc + jc + jr;
-                        kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                               std::min(strip, mc - ir), std::min(kNr, nc - jr), scale, step);
-                    }
+                const auto stripRows = [&](std::int64_t ir) { return ir < quadFrom ? kMr : std::int64_t{4}; };
+                // The micro-kernel on the tile of C that A's strip from row ir and B's panel from column jr make.
+                const auto tile = [&](std::int64_t ir, std::int64_t jr) {
+                    const std::int64_t strip = stripRows(ir);
+                    next.issue(linesPerCall);
+                    const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block>
+                                        : strip == 4                       ? microKernel256<4>
+                                                                           : microKernel256<6>;
+                    // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the
+                    // strip's place in a count of 6-row strips that has room for both.
+                    TileEpilogue step;
+                    if (epilogue.tileSums != nullptr)
+                        step = {epilogue.rate, epilogue.tileSums + (ic + ir + kMr - 1) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
+                    if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jc + jr;
+                    step.relu = last && epilogue.relu;
+                    if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + (ic + ir) * ldc + jc + jr;
+                    kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
+                           std::min(strip, mc - ir), std::min(kNr, nc - jr), scale, step);
+                };
+                if (rowsFirst) {
+                    for (std::int64_t js = 0; js < nc; js += subColumns)
+                        for (std::int64_t ir = 0; ir < mc; ir += stripRows(ir))
+                            for (std::int64_t jr = js; jr < std::min(nc, js + subColumns); jr += kNr) tile(ir, jr);
+                } else {
+                    for (std::int64_t jr = 0; jr < nc; jr += kNr)
+                        for (std::int64_t ir = 0; ir < mc; ir += stripRows(ir)) tile(ir, jr);
+                }
             }
         }
     }
