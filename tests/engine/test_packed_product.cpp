@@ -233,7 +233,8 @@ private slots:
         for (const Case& c : {Case{Op::Transpose, Op::None, 784, 256, 256, 0}, Case{Op::Transpose, Op::None, 3072, 1024, 128, 0},
                               Case{Op::Transpose, Op::None, 128, 10, 256, 0}, Case{Op::Transpose, Op::None, 7, 9, 3, 0},
                               Case{Op::Transpose, Op::None, 145, 1030, 17, 0}, Case{Op::None, Op::None, 33, 47, 255, 0},
-                              Case{Op::None, Op::Transpose, 300, 129, 70, 0}, Case{Op::Transpose, Op::Transpose, 13, 40, 1, 0}}) {
+                              Case{Op::None, Op::Transpose, 300, 129, 70, 0}, Case{Op::Transpose, Op::Transpose, 13, 40, 1, 0},
+                              Case{Op::Transpose, Op::None, 1024, 1024, 128, 0}}) {
             const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n),
                                      start = randomFloats(rng, c.m * c.n);
             std::vector<float> gradient(start.size());
