@@ -1,6 +1,5 @@
 // distlab-cli compare: runs a study's variants headless (docs/interfaces.md §13) and prints the
 // summary table; writes the table as CSV and every update of every variant as JSON Lines.
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -15,14 +14,12 @@
 #include "distlab/io/staged_file.hpp"
 #include "distlab/study/study_runner.hpp"
 #include "distlab/study/study_table.hpp"
+#include "interrupts.hpp"
 #include "run_setup.hpp"
 #include "train_files.hpp"
 
 namespace distlab::cli {
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void onCompareInterrupt(int) { g_interrupted = 1; }
 
 struct CompareOptions {
     std::string studyPath;
@@ -64,7 +61,7 @@ public:
     CompareObserver(StudyRunner& runner, StagedFile* metrics, bool quiet) : m_runner(runner), m_metrics(metrics), m_quiet(quiet) {}
 
     void onVariantState(int variant, VariantState state, const std::string& message) override {
-        if (g_interrupted) m_runner.cancelAll();
+        if (interrupted()) m_runner.cancelAll();
         if (m_quiet || state == VariantState::Waiting) return;
         const StudyVariant& v = m_runner.study().variants[static_cast<std::size_t>(variant)];
         const std::lock_guard lock(m_mutex);
@@ -84,7 +81,7 @@ public:
     }
 
     void onStep(int variant, const StepReport& report, const std::optional<EvalResult>& test) override {
-        if (g_interrupted) m_runner.cancelAll();
+        if (interrupted()) m_runner.cancelAll();
         if (m_metrics == nullptr) return;
         const StudyVariant& v = m_runner.study().variants[static_cast<std::size_t>(variant)];
         const std::string line = metricsLine(v.label, report, test, v.config.data.globalBatchSize);
@@ -146,8 +143,7 @@ int runCompare(const CompareOptions& options) {
         if (!staged) return inputError(staged.error().message);
         metrics.emplace(std::move(*staged));
     }
-    std::signal(SIGINT, onCompareInterrupt);
-    std::signal(SIGTERM, onCompareInterrupt);
+    catchInterrupts();
     StudyRunner runner(std::move(*study));
     runner.setPredictStepTimes(options.predict);
     CompareObserver observer(runner, metrics ? &*metrics : nullptr, options.quiet);
@@ -172,7 +168,7 @@ int runCompare(const CompareOptions& options) {
         std::fprintf(stderr, "error: %s\n", failure.c_str());
         if (exitCode == 0) exitCode = 1;
     }
-    if (g_interrupted && exitCode == 0) return 130;
+    if (interrupted() && exitCode == 0) return 130;
     return exitCode;
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,14 +14,12 @@
 #include "distlab/data/dataset.hpp"
 #include "distlab/io/atomic_file.hpp"
 #include "distlab/study/equivalence.hpp"
+#include "interrupts.hpp"
 #include "run_setup.hpp"
 #include "train_files.hpp"
 
 namespace distlab::cli {
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void onEquivalenceInterrupt(int) { g_interrupted = 1; }
 
 /// Every update is kept for the CSV up to this many, then the history thins (ThinnedSeries):
 /// about 48 MiB per variant at most.
@@ -69,8 +66,7 @@ int runEquivalence(const EquivalenceOptions& options) {
 
     const std::int64_t steps = study->variants[static_cast<std::size_t>(study->baseline())].config.steps;
     EquivalenceRun run(std::move(*study), static_cast<std::size_t>(std::clamp<std::int64_t>(steps, 2048, kMaxKeptUpdates)));
-    std::signal(SIGINT, onEquivalenceInterrupt);
-    std::signal(SIGTERM, onEquivalenceInterrupt);
+    catchInterrupts();
     if (!options.quiet)
         std::fprintf(stderr, "stepping %d variants in lockstep for %lld updates\n", run.variantCount(), static_cast<long long>(steps));
     // The lockstep runs on its own thread so that this one can turn Ctrl-C into cancel().
@@ -80,7 +76,7 @@ int runEquivalence(const EquivalenceOptions& options) {
         finished = true;
     });
     while (!finished) {
-        if (g_interrupted) run.cancel();
+        if (interrupted()) run.cancel();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     stepper.join();
@@ -103,7 +99,7 @@ int runEquivalence(const EquivalenceOptions& options) {
             std::fprintf(stderr, "error: %s\n", written.error().message.c_str());
             if (exitCode == 0) exitCode = 1;
         }
-    if (g_interrupted && exitCode == 0) return 130;
+    if (interrupted() && exitCode == 0) return 130;
     return exitCode;
 }
 

@@ -20,14 +20,14 @@
 namespace distlab::cli {
 namespace {
 
-struct ExportOptions {
+struct PyTorchExportOptions {
     std::string configPath;
     std::string scriptPath;
     std::optional<long long> steps;
     std::vector<std::string> overrides;
 };
 
-int runExport(const ExportOptions& options) {
+int runPyTorchExport(const PyTorchExportOptions& options) {
     auto config = loadRunConfig(options.configPath, options.overrides, "CONFIG");
     if (!config) return inputError(config.error().message);
     // What the export cannot write is refused before the data is loaded.
@@ -69,7 +69,7 @@ int runExport(const ExportOptions& options) {
 }  // namespace
 
 void addExportPyTorchCommand(CLI::App& app, int& exitCode) {
-    auto options = std::make_shared<ExportOptions>();
+    auto options = std::make_shared<PyTorchExportOptions>();
     auto steps = std::make_shared<long long>(0);
     CLI::App* command = app.add_subcommand(
         "export-pytorch",
@@ -84,7 +84,7 @@ void addExportPyTorchCommand(CLI::App& app, int& exitCode) {
         ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
     command->callback([options, steps, stepsOption, &exitCode] {
         if (stepsOption->count() > 0) options->steps = *steps;
-        exitCode = runExport(*options);
+        exitCode = runPyTorchExport(*options);
     });
 }
 

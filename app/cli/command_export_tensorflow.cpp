@@ -18,13 +18,13 @@
 namespace distlab::cli {
 namespace {
 
-struct ExportOptions {
+struct TensorFlowExportOptions {
     std::string configPath;
     std::string codePath;  ///< empty: stdout
     std::vector<std::string> overrides;
 };
 
-int runExport(const ExportOptions& options) {
+int runTensorFlowExport(const TensorFlowExportOptions& options) {
     auto config = loadRunConfig(options.configPath, options.overrides, "CONFIG");
     if (!config) return inputError(config.error().message);
     const std::string code = tensorFlowCode(*config);
@@ -51,7 +51,7 @@ int runExport(const ExportOptions& options) {
 }  // namespace
 
 void addExportTensorFlowCommand(CLI::App& app, int& exitCode) {
-    auto options = std::make_shared<ExportOptions>();
+    auto options = std::make_shared<TensorFlowExportOptions>();
     CLI::App* command = app.add_subcommand(
         "export-tensorflow",
         "Write a run as TensorFlow code: the tf.distribute strategy and cross-device ops, the Keras model, the "
@@ -61,7 +61,7 @@ void addExportTensorFlowCommand(CLI::App& app, int& exitCode) {
     command->add_option("OUT.py", options->codePath, "the file to write (replaced if it exists); default: stdout");
     command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
         ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
-    command->callback([options, &exitCode] { exitCode = runExport(*options); });
+    command->callback([options, &exitCode] { exitCode = runTensorFlowExport(*options); });
 }
 
 }  // namespace distlab::cli

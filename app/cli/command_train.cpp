@@ -1,6 +1,5 @@
 // distlab-cli train: runs a config to its step count, writing the files that were asked for,
 // and prints one JSON summary line on stdout.
-#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -19,15 +18,13 @@
 #include "distlab/io/checkpoint.hpp"
 #include "distlab/io/run_config_json.hpp"
 #include "progress_reporter.hpp"
+#include "interrupts.hpp"
 #include "run_setup.hpp"
 #include "step_recorder.hpp"
 #include "train_files.hpp"
 
 namespace distlab::cli {
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void onInterrupt(int) { g_interrupted = 1; }
 
 /// A fault to inject at a given update: "kill-worker:W@STEP", "kill-ps:P@STEP", "slow-worker:W=S@STEP",
 /// "pause-worker:W@STEP", "resume-worker:W@STEP" (parameter-server runs), "fail-device:R@STEP" (the
@@ -143,8 +140,7 @@ int runTrain(const TrainOptions& options) {
         if (auto status = resumeCheckpoint(trainer, options.resume, "--resume"); !status)
             return inputError(status.error().message);
 
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    catchInterrupts();
     const std::int64_t firstStep = trainer.stepsDone();
     ProgressReporter progress(firstStep, config->steps, options.quiet);
     const std::int64_t startNs = nowNs();
@@ -160,7 +156,7 @@ int runTrain(const TrainOptions& options) {
         std::fprintf(stderr, "error: %s\n", recorder.error().message.c_str());
         return 1;
     }
-    while (trainer.stepsDone() < config->steps && !g_interrupted) {
+    while (trainer.stepsDone() < config->steps && !interrupted()) {
         for (const Fault& fault : options.faults)
             if (fault.atStep == trainer.stepsDone()) applyFault(fault, trainer);
         const StepReport* step = nullptr;
@@ -240,11 +236,11 @@ int runTrain(const TrainOptions& options) {
                    (config->model.aggregationMethod == AggregationMethod::Tree ? "tree" : "add_n") +
                    "\",\"peak_bytes\":" + std::to_string(aggregation.peakBytes) +
                    ",\"add_ops\":" + std::to_string(aggregation.addOps) + "}";
-    if (g_interrupted) summary += ",\"interrupted\":true";
+    if (interrupted()) summary += ",\"interrupted\":true";
     summary += "}";
     std::puts(summary.c_str());
     if (!failure.empty()) std::fprintf(stderr, "error: %s\n", failure.c_str());
-    if (g_interrupted && exitCode == 0) return 130;
+    if (interrupted() && exitCode == 0) return 130;
     return exitCode;
 }
 

@@ -20,7 +20,7 @@
 
 namespace {
 
-const QString kGoldenDir = QStringLiteral(DISTLAB_GOLDEN_DIR);
+const QString kGoldenDir = QStringLiteral(DISTLAB_GOLDEN_DIR "/tensorflow");
 
 QByteArray readFile(const QString& path) {
     QFile file(path);

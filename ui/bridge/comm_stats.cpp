@@ -3,14 +3,13 @@
 #include <algorithm>
 
 #include <distlab/telemetry/phase_split.hpp>
+#include <distlab/telemetry/records.hpp>
 
 #include "bridge/run_history.hpp"
 
 namespace distlab::ui {
 
 namespace {
-constexpr double kNsPerSecond = 1e9;
-
 std::int64_t at(const std::vector<std::int64_t>& values, int index) {
     return index >= 0 && index < static_cast<int>(values.size()) ? values[static_cast<std::size_t>(index)] : 0;
 }
@@ -65,7 +64,7 @@ int CommStats::update(const RunHistory& history, std::int64_t gradientBytes) {
             ++reported;
         }
         const auto x = static_cast<double>(step.step);
-        const double wall = static_cast<double>(step.endNs) / kNsPerSecond;
+        const double wall = static_cast<double>(step.endNs) / kNanosecondsPerSecond;
         if (reported == replicas && replicas > 1) {
             if (stepNs > 0) m_share.append(x, wall, static_cast<float>(100.0 * static_cast<double>(communicationNs) / static_cast<double>(stepNs)));
             const std::int64_t durationNs = lastDoneNs - lastArrivalNs;

@@ -9,7 +9,6 @@ namespace distlab::ui {
 namespace {
 
 constexpr double kNsPerMs = 1e6;
-constexpr double kNsPerSecond = 1e9;
 constexpr std::int64_t kThroughputWindowNs = 250'000'000;  // one throughput point per 0.25 s of training
 constexpr std::int64_t kMinThroughputWindowNs = 2'000'000;  // ... or per 2 ms early in a run
 constexpr std::int64_t kWindowsPerRun = 32;                 // windows are 1/32 of the training so far
@@ -158,7 +157,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     const double stepMs = stepWallMs(step, replicas);
     m_lastStepMs = stepMs;
     const double x = static_cast<double>(step.step);
-    const double wall = m_wallOffsetSeconds + static_cast<double>(step.endNs) / kNsPerSecond;
+    const double wall = m_wallOffsetSeconds + static_cast<double>(step.endNs) / kNanosecondsPerSecond;
     auto add = [&](GlobalSeries which, double value) {
         m_global[static_cast<std::size_t>(which)].append(x, wall, static_cast<float>(value));
     };
@@ -231,7 +230,7 @@ void RunHistory::addThroughput(const StepRecord& step, double wall) {
     m_windowSamples += step.samples;
     const std::int64_t elapsed = step.endNs - m_windowStartNs;
     if (elapsed <= 0) return;
-    const double seconds = static_cast<double>(elapsed) / kNsPerSecond;
+    const double seconds = static_cast<double>(elapsed) / kNanosecondsPerSecond;
     // Windows grow with the run, up to kThroughputWindowNs: a run over in a tenth of a second
     // still draws a few dozen points, a long one four a second.
     const std::int64_t window = std::clamp<std::int64_t>((step.endNs - m_trainingStartNs) / kWindowsPerRun,
@@ -322,7 +321,7 @@ void RunHistory::addEval(const EvalRecord& eval) {
     ++m_version;
     m_hasTest = true;
     const double x = static_cast<double>(eval.step);
-    const double wall = m_wallOffsetSeconds + static_cast<double>(eval.wallNs) / kNsPerSecond;
+    const double wall = m_wallOffsetSeconds + static_cast<double>(eval.wallNs) / kNanosecondsPerSecond;
     m_global[static_cast<std::size_t>(GlobalSeries::TestLoss)].append(x, wall, static_cast<float>(eval.testLoss));
     if (eval.testAccuracy >= 0.0) {
         m_global[static_cast<std::size_t>(GlobalSeries::TestAccuracy)].append(x, wall, static_cast<float>(eval.testAccuracy));

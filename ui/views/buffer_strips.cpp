@@ -13,7 +13,7 @@ namespace distlab::ui {
 namespace {
 constexpr int kLabelWidth = 64;
 constexpr int kTopHeight = 18;     // pack labels and element markers
-constexpr int kLegendHeight = 24;
+constexpr int kStripsLegendHeight = 24;
 constexpr int kBandHeight = 4;     // the contributors' colours under each chunk
 constexpr int kRowGap = 6;
 
@@ -67,7 +67,7 @@ void BufferStrips::paintEvent(QPaintEvent*) {
     const double left = kLabelWidth, right = width() - 8.0;
     const double scale = (right - left) / static_cast<double>(capture.elements());
     auto xOf = [&](std::int64_t element) { return left + static_cast<double>(element) * scale; };
-    const int rowHeight = std::clamp((height() - kTopHeight - kLegendHeight) / ranks - kRowGap, 12, 44);
+    const int rowHeight = std::clamp((height() - kTopHeight - kStripsLegendHeight) / ranks - kRowGap, 12, 44);
     auto rowTop = [&](int rank) { return kTopHeight + rank * (rowHeight + kRowGap); };
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
@@ -136,7 +136,7 @@ void BufferStrips::paintEvent(QPaintEvent*) {
 
     // Legend: the colour of 1 … N contributions.
     double x = 8;
-    const double y = height() - kLegendHeight + 5;
+    const double y = height() - kStripsLegendHeight + 5;
     painter.setPen(ink);
     painter.drawText(QPointF(x, y + 11), tr("contributions held:"));
     x += QFontMetricsF(small).horizontalAdvance(tr("contributions held:")) + 8;

@@ -16,7 +16,7 @@
 namespace distlab::ui {
 
 namespace {
-constexpr int kLegendHeight = 36;  // one or two lines
+constexpr int kDiagramLegendHeight = 36;  // one or two lines
 constexpr double kArrowOffset = 5.0;  // arrows of opposite directions run side by side
 
 int floorLog2(int value) { return value <= 1 ? 0 : std::bit_width(static_cast<unsigned>(value)) - 1; }
@@ -59,13 +59,13 @@ void CommDiagram::setEmptyText(const QString& text) {
 }
 
 double CommDiagram::nodeRadius(int ranks) const {
-    const double side = std::min(width(), height() - kLegendHeight);
+    const double side = std::min(width(), height() - kDiagramLegendHeight);
     return std::clamp(side / (ranks > 4 ? 10.0 : 7.5), 13.0, 30.0);
 }
 
 QPointF CommDiagram::nodeCentre(int rank, int ranks) const {
     const double radius = nodeRadius(ranks);
-    const QRectF area = QRectF(rect()).adjusted(radius + 8, radius + 8, -radius - 8, -radius - 8 - kLegendHeight);
+    const QRectF area = QRectF(rect()).adjusted(radius + 8, radius + 8, -radius - 8, -radius - 8 - kDiagramLegendHeight);
     const CrossDeviceOps algorithm = m_capture != nullptr ? m_capture->algorithm() : CrossDeviceOps::Ring;
     if (algorithm == CrossDeviceOps::Tree) {
         // The binary heap the tree algorithm uses: rank r's children are 2r + 1 and 2r + 2.
@@ -170,7 +170,7 @@ void CommDiagram::paintEvent(QPaintEvent*) {
         painter.setPen(ink);
         painter.drawText(QPointF(x + 30, y + 4), text);
     };
-    const double y = height() - (oneLine ? kLegendHeight / 2.0 : kLegendHeight - 8.0);
+    const double y = height() - (oneLine ? kDiagramLegendHeight / 2.0 : kDiagramLegendHeight - 8.0);
     entry(10, y, Qt::SolidLine, adds);
     if (oneLine) entry(10 + firstWidth, y, Qt::DashLine, copies);
     else entry(10, y + 16, Qt::DashLine, copies);

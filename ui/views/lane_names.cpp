@@ -4,12 +4,9 @@
 
 namespace distlab::ui {
 
-namespace {
-QString tr(const char* text) { return QCoreApplication::translate("LaneNames", text); }
-}  // namespace
-
 QString laneLabel(const StrategyConfig& strategy, int lane) {
-    return (strategy.type == StrategyKind::ParameterServer ? tr("worker %1") : tr("replica %1")).arg(lane);
+    const char* text = strategy.type == StrategyKind::ParameterServer ? "worker %1" : "replica %1";
+    return QCoreApplication::translate("LaneNames", text).arg(lane);
 }
 
 QString laneDeviceLabel(const StrategyConfig& strategy, int lane) {
@@ -17,7 +14,7 @@ QString laneDeviceLabel(const StrategyConfig& strategy, int lane) {
     const auto index = static_cast<std::size_t>(lane);
     const QString device = index < strategy.devices.size() ? QString::fromStdString(strategy.devices[index].toString())
                                                            : QStringLiteral("cpu:%1").arg(lane);
-    return tr("%1 (replica %2)").arg(device).arg(lane);
+    return QCoreApplication::translate("LaneNames", "%1 (replica %2)").arg(device).arg(lane);
 }
 
 }  // namespace distlab::ui

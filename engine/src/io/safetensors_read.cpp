@@ -9,11 +9,9 @@ namespace {
 
 using namespace safetensors_detail;
 
-[[noreturn]] void fail(const std::string& message) { throw InputError(message); }
-
 void checkMinimumSize(std::uint64_t fileBytes, const std::string& fileName) {
     if (fileBytes < kLengthPrefixBytes) {
-        fail(fileName + ": the file is " + std::to_string(fileBytes) +
+        throw InputError(fileName + ": the file is " + std::to_string(fileBytes) +
              " bytes long, too short for the 8-byte header length");
     }
 }

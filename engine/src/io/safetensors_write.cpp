@@ -18,28 +18,26 @@ struct Layout {
     std::vector<const Item*> order;
 };
 
-[[noreturn]] void fail(const std::string& message) { throw InputError(message); }
-
 std::string quoted(const std::string& text, const std::string& what) {
     try {
         return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
     } catch (const nlohmann::json::type_error&) {
-        fail("cannot write " + what + ": it is not valid UTF-8");
+        throw InputError("cannot write " + what + ": it is not valid UTF-8");
     }
 }
 
 void checkTensor(const std::string& name, const SafeTensor& tensor) {
-    if (name == "__metadata__") fail("cannot write a tensor named __metadata__ (the name is reserved)");
+    if (name == "__metadata__") throw InputError("cannot write a tensor named __metadata__ (the name is reserved)");
     std::uint64_t elements = 1;
     bool overflow = false;
     for (const std::int64_t dim : tensor.shape) {
-        if (dim < 0) fail("cannot write " + name + ": negative dimension in shape " + shapeToString(tensor.shape));
+        if (dim < 0) throw InputError("cannot write " + name + ": negative dimension in shape " + shapeToString(tensor.shape));
         overflow = overflow || __builtin_mul_overflow(elements, static_cast<std::uint64_t>(dim), &elements);
     }
     std::uint64_t bytes = 0;
     overflow = overflow || __builtin_mul_overflow(elements, safeDTypeSize(tensor.dtype), &bytes);
     if (overflow || bytes != tensor.bytes.size()) {
-        fail("cannot write " + name + ": it holds " + std::to_string(tensor.bytes.size()) + " bytes, but " +
+        throw InputError("cannot write " + name + ": it holds " + std::to_string(tensor.bytes.size()) + " bytes, but " +
              std::string(safeDTypeName(tensor.dtype)) + " " + shapeToString(tensor.shape) + " needs " +
              (overflow ? std::string("more than 2^64") : std::to_string(bytes)));
     }
@@ -84,7 +82,7 @@ Layout planLayout(const SafeTensorsFile& file) {
     header += '}';
     header.append((8 - header.size() % 8) % 8, ' ');
     if (header.size() > safetensors_detail::kMaxHeaderBytes) {
-        fail("cannot write: the header would be " + std::to_string(header.size()) + " bytes, more than readers accept");
+        throw InputError("cannot write: the header would be " + std::to_string(header.size()) + " bytes, more than readers accept");
     }
     return layout;
 }

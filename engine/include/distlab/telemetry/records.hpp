@@ -5,6 +5,9 @@
 
 namespace distlab {
 
+/// The records' times are nanoseconds: this many to a second.
+inline constexpr double kNanosecondsPerSecond = 1e9;
+
 /// How many parameter elements a session can watch on every replica at once.
 inline constexpr int kMaxWatchedValues = 4;
 

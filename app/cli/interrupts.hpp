@@ -1,0 +1,13 @@
+#pragma once
+// Ctrl-C (SIGINT) or SIGTERM during a long command (train, compare, equivalence): the command
+// notices between steps, stops, keeps what it has written, and exits 130.
+
+namespace distlab::cli {
+
+/// Routes SIGINT and SIGTERM to the flag interrupted() reads, instead of ending the process.
+void catchInterrupts();
+
+/// Whether SIGINT or SIGTERM arrived since catchInterrupts(). Safe to call from any thread.
+bool interrupted();
+
+}  // namespace distlab::cli
