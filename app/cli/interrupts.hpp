@@ -7,7 +7,8 @@ namespace distlab::cli {
 /// Routes SIGINT and SIGTERM to the flag interrupted() reads, instead of ending the process.
 void catchInterrupts();
 
-/// Whether SIGINT or SIGTERM arrived since catchInterrupts(). Safe to call from any thread.
+/// Whether SIGINT or SIGTERM arrived since catchInterrupts() (a volatile sig_atomic_t, as before
+/// the three commands shared it; compare polls it from its variants' threads too).
 bool interrupted();
 
 }  // namespace distlab::cli
