@@ -88,6 +88,7 @@ int runBench(const BenchOptions& options) {
     out["comm_ms_per_step"] = commNs * 1e-6 / steps;
     out["gflops"] = 6.0 * double(trainer.replicaModel(0).weightCount()) * samplesPerSec / 1e9;
     out["matrix_product"] = cpuMatrixProduct();
+    out["openblas_kernels"] = cpuOpenBlasKernels();
     out["replicas"] = trainer.replicaCount();
     out["global_batch_size"] = config->data.globalBatchSize;
     out["steps"] = measuredSteps;

@@ -3,8 +3,10 @@
 
 For each case, `--repeats` times: one `distlab-cli bench` run, then the peer script of
 ../shared/bench once per installed OpenBLAS build, each with OpenBLAS's own kernel choice and with
-each kernel type of `--coretypes` forced (peer_blas.py pins the build per run and records which
-library each process mapped and its thread counts). DistLab is compared against the fastest
+each kernel type of `--coretypes` forced (by default every type this CPU can run, since OpenBLAS's
+own pick can be far from its best: 0.3.21 runs Emerald Rapids on its SSE3 kernels; peer_blas.py pins
+the build per run and records which library each process mapped, the kernels OpenBLAS ran and the
+thread counts). DistLab is compared against the fastest
 variant by median. A roofline goes with it: the FMA peak of the cores each case uses
 (fma_peak.cpp) and the GFLOP/s both sides reach (roofline.py). Usage (from the repository
 root, after `cmake --preset release && cmake --build --preset release --target distlab-cli`):
@@ -89,7 +91,7 @@ def measure_case(case, a, variants):
     ours, theirs = [], {name: [] for name in variants}
     for _ in range(a.repeats):  # alternate, so drift on a shared machine hits every side alike
         ours.append(run_distlab(a.cli, case, a.seconds))
-        for name, (folder, extra_env) in variants.items():
+        for name, (folder, extra_env, _) in variants.items():
             theirs[name].append(peer_blas.run(os.path.join(a.peer_dir, case.peer[0]),
                                               case.peer[1:] + ["--seconds", str(a.seconds)], folder,
                                               timeout=120 + 10 * a.seconds, extra_env=extra_env))
@@ -114,6 +116,7 @@ def summarise(case, ours, theirs, peak, flops):
     row = dict(case=case.name, metric=case.metric, cores=case.cores, distlab_median=ours_median,
                distlab_blas_loaded=sorted({f for r in ours for f in r["blas_loaded"]}),
                distlab_matrix_product=sorted({r.get("matrix_product", "?") for r in ours}),
+               distlab_openblas_kernels=sorted({r.get("openblas_kernels", "?") for r in ours}),
                distlab_os_threads_max=max(r["os_threads_max"] for r in ours),
                distlab_runs=value(ours, case.metric), peers=peers, best_peer=best, pytorch_median=peers[best]["median"],
                ratio=ratio, target=case.target, met=ratio >= case.target, gflops=gflops)
@@ -136,15 +139,18 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--json", default="")
     ap.add_argument("--markdown", default="")
-    ap.add_argument("--coretypes", default="default,Haswell",
-                    help="OpenBLAS kernel choices to run the peer with, besides each build (default,Haswell)")
+    ap.add_argument("--coretypes", default="default,auto",
+                    help="OpenBLAS kernel choices to run the peer with, besides each build: default (OpenBLAS's "
+                         "own), auto (every kernel type this CPU can run) or OPENBLAS_CORETYPE names (default,auto)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     before = machine_state()
     watch = QuietWatch()
     builds, missing = peer_blas.installed_builds()
     variants = peer_blas.variants(a.coretypes.split(","))
-    print(f"machine: {before}; PyTorch runs once per OpenBLAS build and kernel choice: {', '.join(variants)}"
+    kernels = {name: v[2] for name, v in variants.items()}
+    print(f"machine: {before}; PyTorch runs once per OpenBLAS build and kernel choice (the kernels OpenBLAS "
+          f"runs): {', '.join(f'{n} ({k})' for n, k in kernels.items())}"
           + (f" (not installed: {', '.join(missing)})" if missing else "")
           + f"; the system default is {peer_blas.system_default()}", flush=True)
     peak = roofline.measure_peak(os.cpu_count())
@@ -164,7 +170,7 @@ def main():
     after = dict(machine_state(), during=watch.stop())
     print(f"machine after: {after}", flush=True)
     report = dict(when=time.strftime("%Y-%m-%d %H:%M:%S"), cores=os.cpu_count(), machine_before=before,
-                  machine_after=after, blas_builds=builds, peer_variants=list(variants), blas_missing=missing,
+                  machine_after=after, blas_builds=builds, peer_variants=list(variants), peer_kernels=kernels, blas_missing=missing,
                   system_blas=peer_blas.system_default(),
                   peak=peak, rows=rows)
     if a.json:

@@ -23,16 +23,18 @@ def console_line(row):
 def render(report):
     rows = report["rows"]
     out = [f"Run of {report['when']}; machine before {report['machine_before']}, after {report['machine_after']}.",
-           f"Peer variants (OpenBLAS build, +forced kernel type): {', '.join(report['peer_variants'])}"
+           "Peer variants (OpenBLAS build, +forced kernel type; the kernels OpenBLAS ran): "
+           + ", ".join(f"{v} ({report.get('peer_kernels', {}).get(v, '?')})" for v in report["peer_variants"])
            + (f"; not installed: {', '.join(report['blas_missing'])}" if report["blas_missing"] else "")
            + f"; system default {report['system_blas']}.", "",
            f"FMA peak (`tests/bench/fma_peak.cpp`, GFLOP/s, at the start and at the end; the better of each "
            f"counts): {report['peak']['report']}", "",
-           "| case | DistLab (product path, BLAS mapped, most OS threads) | PyTorch at its best (variant) | ratio | target | met |",
+           "| case | DistLab (product path, BLAS mapped (its kernels), most OS threads) | PyTorch at its best (variant) | ratio | target | met |",
            "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         out.append(f"| {r['case']} {r['metric'].replace('_per_sec', '/s')} | {_n(r['distlab_median'])} "
-                   f"({', '.join(r.get('distlab_matrix_product', ['?']))}, {_lib(r['distlab_blas_loaded'])}, "
+                   f"({', '.join(r.get('distlab_matrix_product', ['?']))}, {_lib(r['distlab_blas_loaded'])} "
+                   f"({', '.join(r.get('distlab_openblas_kernels', ['?']))}), "
                    f"{r['distlab_os_threads_max']}) | "
                    f"{_n(r['pytorch_median'])} ({r['best_peer']}) | {r['ratio']:.2f}× | ≥ {r['target']}× | "
                    f"{'yes' if r['met'] else 'no'} |")

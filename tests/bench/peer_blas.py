@@ -32,16 +32,53 @@ def system_default():
     return os.path.realpath(os.path.join(LIB_DIR, "libblas.so.3"))
 
 
+# OpenBLAS kernel types by the instruction sets they need (/proc/cpuinfo's names), oldest first.
+CORETYPE_FLAGS = (
+    ("Haswell", {"avx2", "fma"}),
+    ("SkylakeX", {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}),
+    ("Cooperlake", {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16"}),
+)
+
+
+def cpu_coretypes(cpuinfo="/proc/cpuinfo"):
+    """The OpenBLAS kernel types this CPU can run: every one whose instruction sets it has. OpenBLAS's
+    own pick comes from a table of CPU models that misses newer ones (0.3.21 runs Emerald Rapids on
+    its SSE3 Prescott kernels), so the peer is run with each of these forced too."""
+    with open(cpuinfo) as f:
+        flags = next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), set())
+    return [name for name, needs in CORETYPE_FLAGS if needs <= flags]
+
+
+def core_name(folder, extra_env):
+    """The kernel type OpenBLAS from folder runs on with extra_env (its openblas_get_corename()), as
+    a fresh process loading it finds."""
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.update(extra_env)
+    code = ("import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); lib.openblas_get_corename.restype = ctypes.c_char_p; "
+            "print(lib.openblas_get_corename().decode())")
+    out = subprocess.run(["/usr/bin/python3", "-c", code, os.path.join(folder, "libblas.so.3")], env=env,
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
 def variants(coretypes):
-    """{name: (folder, extra environment)}: every installed build, each with OpenBLAS's own kernel
-    choice ("default") and with each forced OPENBLAS_CORETYPE (the engine forces Haswell on Zen 4,
-    so the peer is given the same chance)."""
+    """{name: (folder, extra environment, OpenBLAS's kernel type)}: every installed build, each with
+    OpenBLAS's own kernel choice ("default") and with each forced OPENBLAS_CORETYPE; "auto" stands for
+    every type this CPU can run (cpu_coretypes). A forced type that lands on kernels the build already
+    runs in another variant (OpenBLAS's own pick, or a name this version maps to another) is left out."""
+    coretypes = [c for t in coretypes for c in (cpu_coretypes() if t == "auto" else [t])]
     found, _ = installed_builds()
     out = {}
     for variant, folder in found.items():
-        for coretype in coretypes:
-            name = variant if coretype == "default" else f"{variant}+{coretype}"
-            out[name] = (folder, {} if coretype == "default" else {"OPENBLAS_CORETYPE": coretype})
+        kept = set()
+        for coretype in dict.fromkeys(coretypes):
+            extra = {} if coretype == "default" else {"OPENBLAS_CORETYPE": coretype}
+            kernels = core_name(folder, extra)
+            if kernels in kept:
+                continue
+            kept.add(kernels)
+            out[variant if coretype == "default" else f"{variant}+{coretype}"] = (folder, extra, kernels)
     return out
 
 

@@ -125,7 +125,7 @@ private slots:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         for (const char* key : {"samples_per_sec", "steps_per_sec", "step_ms_p50", "step_ms_p95", "comm_ms_per_step", "gflops",
-                                "matrix_product", "replicas"})
+                                "matrix_product", "openblas_kernels", "replicas"})
             QVERIFY2(o.contains(key), key);
         QCOMPARE(o["replicas"].toInt(), 2);
         const QString product = o["matrix_product"].toString();
@@ -133,10 +133,13 @@ private slots:
         // The variable picks the path for the process it is set in: OpenBLAS asked for, OpenBLAS reported.
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert("DISTLAB_MATRIX_PRODUCT", "openblas");
+        environment.insert("OPENBLAS_CORETYPE", "Haswell");  // the user's kernel type wins over the engine's
         const CliResult forced = runProgram(QStringLiteral(DISTLAB_CLI_PATH),
                                             {"bench", path("run.json"), "--seconds", "0.1", "--warmup-steps", "1"}, 120000, environment);
         QVERIFY2(forced.exitCode == 0, qPrintable(forced.err));
-        QCOMPARE(QJsonDocument::fromJson(forced.out.toUtf8()).object()["matrix_product"].toString(), QString("openblas"));
+        const QJsonObject forcedOut = QJsonDocument::fromJson(forced.out.toUtf8()).object();
+        QCOMPARE(forcedOut["matrix_product"].toString(), QString("openblas"));
+        QCOMPARE(forcedOut["openblas_kernels"].toString(), QString("Haswell"));
         QVERIFY(o["step_ms_p95"].toDouble() >= o["step_ms_p50"].toDouble());
     }
 

@@ -151,6 +151,26 @@ private slots:
             QCOMPARE(report.cpuMatrixProduct, std::string("openblas"));
     }
 
+    // OpenBLAS's kernels follow the CPU's instruction sets, not OpenBLAS's table of models: 0.3.21
+    // ran Emerald Rapids on its SSE3 (Prescott) kernels.
+    void openBlasKernelsFollowTheCpu() {
+        if (qEnvironmentVariableIsSet("OPENBLAS_CORETYPE")) QSKIP("OPENBLAS_CORETYPE is set: OpenBLAS runs the user's choice");
+        const DeviceReport report = queryDevices();
+        const auto& flags = report.cpus[0].simdFeatures;
+        const auto has = [&](const char* flag) { return std::find(flags.begin(), flags.end(), flag) != flags.end(); };
+        const bool avx512 = has("avx512f") && has("avx512dq") && has("avx512bw") && has("avx512vl");
+        const std::string avx512Kernels = has("avx512_bf16") ? "Cooperlake" : "SkylakeX";
+        const std::string& kernels = report.cpuOpenBlasKernels;
+        if (avx512 && report.cpus[0].modelName.find("AMD") != std::string::npos)  // Zen 4: Haswell's measured faster
+            QVERIFY2(kernels == "Haswell" || kernels == avx512Kernels, kernels.c_str());
+        else if (avx512)
+            QCOMPARE(kernels, avx512Kernels);
+        else if (has("avx2") && has("fma"))
+            QCOMPARE(kernels, std::string("Haswell"));
+        else
+            QVERIFY(!kernels.empty());
+    }
+
     void reportExplainsMissingGpu() {
         const DeviceReport report = queryDevices();
         if (report.gpus.empty()) {
@@ -173,7 +193,7 @@ private slots:
     void jsonHasDocumentedKeys() {
         const DeviceReport report = queryDevices();
         const nlohmann::json json = nlohmann::json::parse(deviceReportToJson(report));
-        for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "cpu_matrix_product", "gpus", "gpu_usable",
+        for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "cpu_matrix_product", "cpu_openblas_kernels", "gpus", "gpu_usable",
                                 "gpu_unavailable_reason", "gpu_training", "built_in", "versions", "logical_devices"}) {
             QVERIFY2(json.contains(key), key);
         }
@@ -182,6 +202,7 @@ private slots:
         QCOMPARE(json["cpus"][0]["model_name"].get<std::string>(), report.cpus[0].modelName);
         QCOMPARE(json["memory_bytes"].get<std::uint64_t>(), report.memoryBytes);
         QCOMPARE(json["cpu_matrix_product"].get<std::string>(), report.cpuMatrixProduct);
+        QCOMPARE(json["cpu_openblas_kernels"].get<std::string>(), report.cpuOpenBlasKernels);
         for (const char* key : {"distlab", "cuda_runtime", "cuda_driver", "nvidia_driver", "nccl", "gloo", "eigen"}) {
             QVERIFY2(json["versions"].contains(key), key);
         }

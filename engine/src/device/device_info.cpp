@@ -167,6 +167,8 @@ std::string describeCudaError(int cudaError, std::string_view errorName, std::st
 
 std::string cpuMatrixProduct() { return kernels::floatProductPath(); }
 
+std::string cpuOpenBlasKernels() { return kernels::openBlasKernels(); }
+
 DeviceReport queryDevices() {
     DeviceReport report;
     probeCpus(report);
@@ -179,6 +181,7 @@ DeviceReport queryDevices() {
     report.glooVersion = kNotBuiltIn;
 #endif
     report.cpuMatrixProduct = cpuMatrixProduct();
+    report.cpuOpenBlasKernels = cpuOpenBlasKernels();
     report.eigenVersion = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                           std::to_string(EIGEN_MINOR_VERSION);
     report.distlabVersion = DISTLAB_VERSION;

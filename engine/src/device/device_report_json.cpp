@@ -82,6 +82,7 @@ std::string deviceReportToJson(const DeviceReport& report) {
     root["memory_bytes"] = report.memoryBytes;
     root["compiled_simd"] = report.compiledSimd;
     root["cpu_matrix_product"] = report.cpuMatrixProduct;
+    root["cpu_openblas_kernels"] = report.cpuOpenBlasKernels;
     root["gpus"] = gpusJson(report);
     root["gpu_usable"] = !report.gpus.empty();
     root["gpu_unavailable_reason"] = report.gpus.empty() ? ordered_json(report.gpuUnavailableReason) : ordered_json();

@@ -22,25 +22,48 @@ using SgemmFunction = decltype(&cblas_sgemm);
 /// AMD family 19h with AVX-512 (Zen 4): its AVX-512 units are 256 bits wide, and OpenBLAS's AVX2
 /// (Haswell) kernels ran the engine's products faster there than the AVX-512 (Cooper Lake) ones it
 /// picks itself (tests/bench/gemm_paths.sh; figures in tests/bench/RESULTS.md).
-bool preferAvx2Kernels() {
+bool isZen4() {
+    __builtin_cpu_init();
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
     const unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
-    __builtin_cpu_init();
     return __builtin_cpu_is("amd") && family == 0x19 && __builtin_cpu_supports("avx512f");
+}
+
+/// The OpenBLAS kernel type (OPENBLAS_CORETYPE) for this CPU, read from its instruction sets rather
+/// than left to OpenBLAS's table of CPU models: OpenBLAS 0.3.21 (Debian 12's) does not know Intel's
+/// Emerald Rapids (family 6, model 0xCF) and falls back to its SSE3 (Prescott) kernels there, which
+/// ran the engine's 10-wide products at 17-20 GFLOP/s against 34-82 with the AVX-512 (SkylakeX,
+/// Cooper Lake) ones (tests/bench/gemm_products.sh with each kernel type; RESULTS.md, session 22).
+/// Null where the CPU has no AVX2: OpenBLAS's own choice then.
+const char* openBlasCoreType() {
+    __builtin_cpu_init();
+    if (isZen4()) return "Haswell";
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+    return nullptr;
 }
 
 struct OpenBlas {
     SgemmFunction sgemm = nullptr;
+    const char* (*coreName)() = nullptr;
     std::string error;
 
     // OpenBLAS picks its kernels once, when it is loaded, reading OPENBLAS_CORETYPE: so it is loaded
-    // here rather than linked, at static initialisation (one thread, before main), after setting
-    // that variable where the measurement says so. A value the user set wins.
+    // here rather than linked, at static initialisation (one thread, before main), with that
+    // variable set from the CPU's instruction sets for the load only (programs this process starts,
+    // PyTorch among them, make their own choice). A value the user set wins.
     OpenBlas() {
-        if (preferAvx2Kernels()) ::setenv("OPENBLAS_CORETYPE", "Haswell", /*overwrite=*/0);
+        const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? openBlasCoreType() : nullptr;
+        if (core != nullptr) ::setenv("OPENBLAS_CORETYPE", core, /*overwrite=*/1);
         void* library = ::dlopen(DISTLAB_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-        if (library != nullptr) sgemm = reinterpret_cast<SgemmFunction>(::dlsym(library, "cblas_sgemm"));
+        if (core != nullptr) ::unsetenv("OPENBLAS_CORETYPE");
+        if (library != nullptr) {
+            sgemm = reinterpret_cast<SgemmFunction>(::dlsym(library, "cblas_sgemm"));
+            coreName = reinterpret_cast<const char* (*)()>(::dlsym(library, "openblas_get_corename"));
+        }
         if (sgemm == nullptr) {
             const char* reason = ::dlerror();
             error = std::string("cannot load OpenBLAS (" DISTLAB_OPENBLAS_LIBRARY "): ") + (reason ? reason : "no cblas_sgemm") +
@@ -85,6 +108,11 @@ std::optional<PackedKernel> packedKernelFor(std::int64_t m, std::int64_t n, std:
 }
 
 }  // namespace
+
+const char* openBlasKernels() {
+    if (kOpenBlas.sgemm == nullptr || kOpenBlas.coreName == nullptr) return "none";
+    return kOpenBlas.coreName();
+}
 
 const char* floatProductPath() {
     const std::optional<PackedKernel> kernel = chosenPackedKernel();

@@ -53,6 +53,10 @@ double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_
 /// "openblas" (a CPU with neither instruction set, or DISTLAB_MATRIX_PRODUCT=openblas).
 const char* floatProductPath();
 
+/// The kernel type OpenBLAS runs the products it is given on (its openblas_get_corename(): e.g.
+/// "SkylakeX", "Haswell"), for reports; "none" where it could not be loaded.
+const char* openBlasKernels();
+
 /// The same in double, through Eigen.
 inline void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
                           const double* b, double beta, double* c) {

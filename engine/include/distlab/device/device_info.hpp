@@ -45,6 +45,7 @@ struct DeviceReport {
     std::string glooVersion;                  ///< or "not built in"
     std::string eigenVersion;                 ///< "3.4.0"
     std::string cpuMatrixProduct;             ///< cpuMatrixProduct(): where float products run
+    std::string cpuOpenBlasKernels;           ///< cpuOpenBlasKernels(): OpenBLAS's kernel type, "SkylakeX"
     std::string distlabVersion;               ///< the project version
 };
 
@@ -60,12 +61,17 @@ inline constexpr std::string_view kSimdFeatures[] = {
 /// any thread.
 std::string cpuMatrixProduct();
 
+/// The kernel type OpenBLAS runs the products the engine gives it on ("SkylakeX", "Haswell", …: the
+/// engine sets it from the CPU's instruction sets, OPENBLAS_CORETYPE overriding), or "none" where
+/// OpenBLAS could not be loaded. Cheap; any thread.
+std::string cpuOpenBlasKernels();
+
 /// Probes CPUs, memory and GPUs. Blocks: reads /proc and initialises the CUDA runtime (up to about
 /// a second on a GPU machine). Never throws on a missing file or driver. Any thread may call it.
 DeviceReport queryDevices();
 
 /// The report as pretty-printed JSON with the keys cpus, usable_cpu_threads, memory_bytes, compiled_simd,
-/// cpu_matrix_product, gpus, gpu_usable, gpu_unavailable_reason, built_in, versions, logical_devices. Pure; any thread.
+/// cpu_matrix_product, cpu_openblas_kernels, gpus, gpu_usable, gpu_unavailable_reason, built_in, versions, logical_devices. Pure; any thread.
 std::string deviceReportToJson(const DeviceReport& report);
 
 /// Parses the text of /proc/cpuinfo into one CpuInfo per package ("physical id"); empty when the
