@@ -154,6 +154,7 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_setzero_ps();
+#pragma GCC unroll 4
     for (std::int64_t p = 0; p < depth; ++p, a += kRows, b += kVectors * kVector) {
         __m512 bv[kVectors];
 #pragma GCC unroll 2
