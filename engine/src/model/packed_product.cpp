@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -34,10 +35,20 @@ struct Block {
     PackedKernel kernel;
     std::int64_t rows, columns;
     std::int64_t mc;  // the cache block of A's rows: a multiple of rows
+    // The most lines of the next block of B (Prefetcher) asked for before one micro-kernel call. On
+    // Emerald Rapids a burst of W3's 32 filled the core's line-fill buffers and stalled on the
+    // prefetches themselves (two thirds of productBlock's samples on the instruction after one):
+    // capped at 8, W3's first forward ran 4-11 % faster and its second input gradient 3-9 % (three
+    // runs alternated in one process with packed_product_ab.sh; 29 and 31 of 41 rounds in the
+    // longest), W1's products (16 lines a call) within +-2 %; the rest of the next block is
+    // left to the hardware prefetchers, which follow the copy's runs along B's rows. Zen 3's AVX2
+    // path (measured there with whole bursts) is not capped.
+    std::int64_t prefetchBurstMost;
 };
-constexpr Block kWide{PackedKernel::Avx512, 8, 32, 128};
-constexpr Block kNarrow{PackedKernel::Avx512, 16, 16, 128};
-constexpr Block kAvx2{PackedKernel::Avx2, 6, 16, 144};
+constexpr std::int64_t kUncapped = std::numeric_limits<std::int64_t>::max();
+constexpr Block kWide{PackedKernel::Avx512, 8, 32, 128, 8};
+constexpr Block kNarrow{PackedKernel::Avx512, 16, 16, 128, 8};
+constexpr Block kAvx2{PackedKernel::Avx2, 6, 16, 144, kUncapped};
 constexpr std::int64_t kVector512 = 16, kVector256 = 8;
 // The cache blocks: one packed B micro-panel (kKc x its columns floats, 16-32 KiB, held in L1) is
 // reused by every row strip of the packed A block (mc x kKc, 128-144 KiB, held in L2) before the
@@ -401,7 +412,7 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                 // The micro-kernel on the tile of C that A's strip from row ir and B's panel from column jr make.
                 const auto tile = [&](std::int64_t ir, std::int64_t jr) {
                     const std::int64_t strip = stripRows(ir);
-                    next.issue(linesPerCall);
+                    next.issue(std::min(linesPerCall, block.prefetchBurstMost));
                     const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block>
                                         : strip == 4                       ? microKernel256<4>
                                                                            : microKernel256<6>;
