@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tests/bench/gemm_paths.cpp once per matrix-product path (Eigen with -march=native, OpenBLAS
-# OpenMP build with its own kernel choice and with its Haswell kernels, BLIS OpenMP build, oneDNN,
+# OpenMP build with its own kernel choice and with each kernel type this CPU can run forced (as the
+# PyTorch comparison does: tests/bench/peer_blas.py), BLIS OpenMP build, oneDNN,
 # the engine's own packed product in engine/src/model/packed_product.cpp)
 # and runs each on 1 and 2 threads: one JSON line per run.
 # Usage: bash tests/bench/gemm_paths.sh [seconds per workload, default 2]
@@ -27,6 +28,9 @@ for threads in 1 2; do
   for path in eigen openblas blis dnnl packed; do
     env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=$threads BLIS_NUM_THREADS=$threads "$out/$path" "$path" "$seconds"
   done
-  # OpenBLAS with its AVX2 kernels forced, as the engine does on Zen 4 (model/matrix_product.cpp)
-  OMP_NUM_THREADS=$threads OPENBLAS_CORETYPE=Haswell "$out/openblas" openblas+Haswell "$seconds"
+  # OpenBLAS with each kernel type forced: the engine sets one from the CPU's instruction sets
+  # (model/matrix_product.cpp), since OpenBLAS's own pick can be its SSE3 kernels on a CPU it does not know
+  for coretype in $(/usr/bin/python3 -c "import sys; sys.path.insert(0, '$here'); import peer_blas; print(*peer_blas.cpu_coretypes())"); do
+    OMP_NUM_THREADS=$threads OPENBLAS_CORETYPE=$coretype "$out/openblas" "openblas+$coretype" "$seconds"
+  done
 done
