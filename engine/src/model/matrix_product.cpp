@@ -21,9 +21,9 @@ using SgemmFunction = decltype(&cblas_sgemm);
 
 /// AMD family 19h with AVX-512 (Zen 4): its AVX-512 units are 256 bits wide, and OpenBLAS's AVX2
 /// (Haswell) kernels ran the engine's products faster there than the AVX-512 (Cooper Lake) ones it
-/// picks itself (tests/bench/gemm_paths.sh; figures in tests/bench/RESULTS.md).
+/// picks itself (tests/bench/gemm_paths.sh; figures in tests/bench/RESULTS.md). After
+/// __builtin_cpu_init().
 bool isZen4() {
-    __builtin_cpu_init();
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
     const unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
