@@ -35,9 +35,9 @@ Gradients gradientsOf(const ModelConfig& config, const DataSplit& data, std::spa
     if (!parameters.empty()) std::copy(parameters.begin(), parameters.end(), model.store().values().begin());
     std::vector<std::int64_t> indices(16);
     std::iota(indices.begin(), indices.end(), 0);
-    Tensor input, grad;
+    Tensor scratch, grad;
     BatchTargets targets;
-    gatherBatch(data.train, indices, input, targets);
+    const ConstTensorView input = gatherBatch(data.train, indices, scratch, targets);
     ModelContext context = model.makeContext();
     const LossStats loss =
         LossFunction(LossKind::SoftmaxCrossEntropy).evaluate(model.forward(input, context), targets, 1.0f / 16, grad);
@@ -66,12 +66,13 @@ private slots:
         Model model(residualModel(AggregationMethod::AddN, 2), 5);
         model.initialize(InitKind::GlorotUniform, 3);
         const LossFunction loss(LossKind::SoftmaxCrossEntropy);
-        Tensor inputs[2], grads[2];
+        Tensor scratch[2], grads[2];
+        ConstTensorView inputs[2];
         BatchTargets targets[2];
         for (int m = 0; m < 2; ++m) {
             std::vector<std::int64_t> indices(8);
             std::iota(indices.begin(), indices.end(), 8 * m);
-            gatherBatch(data.train, indices, inputs[m], targets[m]);
+            inputs[m] = gatherBatch(data.train, indices, scratch[m], targets[m]);
         }
         // One after the other, through one context.
         ModelContext sequential = model.makeContext();

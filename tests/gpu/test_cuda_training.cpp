@@ -51,7 +51,7 @@ public:
     }
     ~GpuClassifier() { distlabCudaDestroyGraph(m_graph); }
 
-    void upload(const distlab::Tensor& x, const std::vector<std::int32_t>& labels) {
+    void upload(distlab::ConstTensorView x, const std::vector<std::int32_t>& labels) {
         char message[DISTLAB_CUDA_MESSAGE_SIZE];
         if (distlabCudaUpload(m_device, m_x, x.data(), static_cast<unsigned long long>(x.size()) * sizeof(float), message) != 0 ||
             distlabCudaUpload(m_device, m_labels, labels.data(), labels.size() * sizeof(int), message) != 0)
@@ -127,10 +127,10 @@ void aTrainingStepMatchesTheCpuEngine(DistlabCudaDevice* device) {
     constexpr int kSteps = 40;
     for (int step = 0; step < kSteps; ++step) {
         cpu.step();
-        gatherBatch(data.train, sampler.next(), x, targets);
-        eager.upload(x, targets.labels);
+        const distlab::ConstTensorView input = gatherBatch(data.train, sampler.next(), x, targets);
+        eager.upload(input, targets.labels);
         eager.queueStep(rate, 0.9f);
-        graph.upload(x, targets.labels);
+        graph.upload(input, targets.labels);
         graph.graphStep(rate, 0.9f);
     }
     const std::vector<float> eagerParams = eager.params(), graphParams = graph.params();
@@ -272,8 +272,8 @@ void mirroredOnLogicalGpus() {
         const auto batch = sampler.next();
         std::vector<float*> grads;
         for (int r = 0; r < kReplicas; ++r) {
-            gatherBatch(data.train, BatchSampler::shard(batch, r, kReplicas, 0, 1), x, targets);
-            replicas[r]->upload(x, targets.labels);
+            const distlab::ConstTensorView input = gatherBatch(data.train, BatchSampler::shard(batch, r, kReplicas, 0, 1), x, targets);
+            replicas[r]->upload(input, targets.labels);
             replicas[r]->queueGradient();
             grads.push_back(replicas[r]->grads());
         }

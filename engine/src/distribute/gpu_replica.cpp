@@ -120,7 +120,7 @@ void GpuReplica::download(Model& model, Optimizer& optimizer) {
     check(distlabCudaSynchronize(m_device, message), message);
 }
 
-void GpuReplica::stageMicroBatch(int micro, const Tensor& input, const BatchTargets& targets) {
+void GpuReplica::stageMicroBatch(int micro, ConstTensorView input, const BatchTargets& targets) {
     use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     const std::int64_t rows = input.shape()[0];

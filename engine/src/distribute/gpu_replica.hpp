@@ -54,7 +54,7 @@ public:
     void download(Model& model, Optimizer& optimizer);
 
     /// Copies micro-batch `micro`'s inputs and targets into its fixed device buffers.
-    void stageMicroBatch(int micro, const Tensor& input, const BatchTargets& targets);
+    void stageMicroBatch(int micro, ConstTensorView input, const BatchTargets& targets);
     /// Copies the update's scalars: the learning rate, and for Adam the bias corrections of update
     /// `iteration` (t, 1 on the first update), computed as engine/src/optim/adam.cpp does.
     void stageScalars(float learningRate, std::int64_t iteration);

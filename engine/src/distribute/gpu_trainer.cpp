@@ -162,8 +162,9 @@ const StepReport& GpuTrainer::step() {
     // thread queues (or replays) every replica's work; the streams run side by side on the GPU.
     for (int r = 0; r < replicas; ++r) {
         for (std::int64_t micro = 0; micro < steps; ++micro) {
-            gatherBatch(m_host->data().train, BatchSampler::shard(batch, r, replicas, micro, steps), m_input, m_targets);
-            m_replicas[r]->stageMicroBatch(static_cast<int>(micro), m_input, m_targets);
+            const ConstTensorView input =
+                gatherBatch(m_host->data().train, BatchSampler::shard(batch, r, replicas, micro, steps), m_input, m_targets);
+            m_replicas[r]->stageMicroBatch(static_cast<int>(micro), input, m_targets);
         }
         Optimizer& optimizer = m_host->replicaOptimizer(r);
         optimizer.beginUpdate();  // the host copy's t is the device's (Adam), and checkpoints save it

@@ -18,9 +18,9 @@ EvalResult evaluateModel(const Model& model, const LossFunction& loss, const Dat
     for (std::int64_t begin = 0; begin < total; begin += kChunk) {
         const std::int64_t rows = std::min(kChunk, total - begin);
         for (std::int64_t i = 0; i < rows; ++i) buffers.indices[static_cast<std::size_t>(i)] = begin + i;
-        gatherBatch(data, std::span<const std::int64_t>(buffers.indices.data(), static_cast<std::size_t>(rows)),
-                    buffers.input, buffers.targets);
-        const LossStats stats = loss.evaluate(model.forward(buffers.input, buffers.context), buffers.targets, 0.0f, buffers.grad);
+        const ConstTensorView input = gatherBatch(
+            data, std::span<const std::int64_t>(buffers.indices.data(), static_cast<std::size_t>(rows)), buffers.input, buffers.targets);
+        const LossStats stats = loss.evaluate(model.forward(input, buffers.context), buffers.targets, 0.0f, buffers.grad);
         lossSum += stats.sum;
         correct += stats.correct;
     }

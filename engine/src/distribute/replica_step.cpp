@@ -21,11 +21,11 @@ LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const D
     for (std::int64_t micro = 0; micro < microSteps; ++micro) {
         const auto microBatch = static_cast<std::int16_t>(micro);
         const auto indices = BatchSampler::shard(batch, replica, replicas, micro, microSteps);
-        gatherBatch(data, indices, buffers.input, buffers.targets);
-        const Tensor& output = model.forward(buffers.input, buffers.context);
+        const ConstTensorView input = gatherBatch(data, indices, buffers.input, buffers.targets);
+        const Tensor& output = model.forward(input, buffers.context);
         const LossStats part = loss.evaluate(output, buffers.targets, lossScale, buffers.lossGrad);
         const std::int64_t backwardBegin = clock();
-        model.backward(buffers.input, buffers.lossGrad, buffers.context, fusedSgd);
+        model.backward(input, buffers.lossGrad, buffers.context, fusedSgd);
         if (spans != nullptr) {
             const std::int64_t backwardEnd = clock();
             spans->add(Span{forwardBegin, backwardBegin, 0, 0, microBatch, -1, SpanKind::Forward});

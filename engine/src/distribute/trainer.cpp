@@ -24,21 +24,9 @@ DataExpectations expectationsOf(const RunConfig& config) {
     return expect;
 }
 
-}  // namespace
-
-void gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& input, BatchTargets& targets) {
+/// The targets of the rows `indices`: class ids or value rows.
+void gatherTargets(const Dataset& data, std::span<const std::int64_t> indices, BatchTargets& targets) {
     const auto rows = static_cast<std::int64_t>(indices.size());
-    input.resize2d(rows, data.features);
-    const auto rowBytes = static_cast<std::size_t>(data.features) * sizeof(float);
-    // Shared by the replica's team, whose other threads would only wait for it (W3: 1.5 MB a step).
-    forEachPart(
-        static_cast<std::size_t>(rows),
-        [&](int, std::size_t first, std::size_t last) {
-            for (std::size_t r = first; r < last; ++r)
-                std::memcpy(input.data() + static_cast<std::int64_t>(r) * data.features,
-                            data.x.data() + indices[r] * data.features, rowBytes);
-        },
-        static_cast<std::size_t>(data.features));
     if (data.isClassification()) {
         targets.labels.resize(static_cast<std::size_t>(rows));
         for (std::int64_t r = 0; r < rows; ++r)
@@ -50,6 +38,35 @@ void gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Ten
                         data.targets.data() + indices[static_cast<std::size_t>(r)] * data.outputs,
                         static_cast<std::size_t>(data.outputs) * sizeof(float));
     }
+}
+
+}  // namespace
+
+ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& scratch,
+                            BatchTargets& targets) {
+    const auto rows = static_cast<std::int64_t>(indices.size());
+    gatherTargets(data, indices, targets);
+    // A run of consecutive rows is read where it lies: the copy was 4 % of W1's step (800 KB
+    // written and read again), work PyTorch's peer, which cycles through batches made beforehand,
+    // does not do.
+    const bool consecutive =
+        rows > 0 && std::adjacent_find(indices.begin(), indices.end(), [](std::int64_t a, std::int64_t b) { return b != a + 1; }) ==
+                        indices.end();
+    if (consecutive)
+        return ConstTensorView(reinterpret_cast<const std::byte*>(data.x.data() + indices[0] * data.features),
+                               ViewShape{rows, data.features}, DType::Float32, currentCpuDevice());
+    scratch.resize2d(rows, data.features);
+    const auto rowBytes = static_cast<std::size_t>(data.features) * sizeof(float);
+    // Shared by the replica's team, whose other threads would only wait for it (W3: 1.5 MB a step).
+    forEachPart(
+        static_cast<std::size_t>(rows),
+        [&](int, std::size_t first, std::size_t last) {
+            for (std::size_t r = first; r < last; ++r)
+                std::memcpy(scratch.data() + static_cast<std::int64_t>(r) * data.features,
+                            data.x.data() + indices[r] * data.features, rowBytes);
+        },
+        static_cast<std::size_t>(data.features));
+    return scratch;
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {

@@ -70,7 +70,7 @@ void DenseLayer::initialize(InitKind init, Rng& rng) {
 
 std::unique_ptr<LayerContext> DenseLayer::makeContext() const { return std::make_unique<Context>(); }
 
-const Tensor& DenseLayer::forward(const Tensor& input, LayerContext& base) const {
+const Tensor& DenseLayer::forward(ConstTensorView input, LayerContext& base) const {
     auto& context = static_cast<Context&>(base);
     const std::int64_t batch = matrixRows(input, m_inputs);
     context.output.resize2d(batch, m_units);
@@ -86,7 +86,7 @@ const Tensor& DenseLayer::forward(const Tensor& input, LayerContext& base) const
     return context.output;
 }
 
-const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base) {
+const Tensor& DenseLayer::backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base) {
     auto& context = static_cast<Context&>(base);
     const std::int64_t batch = matrixRows(input, m_inputs);
     if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
@@ -111,7 +111,7 @@ const Tensor& DenseLayer::backward(const Tensor& input, const Tensor& gradOutput
     return context.gradInput;
 }
 
-void DenseLayer::applyFusedSgd(const Tensor& input, const float* dz, bool needInputGrad, Context& context) const {
+void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, Context& context) const {
     const std::int64_t batch = matrixRows(input, m_inputs);
     const float rate = context.fusedSgd->rate;
     // dx first: it reads the kernel as the forward pass did, before the step changes it.

@@ -52,13 +52,14 @@ ModelContext Model::makeContext() const {
     return context;
 }
 
-const Tensor& Model::forward(const Tensor& input, ModelContext& context) const {
-    const Tensor* current = &input;
-    for (std::size_t i = 0; i < m_layers.size(); ++i) current = &m_layers[i]->forward(*current, *context.layers[i]);
-    return *current;
+const Tensor& Model::forward(ConstTensorView input, ModelContext& context) const {
+    // The first layer reads the input as given; the constructor refused a model without layers.
+    const Tensor* output = &m_layers[0]->forward(input, *context.layers[0]);
+    for (std::size_t i = 1; i < m_layers.size(); ++i) output = &m_layers[i]->forward(*output, *context.layers[i]);
+    return *output;
 }
 
-void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
+void Model::backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
     if (fusedSgd != nullptr && !supportsFusedSgd())
         throw std::logic_error("Model::backward: a fused SGD step on a model that cannot apply it");
     // Where a ReLU layer feeds one that can, the latter applies the ReLU's derivative as it writes
@@ -68,7 +69,7 @@ void Model::backward(const Tensor& input, const Tensor& gradOutput, ModelContext
     };
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
-        const Tensor& layerInput = i == 0 ? input : context.layers[i - 1]->output;
+        const ConstTensorView layerInput = i == 0 ? input : context.layers[i - 1]->output.view();
         context.layers[i]->overwriteGradients = m_gradientsZeroed;
         context.layers[i]->fusedSgd = fusedSgd;
         context.layers[i]->maskInputGradient = reluMaskedBelow(i);

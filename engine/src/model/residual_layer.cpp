@@ -77,32 +77,32 @@ GradientAggregationStats ResidualLayer::aggregationStats(const LayerContext& con
     return residual ? residual->stats : GradientAggregationStats{};
 }
 
-const Tensor& ResidualLayer::forward(const Tensor& input, LayerContext& base) const {
+const Tensor& ResidualLayer::forward(ConstTensorView input, LayerContext& base) const {
     auto& context = static_cast<Context&>(base);
     const std::int64_t n = input.size();
     context.output.resize2d(matrixRows(input, m_width), m_width);
     std::copy_n(input.data(), n, context.output.data());  // the skip connection
     for (std::size_t b = 0; b < m_branches.size(); ++b) {
-        const Tensor* current = &input;
-        for (std::size_t i = 0; i < m_branches[b].size(); ++i) current = &m_branches[b][i]->forward(*current, *context.branches[b][i]);
-        for (std::int64_t i = 0; i < n; ++i) context.output[i] += (*current)[i];
+        ConstTensorView current = input;
+        for (std::size_t i = 0; i < m_branches[b].size(); ++i) current = m_branches[b][i]->forward(current, *context.branches[b][i]);
+        for (std::int64_t i = 0; i < n; ++i) context.output[i] += current[i];
     }
     return context.output;
 }
 
-const Tensor& ResidualLayer::branchBackward(std::size_t b, const Tensor& input, const Tensor& gradOutput, Context& context) {
+const Tensor& ResidualLayer::branchBackward(std::size_t b, ConstTensorView input, const Tensor& gradOutput, Context& context) {
     Branch& branch = m_branches[b];
     auto& contexts = context.branches[b];
     const Tensor* grad = &gradOutput;
     for (std::size_t i = branch.size(); i-- > 0;) {
-        const Tensor& layerInput = i == 0 ? input : contexts[i - 1]->output;
+        const ConstTensorView layerInput = i == 0 ? input : contexts[i - 1]->output.view();
         contexts[i]->overwriteGradients = context.overwriteGradients;
         grad = &branch[i]->backward(layerInput, *grad, /*needInputGrad=*/true, *contexts[i]);
     }
     return *grad;
 }
 
-const Tensor& ResidualLayer::backward(const Tensor& input, const Tensor& gradOutput, bool, LayerContext& base) {
+const Tensor& ResidualLayer::backward(ConstTensorView input, const Tensor& gradOutput, bool, LayerContext& base) {
     // The input's gradient always flows on: a residual block is never the first consumer of data
     // whose gradient is unneeded in a way that saves work here (its branches need it anyway).
     auto& context = static_cast<Context&>(base);

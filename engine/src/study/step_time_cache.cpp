@@ -78,8 +78,7 @@ std::string modelKey(const RunConfig& config, int threads, int concurrent) {
     shape.name = "";
     shape.model = config.model;
     shape.data = config.data;
-    shape.data.globalBatchSize = 1;
-    shape.data.shuffle = false;
+    shape.data.globalBatchSize = 1;  // shuffle stays: an unshuffled batch is read in place, a shuffled one copied
     shape.optimizer.type = config.optimizer.type;
     shape.optimizer.momentum = config.optimizer.momentum > 0 ? 1.0 : 0.0;  // a momentum slot or none
     shape.optimizer.nesterov = config.optimizer.nesterov;

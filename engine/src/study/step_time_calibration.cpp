@@ -38,20 +38,22 @@ RowsMeasurement measurePieces(const RunConfig& config, const Dataset& data, int 
     auto optimizer = makeOptimizer(config.optimizer, model.store().totalSize());
     const std::int64_t rows = config.data.globalBatchSize;
     std::vector<std::int64_t> indices;
-    for (std::int64_t r = 0; r < rows; ++r) indices.push_back((r * 7919) % data.count);  // scattered, as a shuffled batch
+    // Scattered, as a shuffled batch, which gatherBatch copies; consecutive, as an unshuffled one,
+    // which it reads in place.
+    for (std::int64_t r = 0; r < rows; ++r) indices.push_back((config.data.shuffle ? r * 7919 : r) % data.count);
     const float scale = 1.0f / float(rows);
-    gatherBatch(data, indices, buffers.input, buffers.targets);
-    const Tensor& output = model.forward(buffers.input, buffers.context);
+    const ConstTensorView input = gatherBatch(data, indices, buffers.input, buffers.targets);
+    const Tensor& output = model.forward(input, buffers.context);
     loss.evaluate(output, buffers.targets, scale, buffers.lossGrad);
     model.zeroGradients();
-    model.backward(buffers.input, buffers.lossGrad, buffers.context);
+    model.backward(input, buffers.lossGrad, buffers.context);
 
     RowsMeasurement m;
     m.parameters = model.store().totalSize();
     const auto& layers = model.layers();
     auto& contexts = buffers.context.layers;
     m.micro.layers.resize(layers.size());
-    auto inputOf = [&](std::size_t i) -> const Tensor& { return i == 0 ? buffers.input : contexts[i - 1]->output; };
+    auto inputOf = [&](std::size_t i) { return i == 0 ? input : contexts[i - 1]->output.view(); };
     sync();
     m.micro.gatherNs = medianNsPerCall([&] { gatherBatch(data, indices, buffers.input, buffers.targets); });
     for (std::size_t i = 0; i < layers.size(); ++i) {

@@ -83,8 +83,12 @@ public:
     virtual std::int64_t clockNs() const = 0;
 };
 
-/// Gathers the rows `indices` of `data` into input [n, features] and targets. Allocation-free
-/// once the buffers have grown.
-void gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& input, BatchTargets& targets);
+/// The rows `indices` of `data` as a model's input [n, features], their targets gathered into
+/// `targets`. Where the indices are one run of consecutive rows (every batch of a data set that is
+/// not shuffled, each chunk of an evaluation) the input is the data set's own rows, read in place;
+/// otherwise they are copied into `scratch`, and the view is of it. Valid while `data` and
+/// `scratch` are unchanged. Allocation-free once the buffers have grown.
+ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& scratch,
+                            BatchTargets& targets);
 
 }  // namespace distlab

@@ -14,8 +14,8 @@ public:
     void bindParameters(ParameterStore& store) override;
     void initialize(InitKind init, Rng& rng) override;
     std::unique_ptr<LayerContext> makeContext() const override;
-    const Tensor& forward(const Tensor& input, LayerContext& context) const override;
-    const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
+    const Tensor& forward(ConstTensorView input, LayerContext& context) const override;
+    const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
                            LayerContext& context) override;
     bool supportsFusedSgd() const override { return true; }
     bool endsInRelu() const override { return m_activation == Activation::Relu; }
@@ -25,7 +25,7 @@ public:
 private:
     struct Context;
     /// backward's tail when the step's update is fused into it (context.fusedSgd).
-    void applyFusedSgd(const Tensor& input, const float* dz, bool needInputGrad, Context& context) const;
+    void applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, Context& context) const;
     std::string m_name;
     std::int64_t m_inputs;
     std::int64_t m_units;

@@ -73,11 +73,11 @@ public:
     virtual std::unique_ptr<LayerContext> makeContext() const = 0;
     /// Computes context.output for `input` [batch, features] and keeps in `context` what
     /// backward needs. Reads the parameters only. Allocation-free once the context has grown.
-    virtual const Tensor& forward(const Tensor& input, LayerContext& context) const = 0;
+    virtual const Tensor& forward(ConstTensorView input, LayerContext& context) const = 0;
     /// Accumulates this layer's parameter gradients for the micro-batch whose forward filled
     /// `context` (writes them when context.overwriteGradients) and returns d(loss)/d(input) (context.gradInput; only computed when
     /// needInputGrad). `input` is what that forward received.
-    virtual const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
+    virtual const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
                                    LayerContext& context) = 0;
     /// Whether backward can apply a FusedSgdStep.
     virtual bool supportsFusedSgd() const { return false; }
@@ -94,6 +94,6 @@ public:
 };
 
 /// Rows of a [batch, ..., features] input seen as a matrix [rows, features].
-inline std::int64_t matrixRows(const Tensor& input, std::int64_t features) { return features > 0 ? input.size() / features : 0; }
+inline std::int64_t matrixRows(ConstTensorView input, std::int64_t features) { return features > 0 ? input.size() / features : 0; }
 
 }  // namespace distlab

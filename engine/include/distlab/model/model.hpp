@@ -37,13 +37,13 @@ public:
     /// Forward pass of `input` [batch, inputFeatures]; returns the last layer's output
     /// [batch, outputFeatures] (in `context`). Reads the parameters only. Allocation-free once
     /// the context has grown.
-    const Tensor& forward(const Tensor& input, ModelContext& context) const;
+    const Tensor& forward(ConstTensorView input, ModelContext& context) const;
     /// Backward pass from d(loss)/d(output) of the micro-batch whose forward filled `context`;
     /// accumulates into store().grads(). The input's own gradient is never computed (nothing
     /// consumes it). With `fusedSgd` (only where supportsFusedSgd) it applies that SGD step to
     /// every parameter instead, layer by layer as each gradient is finished, and leaves
     /// store().grads() unwritten but for the biases'.
-    void backward(const Tensor& input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd = nullptr);
+    void backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd = nullptr);
     /// Whether every layer can apply a fused SGD step (dense layers can; a residual block cannot).
     bool supportsFusedSgd() const;
     /// Makes the gradients zero for the next backward, which then writes them rather than adding

@@ -28,8 +28,8 @@ public:
     void bindParameters(ParameterStore& store) override;
     void initialize(InitKind init, Rng& rng) override;
     std::unique_ptr<LayerContext> makeContext() const override;
-    const Tensor& forward(const Tensor& input, LayerContext& context) const override;
-    const Tensor& backward(const Tensor& input, const Tensor& gradOutput, bool needInputGrad,
+    const Tensor& forward(ConstTensorView input, LayerContext& context) const override;
+    const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
                            LayerContext& context) override;
     std::int64_t weightCount() const override;
     /// What the last backward pass through `context` held and did.
@@ -38,7 +38,7 @@ public:
 private:
     struct Context;
     using Branch = std::vector<std::unique_ptr<Layer>>;
-    const Tensor& branchBackward(std::size_t branch, const Tensor& input, const Tensor& gradOutput, Context& context);
+    const Tensor& branchBackward(std::size_t branch, ConstTensorView input, const Tensor& gradOutput, Context& context);
 
     std::string m_name;
     std::int64_t m_width;

@@ -273,6 +273,9 @@ public:
     /// All of it, without copying. Throws std::invalid_argument above ViewShape::kMaxRank axes.
     TensorView view() { return TensorView(m_data, ViewShape(m_shape), m_size, m_dtype, m_device); }
     ConstTensorView view() const { return ConstTensorView(m_data, ViewShape(m_shape), m_size, m_dtype, m_device); }
+    /// A tensor passes wherever a read-only view is asked for (a layer's input, which may also be
+    /// a data set's rows read in place).
+    operator ConstTensorView() const { return view(); }
     /// Rows [begin, end) of the first axis, sharing this tensor's memory (see TensorView::slice).
     TensorView slice(std::int64_t begin, std::int64_t end) { return view().slice(begin, end); }
     ConstTensorView slice(std::int64_t begin, std::int64_t end) const { return view().slice(begin, end); }
