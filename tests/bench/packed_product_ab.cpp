@@ -71,7 +71,12 @@ int main(int argc, char** argv) {
     const auto baseKernel = kernel == now::PackedKernel::Avx512 ? base::PackedKernel::Avx512 : base::PackedKernel::Avx2;
     for (const Product& p : products) {
         omp_set_num_threads(p.threads);
-        std::vector<float> a(static_cast<std::size_t>(p.m * p.k)), b(static_cast<std::size_t>(p.k * p.n));
+        // A first layer reads its batch where it lies in the data set (gatherBatch, for an unshuffled
+        // one): each call takes the next of 16 batches, so A comes from memory as in a step, not
+        // from the caches the previous call left it in.
+        const bool readsData = std::string(p.name).starts_with("L1");
+        const std::int64_t batches = readsData ? 16 : 1, batchSize = p.m * p.k;
+        std::vector<float> a(static_cast<std::size_t>(batchSize * batches)), b(static_cast<std::size_t>(p.k * p.n));
         for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i * 7919 % 1000) / 1000.0f - 0.5f;
         for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i * 104729 % 1000) / 50000.0f - 0.01f;
         // C 64-byte aligned, as the engine's tensors are.
@@ -84,15 +89,19 @@ int main(int argc, char** argv) {
         const bool sgd = std::string(p.name).ends_with("weight grad");
         std::vector<double> tileSums(static_cast<std::size_t>(now::packedSgdTileCount(p.m, p.n)));
         std::fill(c, c + p.m * p.n, 0.0f);
+        std::int64_t call = 0;
+        const auto nextA = [&] { return a.data() + (call++ % batches) * batchSize; };
         const auto runNow = [&] {
-            if (sgd) now::packedSgdStep(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 1e-9f, c, tileSums);
-            else now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c);
+            const float* batch = nextA();
+            if (sgd) now::packedSgdStep(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, batch, b.data(), 1e-9f, c, tileSums);
+            else now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, batch, b.data(), 0.0f, c);
         };
         const auto runBase = [&] {
+            const float* batch = nextA();
             if (sgd)
-                base::packedSgdStep(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 1e-9f, c,
+                base::packedSgdStep(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, batch, b.data(), 1e-9f, c,
                                     tileSums);
-            else base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, a.data(), b.data(), 0.0f, c);
+            else base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, batch, b.data(), 0.0f, c);
         };
         runNow();
         runBase();

@@ -20,7 +20,12 @@ inline constexpr std::int64_t kPackSlack = 8;
 /// out[p width + r] = source[r ld + p] for r < valid, 0 for valid <= r < width, p < depth: one
 /// strip of rows laid out k-major (a packed strip of op(A) = A, or of op(B) = B^T). Rows read
 /// along their length and transposed eight by eight in registers: element by element, these
-/// copies took a seventh of W3's step. AVX only, so both kernels' CPUs run it. A strip of 6 or 4
+/// copies took a seventh of W3's step. With `next` (the first row of the next strip, ld apart,
+/// all of its width rows whole), the next strip's rows are asked for in L1 a line at a time as
+/// this one is copied: a first layer reads its batch where it lies in the data set (gatherBatch),
+/// in runs of a kilobyte per row that the hardware prefetchers barely learn before they end (W1's
+/// first forward 1 %, W3's 3 % faster, with the batch from memory; 19 and 21 of 31 rounds of
+/// packed_product_ab.sh). AVX only, so both kernels' CPUs run it. A strip of 6 or 4
 /// rows (the AVX2 kernel's) is transposed as 8 with zero rows, and each k's 8 values are stored
 /// where its 6 or 4 belong, in k order, so each store's last ones are overwritten by the next k's
 /// (the strip's last store runs up to kPackSlack floats past it).
@@ -32,12 +37,15 @@ __attribute__((target("avx2"), always_inline)) inline __m256 stripRow(const floa
 
 template <std::int64_t width>
 __attribute__((target("avx2"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
-                                                    std::int64_t depth, float* out) {
+                                                    std::int64_t depth, float* out, const float* next = nullptr) {
     static_assert(width % 8 == 0 || width == 6 || width == 4);
     constexpr std::int64_t kLoaded = width < 8 ? 8 : width;
     std::int64_t p = 0;
     if (valid == width)
-        for (; p + 8 <= depth; p += 8)
+        for (; p + 8 <= depth; p += 8) {
+            if (next != nullptr && p % 16 == 0)  // a line of each of the next strip's rows
+#pragma GCC unroll 16
+                for (std::int64_t q = 0; q < width; ++q) _mm_prefetch(reinterpret_cast<const char*>(next + q * ld + p), _MM_HINT_T0);
             for (std::int64_t r = 0; r < kLoaded; r += 8) {
                 __m256 row[8];
                 #pragma GCC unroll 8
@@ -64,6 +72,7 @@ __attribute__((target("avx2"))) void transposeStrip(const float* source, std::in
                 _mm256_storeu_ps(column + 6 * width, _mm256_permute2f128_ps(s2, s6, 0x31));
                 _mm256_storeu_ps(column + 7 * width, _mm256_permute2f128_ps(s3, s7, 0x31));
             }
+        }
     // The rest: the last columns of k, or a strip with padding rows.
     for (std::int64_t r = 0; r < width; ++r) {
         const float* sourceRow = source + r * ld;
@@ -111,7 +120,8 @@ template <std::int64_t kMr>
 void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
     if (opA == Op::Transpose) return copyStrips<kMr>(a, lda, rows, depth, out);  // op(A)[i][p] = a[p lda + i]
     for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr)  // op(A)[i + r][p] = a[(i + r) lda + p]
-        transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out);
+        transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out,
+                            i + 2 * kMr <= rows ? a + (i + kMr) * lda : nullptr);
 }
 
 /// op(B)[0, depth) x [0, cols) into strips of kNr columns, each laid out k-major (kNr values of one
