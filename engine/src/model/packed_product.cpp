@@ -136,6 +136,35 @@ struct ProductEpilogue {
     const float* mask = nullptr;
 };
 
+/// The write-back of a whole AVX-512 tile (kRows x kVectors vectors) with what its epilogue does
+/// fixed at compile time: each vector a load, an FMA or two and a store, with no branch between
+/// them (the same operations as the general write-back in microKernel512, so the same bits).
+/// Decided per vector, the 32 vectors' branches were most of the kernel's instructions outside
+/// its k loop.
+template <int kRows, int kVectors, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
+__attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c,
+                                                                                std::int64_t ldc, __m512 factor,
+                                                                                const float* bias, const float* mask) {
+    __m512 biasVector[kVectors];
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) biasVector[v] = kBias ? _mm512_loadu_ps(bias + v * kVector512) : _mm512_setzero_ps();
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            float* out = c + r * ldc + v * kVector512;
+            __m512 value = sum[r][v];
+            if constexpr (kSgd) value = _mm512_fnmadd_ps(factor, value, _mm512_loadu_ps(out));
+            else if constexpr (kAccumulate) value = _mm512_fmadd_ps(factor, _mm512_loadu_ps(out), value);
+            if constexpr (kBias) value = _mm512_add_ps(value, biasVector[v]);
+            if constexpr (kRelu) value = _mm512_max_ps(value, _mm512_setzero_ps());  // 0 for NaN, as z > 0 ? z : 0 gives
+            if constexpr (kMask)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
+                value = _mm512_maskz_mov_ps(
+                    _mm512_cmp_ps_mask(_mm512_loadu_ps(mask + r * ldc + v * kVector512), _mm512_setzero_ps(), _CMP_GT_OQ), value);
+            _mm512_storeu_ps(out, value);
+        }
+}
+
 /// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A
 /// strip and one packed B strip over depth values of k. scale 0 writes C without reading it (as
 /// BLAS's beta 0 does). Every element is one FMA chain over k in order: the result does not depend
@@ -177,12 +206,6 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
             for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_fmadd_ps(ar, bv[v], sum[r][v]);
         }
     }
-    __mmask16 valid[kVectors];  // the tile's columns that lie in C
-#pragma GCC unroll 2
-    for (int v = 0; v < kVectors; ++v) {
-        const std::int64_t n = cols - v * kVector;
-        valid[v] = static_cast<__mmask16>(n >= kVector ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
-    }
     // The SGD step: C = C - rate T, and Σ T² of the tile (padding rows and columns of T hold 0).
     const bool sgd = step.squares != nullptr;
     if (sgd) {
@@ -196,6 +219,30 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
             _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1)))));
     }
     const __m512 factor = _mm512_set1_ps(sgd ? step.rate : scale);
+    if (rows == kRows && cols == block.columns) {
+        const auto write = [&]<bool kAccumulate, bool kBias, bool kRelu>() {
+            step.mask != nullptr
+                ? writeWholeTile512<kRows, kVectors, false, kAccumulate, kBias, kRelu, true>(sum, c, ldc, factor, step.bias, step.mask)
+                : writeWholeTile512<kRows, kVectors, false, kAccumulate, kBias, kRelu, false>(sum, c, ldc, factor, step.bias, nullptr);
+        };
+        const auto withRelu = [&]<bool kAccumulate, bool kBias>() {
+            step.relu ? write.template operator()<kAccumulate, kBias, true>() : write.template operator()<kAccumulate, kBias, false>();
+        };
+        const auto withBias = [&]<bool kAccumulate>() {
+            step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
+        };
+        if (sgd) writeWholeTile512<kRows, kVectors, true, false, false, false, false>(sum, c, ldc, factor, nullptr, nullptr);
+        else if (scale != 0.0f) withBias.template operator()<true>();
+        else withBias.template operator()<false>();
+        return;
+    }
+    // An edge tile: its columns that lie in C written through masks.
+    __mmask16 valid[kVectors];
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        const std::int64_t n = cols - v * kVector;
+        valid[v] = static_cast<__mmask16>(n >= kVector ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
+    }
     __m512 bias[kVectors];
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v)
