@@ -140,7 +140,8 @@ struct ProductEpilogue {
 /// fixed at compile time: each vector a load, an FMA or two and a store, with no branch between
 /// them (the same operations as the general write-back in microKernel512, so the same bits).
 /// Decided per vector, the 32 vectors' branches were most of the kernel's instructions outside
-/// its k loop.
+/// its k loop. The same shape as writeWholeTile256, written out per instruction set for the reason
+/// microKernel256 gives.
 template <int kRows, int kVectors, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
 __attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c,
                                                                                 std::int64_t ldc, __m512 factor,
