@@ -8,7 +8,8 @@ own pick can be far from its best: 0.3.21 runs Emerald Rapids on its SSE3 kernel
 the build per run and records which library each process mapped, the kernels OpenBLAS ran and the
 thread counts). DistLab is compared against the fastest
 variant by median. A roofline goes with it: the FMA peak of the cores each case uses
-(fma_peak.cpp) and the GFLOP/s both sides reach (roofline.py). Usage (from the repository
+(fma_peak.cpp: its best round at the start and at the end, and the rate the cores sustained just
+before and after each DistLab run) and the GFLOP/s both sides reach (roofline.py). Usage (from the repository
 root, after `cmake --preset release && cmake --build --preset release --target distlab-cli`):
 
   /usr/bin/python3 tests/bench/compare_pytorch.py [--cli build/release/app/cli/distlab-cli]
@@ -46,6 +47,7 @@ CASES = [
          ["pytorch_ddp.py", "--workload", "W2", "--world", "2"], "steps_per_sec", 10.0, 2),
 ]
 PEER_KEYS = {"samples_per_sec": "samples_per_s", "steps_per_sec": "steps_per_s"}
+PROBE_SECONDS = 1.0
 
 
 def run_distlab(cli, case, seconds):
@@ -87,18 +89,24 @@ class QuietWatch:
         return dict(samples=self.samples, with_compiler_running=self.busy)
 
 
-def measure_case(case, a, variants):
-    ours, theirs = [], {name: [] for name in variants}
+def measure_case(case, a, variants, meter):
+    """Each side's runs, and the FMA rate the case's cores sustained just before and just after each
+    DistLab run (fma_peak.cpp, the widest width, PROBE_SECONDS): the ceiling under the conditions
+    the runs met, which on a shared VM swing by a quarter within a minute."""
+    ours, theirs, probes = [], {name: [] for name in variants}, []
+    probe = lambda: meter.measure(case.cores, PROBE_SECONDS, widest_only=True)["sustained"][case.cores]  # noqa: E731
     for _ in range(a.repeats):  # alternate, so drift on a shared machine hits every side alike
+        probes.append(probe())
         ours.append(run_distlab(a.cli, case, a.seconds))
+        probes.append(probe())
         for name, (folder, extra_env, _) in variants.items():
             theirs[name].append(peer_blas.run(os.path.join(a.peer_dir, case.peer[0]),
                                               case.peer[1:] + ["--seconds", str(a.seconds)], folder,
                                               timeout=120 + 10 * a.seconds, extra_env=extra_env))
-    return ours, theirs
+    return ours, theirs, probes
 
 
-def summarise(case, ours, theirs, peak, flops):
+def summarise(case, ours, theirs, probes, peak, flops):
     value = lambda runs, key: [r[key] for r in runs]  # noqa: E731
     peers = {}
     for variant, runs in theirs.items():
@@ -119,12 +127,15 @@ def summarise(case, ours, theirs, peak, flops):
                distlab_openblas_kernels=sorted({r.get("openblas_kernels", "?") for r in ours}),
                distlab_os_threads_max=max(r["os_threads_max"] for r in ours),
                distlab_runs=value(ours, case.metric), peers=peers, best_peer=best, pytorch_median=peers[best]["median"],
-               ratio=ratio, target=case.target, met=ratio >= case.target, gflops=gflops)
+               ratio=ratio, target=case.target, met=ratio >= case.target, gflops=gflops,
+               sustained_probes=probes, sustained_gflops=statistics.median(probes))
+    row["share_of_sustained"] = {side: g["executed"] / row["sustained_gflops"] for side, g in gflops.items()}
     return with_peak(row, peak)
 
 
 def with_peak(row, peak):
-    """Sets the peak of the cores the case uses and each side's share of it (executed FLOPs)."""
+    """Sets the peak of the cores the case uses (the best round of the run's peak measurements) and
+    each side's share of it (executed FLOPs)."""
     row["peak_gflops"] = peak["gflops"][row["cores"]]
     row["share_of_peak"] = {side: g["executed"] / row["peak_gflops"] for side, g in row["gflops"].items()}
     return row
@@ -153,18 +164,19 @@ def main():
           f"runs): {', '.join(f'{n} ({k})' for n, k in kernels.items())}"
           + (f" (not installed: {', '.join(missing)})" if missing else "")
           + f"; the system default is {peer_blas.system_default()}", flush=True)
-    peak = roofline.measure_peak(os.cpu_count())
+    meter = roofline.PeakMeter()
+    peak = meter.measure(os.cpu_count())
     print(f"FMA peak: {peak['report']}", flush=True)
     rows = []
     for case in CASES:
         if only and case.name not in only:
             continue
-        ours, theirs = measure_case(case, a, variants)
+        ours, theirs, probes = measure_case(case, a, variants, meter)
         flops = roofline.flops_per_sample(roofline.layer_sizes(os.path.join(HERE, "workloads", case.workload + ".json")))
-        row = summarise(case, ours, theirs, peak, flops)
+        row = summarise(case, ours, theirs, probes, peak, flops)
         rows.append(row)
         print(markdown_tables.console_line(row), flush=True)
-    peak = roofline.best_of(peak, roofline.measure_peak(os.cpu_count()))  # again at the end: the better counts
+    peak = roofline.best_of(peak, meter.measure(os.cpu_count()))  # again at the end: the better counts
     for row in rows:  # shares against the final peak
         with_peak(row, peak)
     after = dict(machine_state(), during=watch.stop())

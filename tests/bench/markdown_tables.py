@@ -14,10 +14,11 @@ def _lib(files):
 
 def console_line(row):
     peers = "  ".join(f"{v} {_n(p['median'])}" for v, p in row["peers"].items())
-    share = row["share_of_peak"]
+    share, sustained = row["share_of_peak"], row["share_of_sustained"]
     return (f"{row['case']:12s} {row['metric']:16s} DistLab {_n(row['distlab_median']):>9s}  PyTorch {peers}"
             f"  -> ratio {row['ratio']:5.2f}x vs {row['best_peer']} (target >= {row['target']}x: "
-            f"{'met' if row['met'] else 'NOT met'})  peak share {share['distlab']:.0%} / {share['pytorch']:.0%}")
+            f"{'met' if row['met'] else 'NOT met'})  peak share {share['distlab']:.0%} / {share['pytorch']:.0%}"
+            f"  sustained share {sustained['distlab']:.0%} / {sustained['pytorch']:.0%}")
 
 
 def render(report):
@@ -49,12 +50,17 @@ def render(report):
                        f"{_n(p['median'])} | {_lib(p['blas_loaded'])} | {','.join(map(str, p['torch_threads']))} | "
                        f"{p['os_threads_max']} |")
     out += ["", "Roofline (GFLOP/s executed = 6 × weights − 2 × first layer, per sample; nominal = 6 × weights; "
-            "share = executed / FMA peak of the cores the case uses):", "",
-            "| case | cores | peak | DistLab executed (nominal) | share | PyTorch executed (nominal) | share |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+            "peak = the best round of fma_peak.cpp on the cores the case uses, at the start or the end of the run; "
+            "sustained = the median of the FMA rates those cores sustained over 1 s just before and just after "
+            "each DistLab run; each share = executed / that ceiling):", "",
+            "| case | cores | peak | sustained (each probe) | DistLab executed (nominal) | of peak | of sustained | "
+            "PyTorch executed (nominal) | of peak | of sustained |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         d, p = r["gflops"]["distlab"], r["gflops"]["pytorch"]
-        out.append(f"| {r['case']} | {r['cores']} | {r['peak_gflops']:.1f} | {d['executed']:.1f} ({d['nominal']:.1f}) | "
-                   f"{r['share_of_peak']['distlab']:.0%} | {p['executed']:.1f} ({p['nominal']:.1f}) | "
-                   f"{r['share_of_peak']['pytorch']:.0%} |")
+        peak, sustained = r["share_of_peak"], r["share_of_sustained"]
+        out.append(f"| {r['case']} | {r['cores']} | {r['peak_gflops']:.1f} | {r['sustained_gflops']:.1f} "
+                   f"({' / '.join(f'{x:.0f}' for x in r['sustained_probes'])}) | {d['executed']:.1f} ({d['nominal']:.1f}) | "
+                   f"{peak['distlab']:.0%} | {sustained['distlab']:.0%} | {p['executed']:.1f} ({p['nominal']:.1f}) | "
+                   f"{peak['pytorch']:.0%} | {sustained['pytorch']:.0%} |")
     return "\n".join(out) + "\n"
