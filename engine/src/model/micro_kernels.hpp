@@ -59,6 +59,26 @@ struct TileEpilogue {
     const float* mask = nullptr;
 };
 
+/// Calls write.template operator()<kSgd, kAccumulate, kBias, kRelu, kMask>() with the flags a
+/// whole tile's write-back takes from its epilogue and scale: the one place both kernels choose
+/// theirs (writeWholeTile512, writeWholeTile256), each through a lambda that names its own.
+template <typename Write>
+__attribute__((always_inline)) inline void withWholeTileFlags(const TileEpilogue& step, float scale, const Write& write) {
+    const auto withMask = [&]<bool kAccumulate, bool kBias, bool kRelu>() __attribute__((always_inline)) {
+        step.mask != nullptr ? write.template operator()<false, kAccumulate, kBias, kRelu, true>()
+                             : write.template operator()<false, kAccumulate, kBias, kRelu, false>();
+    };
+    const auto withRelu = [&]<bool kAccumulate, bool kBias>() __attribute__((always_inline)) {
+        step.relu ? withMask.template operator()<kAccumulate, kBias, true>() : withMask.template operator()<kAccumulate, kBias, false>();
+    };
+    const auto withBias = [&]<bool kAccumulate>() __attribute__((always_inline)) {
+        step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
+    };
+    if (step.squares != nullptr) write.template operator()<true, false, false, false, false>();  // the SGD step
+    else if (scale != 0.0f) withBias.template operator()<true>();
+    else withBias.template operator()<false>();
+}
+
 /// The write-back of a whole AVX-512 tile (kRows x kVectors vectors) with what its epilogue does
 /// fixed at compile time: each vector a load, an FMA or two and a store, with no branch between
 /// them (the same operations as the general write-back in microKernel512, so the same bits).
@@ -144,20 +164,9 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     }
     const __m512 factor = _mm512_set1_ps(sgd ? step.rate : scale);
     if (rows == kRows && cols == block.columns) {
-        const auto write = [&]<bool kAccumulate, bool kBias, bool kRelu>() {
-            step.mask != nullptr
-                ? writeWholeTile512<kRows, kVectors, false, kAccumulate, kBias, kRelu, true>(sum, c, ldc, factor, step.bias, step.mask)
-                : writeWholeTile512<kRows, kVectors, false, kAccumulate, kBias, kRelu, false>(sum, c, ldc, factor, step.bias, nullptr);
-        };
-        const auto withRelu = [&]<bool kAccumulate, bool kBias>() {
-            step.relu ? write.template operator()<kAccumulate, kBias, true>() : write.template operator()<kAccumulate, kBias, false>();
-        };
-        const auto withBias = [&]<bool kAccumulate>() {
-            step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
-        };
-        if (sgd) writeWholeTile512<kRows, kVectors, true, false, false, false, false>(sum, c, ldc, factor, nullptr, nullptr);
-        else if (scale != 0.0f) withBias.template operator()<true>();
-        else withBias.template operator()<false>();
+        withWholeTileFlags(step, scale, [&]<bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>() __attribute__((always_inline)) {
+            writeWholeTile512<kRows, kVectors, kSgd, kAccumulate, kBias, kRelu, kMask>(sum, c, ldc, factor, step.bias, step.mask);
+        });
         return;
     }
     // An edge tile: its columns that lie in C written through masks.
@@ -287,20 +296,9 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
     }
     const __m256 factor = _mm256_set1_ps(sgd ? step.rate : scale);
     if (rows == kRows && cols == kAvx2.columns) {
-        const auto write = [&]<bool kAccumulate, bool kBias, bool kRelu>() {
-            step.mask != nullptr
-                ? writeWholeTile256<kRows, false, kAccumulate, kBias, kRelu, true>(sum, c, ldc, factor, step.bias, step.mask)
-                : writeWholeTile256<kRows, false, kAccumulate, kBias, kRelu, false>(sum, c, ldc, factor, step.bias, nullptr);
-        };
-        const auto withRelu = [&]<bool kAccumulate, bool kBias>() {
-            step.relu ? write.template operator()<kAccumulate, kBias, true>() : write.template operator()<kAccumulate, kBias, false>();
-        };
-        const auto withBias = [&]<bool kAccumulate>() {
-            step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
-        };
-        if (sgd) writeWholeTile256<kRows, true, false, false, false, false>(sum, c, ldc, factor, nullptr, nullptr);
-        else if (scale != 0.0f) withBias.template operator()<true>();
-        else withBias.template operator()<false>();
+        withWholeTileFlags(step, scale, [&]<bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>() __attribute__((always_inline)) {
+            writeWholeTile256<kRows, kSgd, kAccumulate, kBias, kRelu, kMask>(sum, c, ldc, factor, step.bias, step.mask);
+        });
         return;
     }
     // An edge tile: out of line, from the tile stored.
