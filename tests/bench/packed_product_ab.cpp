@@ -107,7 +107,7 @@ struct Step {
           b2(static_cast<std::size_t>(s.hidden2), 0.01f), y1(static_cast<std::size_t>(s.batch * s.hidden1)),
           y2(static_cast<std::size_t>(s.batch * s.hidden2)), dz2(static_cast<std::size_t>(s.batch * s.hidden2)),
           dz1(static_cast<std::size_t>(s.batch * s.hidden1)),
-          tileSums(static_cast<std::size_t>(std::max(s.inputs * s.hidden1, s.hidden1 * s.hidden2))) {
+          tileSums(static_cast<std::size_t>(std::max(s.inputs * s.hidden1, s.hidden1 * s.hidden2))) {  // >= either layer's tile count
         for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i * 7919 % 1000) / 1000.0f - 0.5f;
         for (std::size_t i = 0; i < w1.size(); ++i) w1[i] = static_cast<float>(i * 104729 % 1000) / 50000.0f - 0.01f;
         for (std::size_t i = 0; i < w2.size(); ++i) w2[i] = static_cast<float>(i * 7907 % 1000) / 50000.0f - 0.01f;
@@ -129,7 +129,9 @@ struct Step {
     }
 };
 
-/// The step's products through one version's entry points.
+/// The step's products through one version's entry points. The arguments are passed on by value:
+/// a std::vector given for the tile sums would be copied each call (25 MB for W3, which once halved
+/// the step's rate here), so Step passes a span.
 template <typename Kernel, typename OpType, auto kAffine, auto kMasked, auto kSgd>
 struct Api {
     using Op = OpType;
