@@ -53,8 +53,7 @@ def best_of(*peaks):
     """The higher figure of each of several measurements: load from other work only lowers a peak."""
     first = peaks[0]
     return dict(report=[p["report"] for p in peaks],
-                gflops={cores: max(p["gflops"][cores] for p in peaks) for cores in first["gflops"]},
-                sustained={cores: max(p["sustained"][cores] for p in peaks) for cores in first["sustained"]})
+                gflops={cores: max(p["gflops"][cores] for p in peaks) for cores in first["gflops"]})
 
 
 def achieved(samples_per_s, flops):
