@@ -12,6 +12,7 @@
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/core/rng.hpp"
 #include "distlab/device/device_info.hpp"
+#include "distlab/device/fma_probe.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/io/run_config_json.hpp"
@@ -27,10 +28,13 @@ struct BenchOptions {
     double seconds = 5.0;
     long long warmupSteps = 10;
     std::vector<std::string> overrides;
+    int fmaProbeThreads = 0;  // 0: no FMA bursts between the steps
 };
 
 // A day: longer measurements say nothing more, and the budget in nanoseconds must not overflow.
 constexpr double kMaxBenchSeconds = 86400.0;
+// More threads than any machine here has cores: the bursts would measure the scheduler.
+constexpr int kMaxFmaProbeThreads = 1024;
 constexpr std::size_t kKeptSteps = std::size_t{1} << 20;  // 8 MiB of step times at most
 
 int runBench(const BenchOptions& options) {
@@ -40,6 +44,10 @@ int runBench(const BenchOptions& options) {
     if (!created) return inputError(options.configPath + ": " + created.error().message);
     Trainer& trainer = **created;
 
+    if (options.fmaProbeThreads > 0 && !fmaBurstAvailable()) {
+        std::fprintf(stderr, "error: bench: --fma-probe needs a CPU with AVX-512, or AVX2 and FMA\n");
+        return 1;
+    }
     for (long long i = 0; i < options.warmupSteps; ++i) trainer.step();
     // Step times for the percentiles: every step up to kKeptSteps, then a uniform sample of them
     // (reservoir sampling), so memory stays bounded however long the measurement runs.
@@ -53,9 +61,23 @@ int runBench(const BenchOptions& options) {
     const std::int64_t start = nowNs();
     const auto budget = static_cast<std::int64_t>(options.seconds * 1e9);
     std::int64_t now = start;
+    // The FMA bursts beside the steps (--fma-probe): their FLOPs and time, and the wall time they
+    // took, which the throughput leaves out.
+    double probeFlops = 0, probeSeconds = 0, probeBest = 0;
+    std::int64_t probeWallNs = 0, bursts = 0;
     while (now - start < budget) {
         const StepReport& report = trainer.step();
         now = nowNs();
+        if (options.fmaProbeThreads > 0) {
+            const FmaBurst burst = fmaBurst(options.fmaProbeThreads);
+            probeFlops += burst.flops;
+            probeSeconds += burst.seconds;
+            probeBest = std::max(probeBest, burst.flops / burst.seconds / 1e9);
+            ++bursts;
+            const std::int64_t after = nowNs();
+            probeWallNs += after - now;
+            now = after;
+        }
         if (!report.applied) continue;
         serverBusyNs += double(report.serverBusyNs);
         stalenessSum += double(report.staleness);
@@ -66,7 +88,7 @@ int runBench(const BenchOptions& options) {
         const PhaseSplit split = splitStep(report);
         commNs += split[Phase::Communication] + split[Phase::Waiting];
     }
-    const double elapsed = double(now - start) * 1e-9;
+    const double elapsed = double(now - start - probeWallNs) * 1e-9;
     if (stepMs.empty()) {
         std::fprintf(stderr, "error: bench: no step finished in %g s; give a longer --seconds\n", options.seconds);
         return 1;
@@ -99,6 +121,11 @@ int runBench(const BenchOptions& options) {
         out["mean_staleness"] = stalenessSum / steps;
         out["workers"] = controls->workerCount();
     }
+    if (options.fmaProbeThreads > 0)
+        out["fma_probe"] = {{"threads", options.fmaProbeThreads},
+                            {"bursts", bursts},
+                            {"gflops", probeFlops / probeSeconds / 1e9},
+                            {"best_gflops", probeBest}};
     out["final_loss"] = trainer.step().loss;
     std::puts(out.dump().c_str());
     return 0;
@@ -117,6 +144,10 @@ void addBenchCommand(CLI::App& app, int& exitCode) {
         ->type_name("K")->check(integerIn(0, kMaxSteps));
     command->add_option("--set", options->overrides, "override a config value (repeatable)")
         ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
+    command->add_option("--fma-probe", options->fmaProbeThreads,
+                        "after each step, a 0.1-ms FMA burst on N threads of the step's team: the cores' FMA rate "
+                        "in the same moments (fma_probe in the output; left out of the throughput)")
+        ->type_name("N")->check(integerIn(1, kMaxFmaProbeThreads));
     command->callback([options, &exitCode] { exitCode = runBench(*options); });
 }
 

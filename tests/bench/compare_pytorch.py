@@ -9,7 +9,10 @@ the build per run and records which library each process mapped, the kernels Ope
 thread counts). DistLab is compared against the fastest
 variant by median. A roofline goes with it: the FMA peak of the cores each case uses
 (fma_peak.cpp: its best round at the start and at the end, and the rate the cores sustained just
-before and after each DistLab run) and the GFLOP/s both sides reach (roofline.py). Usage (from the repository
+before and after each DistLab run) and the GFLOP/s both sides reach (roofline.py). For the cases of one
+replica, DistLab also runs once more per repeat with `--fma-probe`: a 0.1-ms FMA burst after each of
+its steps on the same threads, so its GFLOP/s is also set against the FMA rate of the same moments
+(the throughput and ratios come from the runs without it). Usage (from the repository
 root, after `cmake --preset release && cmake --build --preset release --target distlab-cli`):
 
   /usr/bin/python3 tests/bench/compare_pytorch.py [--cli build/release/app/cli/distlab-cli]
@@ -50,9 +53,9 @@ PEER_KEYS = {"samples_per_sec": "samples_per_s", "steps_per_sec": "steps_per_s"}
 PROBE_SECONDS = 1.0
 
 
-def run_distlab(cli, case, seconds):
+def run_distlab(cli, case, seconds, probe=False):
     cmd = [cli, "bench", os.path.join(HERE, "workloads", case.workload + ".json"), "--seconds", str(seconds),
-           "--warmup-steps", "20"]
+           "--warmup-steps", "20"] + (["--fma-probe", str(case.cores)] if probe else [])
     for o in case.overrides:
         cmd += ["--set", o]
     out, loaded, threads = peer_blas.watch(cmd, dict(os.environ), timeout=120 + 10 * seconds)
@@ -93,20 +96,37 @@ def measure_case(case, a, variants, meter):
     """Each side's runs, and the FMA rate the case's cores sustained just before and just after each
     DistLab run (fma_peak.cpp, the widest width, PROBE_SECONDS): the ceiling under the conditions
     the runs met, which on a shared VM swing by a quarter within a minute."""
-    ours, theirs, probes = [], {name: [] for name in variants}, []
+    ours, theirs, probes, probed = [], {name: [] for name in variants}, [], []
     probe = lambda: meter.measure(case.cores, PROBE_SECONDS, widest_only=True)["sustained"][case.cores]  # noqa: E731
     for _ in range(a.repeats):  # alternate, so drift on a shared machine hits every side alike
         probes.append(probe())
         ours.append(run_distlab(a.cli, case, a.seconds))
         probes.append(probe())
+        if one_replica(case):
+            probed.append(run_distlab(a.cli, case, a.seconds, probe=True))
         for name, (folder, extra_env, _) in variants.items():
             theirs[name].append(peer_blas.run(os.path.join(a.peer_dir, case.peer[0]),
                                               case.peer[1:] + ["--seconds", str(a.seconds)], folder,
                                               timeout=120 + 10 * a.seconds, extra_env=extra_env))
-    return ours, theirs, probes
+    return ours, theirs, probes, probed
 
 
-def summarise(case, ours, theirs, probes, peak, flops):
+def one_replica(case):
+    return not any(o.startswith("strategy.type=") for o in case.overrides)
+
+
+def beside_steps(probed, flops):
+    """DistLab's executed GFLOP/s in each --fma-probe run against the FMA rate of the bursts between
+    its steps, and the median share."""
+    runs = []
+    for r in probed:
+        achieved = roofline.achieved(r["samples_per_sec"], flops)["executed"]
+        runs.append(dict(samples_per_sec=r["samples_per_sec"], gflops=achieved, fma_gflops=r["fma_probe"]["gflops"],
+                         fma_best_gflops=r["fma_probe"]["best_gflops"], share=achieved / r["fma_probe"]["gflops"]))
+    return dict(runs=runs, share_median=statistics.median(run["share"] for run in runs))
+
+
+def summarise(case, ours, theirs, probes, peak, flops, probed=()):
     value = lambda runs, key: [r[key] for r in runs]  # noqa: E731
     peers = {}
     for variant, runs in theirs.items():
@@ -130,6 +150,8 @@ def summarise(case, ours, theirs, probes, peak, flops):
                ratio=ratio, target=case.target, met=ratio >= case.target, gflops=gflops,
                sustained_probes=probes, sustained_gflops=statistics.median(probes))
     row["share_of_sustained"] = {side: g["executed"] / row["sustained_gflops"] for side, g in gflops.items()}
+    if probed:
+        row["beside_steps"] = beside_steps(probed, flops)
     return with_peak(row, peak)
 
 
@@ -171,9 +193,9 @@ def main():
     for case in CASES:
         if only and case.name not in only:
             continue
-        ours, theirs, probes = measure_case(case, a, variants, meter)
+        ours, theirs, probes, probed = measure_case(case, a, variants, meter)
         flops = roofline.flops_per_sample(roofline.layer_sizes(os.path.join(HERE, "workloads", case.workload + ".json")))
-        row = summarise(case, ours, theirs, probes, peak, flops)
+        row = summarise(case, ours, theirs, probes, peak, flops, probed)
         rows.append(row)
         print(markdown_tables.console_line(row), flush=True)
     peak = roofline.best_of(peak, meter.measure(os.cpu_count()))  # again at the end: the better counts

@@ -6,7 +6,7 @@
 // for moments to seconds (best 0.1-s rounds of one core read 77-174 GFLOP/s within a minute), so a
 // workload measured over seconds is set against the sustained rate measured beside it.
 //
-//   g++ -O3 -pthread tests/bench/fma_peak.cpp -o fma_peak && ./fma_peak [threads] [seconds] [widest]
+//   g++ -O3 -pthread -Iengine/src tests/bench/fma_peak.cpp -o fma_peak && ./fma_peak [threads] [seconds] [widest]
 //
 // With `widest`, only the widest width the CPU runs (AVX-512, else AVX2) is measured.
 #include <immintrin.h>
@@ -21,46 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "device/fma_chains.hpp"
+
 namespace {
 
-// Sixteen accumulators: more than latency (4 cycles) × FMA pipes (2) so the chains never stall,
-// and few enough to stay in the 32 (AVX-512) or 16 (AVX2) registers.
-constexpr int kChains = 16;
+// A round: 2^22 iterations, about 12 ms at AVX-512 width.
 constexpr std::int64_t kIterations = 1 << 22;
-
-// Each function returns a value derived from every chain so the compiler cannot drop any.
-__attribute__((target("avx512f,fma"), noinline)) float fmaChains512(std::int64_t iterations) {
-    __m512 acc[kChains];
-    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(1.0f + 1e-3f * static_cast<float>(c));
-    const __m512 a = _mm512_set1_ps(0.999999f);
-    const __m512 b = _mm512_set1_ps(1e-7f);
-    for (std::int64_t i = 0; i < iterations; ++i)
-#pragma GCC unroll 16  // every chain in its own register, at any optimisation level
-        for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
-    for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
-    alignas(64) float lanes[16];  // summed by hand: GCC 12 warns inside _mm512_reduce_add_ps
-    _mm512_store_ps(lanes, acc[0]);
-    float sum = 0;
-    for (float lane : lanes) sum += lane;
-    return sum;
-}
-
-__attribute__((target("avx2,fma"), noinline)) float fmaChains256(std::int64_t iterations) {
-    constexpr int chains = 12;  // AVX2 has 16 registers: 12 chains + 2 constants fit
-    __m256 acc[chains];
-    for (int c = 0; c < chains; ++c) acc[c] = _mm256_set1_ps(1.0f + 1e-3f * static_cast<float>(c));
-    const __m256 a = _mm256_set1_ps(0.999999f);
-    const __m256 b = _mm256_set1_ps(1e-7f);
-    for (std::int64_t i = 0; i < iterations; ++i)
-#pragma GCC unroll 12
-        for (int c = 0; c < chains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
-    for (int c = 1; c < chains; ++c) acc[0] = _mm256_add_ps(acc[0], acc[c]);
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, acc[0]);
-    float sum = 0;
-    for (float lane : lanes) sum += lane;
-    return sum;
-}
 
 struct Width {
     const char* name;
@@ -119,8 +85,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     const Width widths[] = {
-        {"avx512", fmaChains512, kChains * 16 * 2.0, __builtin_cpu_supports("avx512f") != 0},
-        {"avx2", fmaChains256, 12 * 8 * 2.0, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+        {"avx512", distlab::fma::chains512, distlab::fma::kFlopsPerIteration512, __builtin_cpu_supports("avx512f") != 0},
+        {"avx2", distlab::fma::chains256, distlab::fma::kFlopsPerIteration256, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
     };
     std::printf("{\"threads\": %d", threads);
     bool measured = false;

@@ -18,7 +18,8 @@ def console_line(row):
     return (f"{row['case']:12s} {row['metric']:16s} DistLab {_n(row['distlab_median']):>9s}  PyTorch {peers}"
             f"  -> ratio {row['ratio']:5.2f}x vs {row['best_peer']} (target >= {row['target']}x: "
             f"{'met' if row['met'] else 'NOT met'})  peak share {share['distlab']:.0%} / {share['pytorch']:.0%}"
-            f"  sustained share {sustained['distlab']:.0%} / {sustained['pytorch']:.0%}")
+            f"  sustained share {sustained['distlab']:.0%} / {sustained['pytorch']:.0%}"
+            + (f"  DistLab beside its steps {row['beside_steps']['share_median']:.0%}" if "beside_steps" in row else ""))
 
 
 def render(report):
@@ -63,4 +64,19 @@ def render(report):
                    f"({' / '.join(f'{x:.0f}' for x in r['sustained_probes'])}) | {d['executed']:.1f} ({d['nominal']:.1f}) | "
                    f"{peak['distlab']:.0%} | {sustained['distlab']:.0%} | {p['executed']:.1f} ({p['nominal']:.1f}) | "
                    f"{peak['pytorch']:.0%} | {sustained['pytorch']:.0%} |")
+    beside = [r for r in rows if "beside_steps" in r]
+    if beside:
+        out += ["", "DistLab against the FMA rate of the same moments (one more run per repeat with `distlab-cli bench "
+                "--fma-probe`: a 0.1-ms FMA burst after each step on the case's cores, left out of the throughput; "
+                "share = executed GFLOP/s / the bursts' rate):", "",
+                "| case | runs (samples/s) | executed GFLOP/s | FMA beside the steps (best burst) | share | median share |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for r in beside:
+            runs = r["beside_steps"]["runs"]
+            each = lambda text: " / ".join(text(x) for x in runs)  # noqa: E731
+            samples = each(lambda x: _n(x["samples_per_sec"]))
+            achieved = each(lambda x: format(x["gflops"], ".1f"))
+            fma = each(lambda x: format(x["fma_gflops"], ".1f") + " (" + format(x["fma_best_gflops"], ".0f") + ")")
+            shares = each(lambda x: format(x["share"], ".0%"))
+            out.append(f"| {r['case']} | {samples} | {achieved} | {fma} | {shares} | {r['beside_steps']['share_median']:.0%} |")
     return "\n".join(out) + "\n"

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def layer_sizes(workload_json):
@@ -35,7 +36,8 @@ class PeakMeter:
     def __init__(self):
         self._dir = tempfile.TemporaryDirectory()
         self._binary = os.path.join(self._dir.name, "fma_peak")
-        subprocess.run(["g++", "-O3", "-pthread", os.path.join(HERE, "fma_peak.cpp"), "-o", self._binary], check=True)
+        subprocess.run(["g++", "-O3", "-pthread", "-I", os.path.join(ROOT, "engine", "src"), os.path.join(HERE, "fma_peak.cpp"),
+                        "-o", self._binary], check=True)
 
     def measure(self, threads, seconds=1.0, widest_only=False):
         cmd = [self._binary, str(threads), str(seconds)] + (["widest"] if widest_only else [])

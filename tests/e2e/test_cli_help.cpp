@@ -13,7 +13,7 @@ struct CommandHelp {
 const CommandHelp kCommands[] = {
     {"train", {"CONFIG", "--steps", "--init-weights", "--save-weights", "--checkpoint", "--checkpoint-every", "--resume",
                "--metrics", "--trace", "--set", "--fault", "--keep-going-on-nan", "--quiet"}},
-    {"bench", {"CONFIG", "--seconds", "--warmup-steps", "--set"}},
+    {"bench", {"CONFIG", "--seconds", "--warmup-steps", "--set", "--fma-probe"}},
     {"varlab", {"SCRIPT"}},
     {"validate", {"CONFIG"}},
     {"devices", {}},
@@ -74,6 +74,8 @@ private slots:
         // 1e10 s overflowed the nanosecond budget and crashed; a day is the most a measurement takes.
         QTest::newRow("huge seconds") << QStringList{"bench", "run.json", "--seconds", "1e10"}
                                       << "error: bench: --seconds: expected a number > 0 and <= 86400";
+        QTest::newRow("no probe threads") << QStringList{"bench", "run.json", "--fma-probe", "0"}
+                                          << "error: bench: --fma-probe: expected an integer in [1, 1024] (got \"0\")";
         QTest::newRow("extra argument") << QStringList{"validate", "a.json", "b.json"} << "error: validate: The following argument was not expected: b.json";
         QTest::newRow("devices takes none") << QStringList{"devices", "--all"} << "error: devices: The following argument was not expected: --all";
     }

@@ -143,6 +143,23 @@ private slots:
         QVERIFY(o["step_ms_p95"].toDouble() >= o["step_ms_p50"].toDouble());
     }
 
+    // --fma-probe: a burst after every step, reported beside the throughput; the engine's two
+    // replicas here share the one probe on the calling thread's team.
+    void benchWithFmaProbe() {
+        const CliResult r = runCli({"bench", path("run.json"), "--seconds", "0.3", "--warmup-steps", "3", "--fma-probe", "2"});
+        if (r.exitCode == 1 && r.err.contains("--fma-probe needs a CPU")) QSKIP("no AVX-512 or AVX2 with FMA on this CPU");
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonObject probe = o["fma_probe"].toObject();
+        QCOMPARE(probe["threads"].toInt(), 2);
+        QVERIFY(probe["bursts"].toInteger() >= o["steps"].toInteger());
+        QVERIFY(probe["gflops"].toDouble() > 0);
+        QVERIFY(probe["best_gflops"].toDouble() >= probe["gflops"].toDouble());
+        QVERIFY(o["samples_per_sec"].toDouble() > 0);
+        const CliResult plain = runCli({"bench", path("run.json"), "--seconds", "0.1", "--warmup-steps", "1"});
+        QVERIFY(!QJsonDocument::fromJson(plain.out.toUtf8()).object().contains("fma_probe"));
+    }
+
     void validateAndDevices() {
         const CliResult valid = runCli({"validate", path("run.json")});
         QCOMPARE(valid.exitCode, 0);

@@ -1,6 +1,7 @@
 // Device discovery: the /proc parsers on fixed text, the CUDA error wording, and the live report
 // and its JSON on whatever machine runs the test (with or without CUDA and a GPU).
 #include "distlab/device/device_info.hpp"
+#include "distlab/device/fma_probe.hpp"
 
 #include <QtTest>
 
@@ -169,6 +170,24 @@ private slots:
             QCOMPARE(kernels, std::string("Haswell"));
         else
             QVERIFY(!kernels.empty());
+    }
+
+    // The FMA burst beside a benchmark's steps: as many FLOPs as its threads ran (2^15 iterations of
+    // 16 AVX-512 or 12 AVX2 chains each), at a rate no core exceeds (2 FMA pipes, 16 lanes, 2 FLOPs,
+    // below 6 GHz), on as many threads as the team gave.
+    void fmaBurstCountsItsFlops() {
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fmaBurst(0));
+        if (!fmaBurstAvailable()) QSKIP("no AVX-512 or AVX2 with FMA on this CPU");
+        const DeviceReport report = queryDevices();
+        const auto& flags = report.cpus[0].simdFeatures;
+        const bool avx512 = std::find(flags.begin(), flags.end(), "avx512f") != flags.end();
+        const double perThread = 32768.0 * (avx512 ? 16 * 16 * 2 : 12 * 8 * 2);
+        for (const int threads : {1, 2}) {
+            const FmaBurst burst = fmaBurst(threads);
+            QCOMPARE(burst.flops, perThread * threads);
+            QVERIFY(burst.seconds > 0);
+            QVERIFY2(burst.flops / burst.seconds < threads * 2 * 16 * 2 * 6e9, qPrintable(QString::number(burst.flops / burst.seconds)));
+        }
     }
 
     void reportExplainsMissingGpu() {
