@@ -44,9 +44,18 @@ int runBench(const BenchOptions& options) {
     if (!created) return inputError(options.configPath + ": " + created.error().message);
     Trainer& trainer = **created;
 
-    if (options.fmaProbeThreads > 0 && !fmaBurstAvailable()) {
-        std::fprintf(stderr, "error: bench: --fma-probe needs a CPU with AVX-512, or AVX2 and FMA\n");
-        return 1;
+    if (options.fmaProbeThreads > 0) {
+        // The bursts run on the calling thread's team, beside a lone replica's steps. Other
+        // replicas' threads spin for a while after each step (distlab/comm/spin_barrier.hpp) and
+        // would take the bursts' cores: a ceiling measured so would be too low.
+        if (trainer.replicaCount() != 1 || trainer.parameterServerControls() != nullptr)
+            return inputError(options.configPath + ": --fma-probe measures beside one replica's steps; this config runs " +
+                              std::to_string(trainer.replicaCount()) + " replicas" +
+                              (trainer.parameterServerControls() != nullptr ? " with parameter servers" : ""));
+        if (!fmaBurstAvailable()) {
+            std::fprintf(stderr, "error: bench: --fma-probe needs a CPU with AVX-512, or AVX2 and FMA\n");
+            return 1;
+        }
     }
     for (long long i = 0; i < options.warmupSteps; ++i) trainer.step();
     // Step times for the percentiles: every step up to kKeptSteps, then a uniform sample of them

@@ -143,10 +143,16 @@ private slots:
         QVERIFY(o["step_ms_p95"].toDouble() >= o["step_ms_p50"].toDouble());
     }
 
-    // --fma-probe: a burst after every step, reported beside the throughput; the engine's two
-    // replicas here share the one probe on the calling thread's team.
+    // --fma-probe: a burst after every step of a lone replica, reported beside the throughput;
+    // refused for several replicas, whose threads would take the bursts' cores.
     void benchWithFmaProbe() {
-        const CliResult r = runCli({"bench", path("run.json"), "--seconds", "0.3", "--warmup-steps", "3", "--fma-probe", "2"});
+        const CliResult several = runCli({"bench", path("run.json"), "--seconds", "0.1", "--fma-probe", "2"});
+        QCOMPARE(several.exitCode, 2);
+        QVERIFY2(several.err.contains("--fma-probe measures beside one replica's steps; this config runs 2 replicas"),
+                 qPrintable(several.err));
+        QVERIFY(several.out.isEmpty());
+        const CliResult r = runCli({"bench", path("run.json"), "--seconds", "0.3", "--warmup-steps", "3", "--fma-probe", "2",
+                                    "--set", "strategy.devices=[\"cpu:0\"]", "--set", "strategy.type=one_device"});
         if (r.exitCode == 1 && r.err.contains("--fma-probe needs a CPU")) QSKIP("no AVX-512 or AVX2 with FMA on this CPU");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
