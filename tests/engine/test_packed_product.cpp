@@ -95,11 +95,13 @@ void checkAgainstReference(Product product, const Case& c, std::uint64_t seed) {
 }
 
 std::vector<Case> cases() {
-    // Around the micro-tiles (6, 8 and 16 rows; 16 and 32 columns), the cache blocks (k 256, m 128
-    // and 144, n 1024) and the reference workloads' shapes (10 classes, batch 128).
+    // Around the micro-tiles (6, 8 and 16 rows, a 6-row block's last rows in strips of 4; 16, 32 and
+    // 64 columns), the cache blocks (k 256, m 128 and 144, n 1024) and the reference workloads'
+    // shapes (10 classes, batch 128).
     const std::int64_t sizes[][3] = {{1, 1, 1},     {7, 9, 3},      {8, 32, 16},    {9, 33, 17},   {15, 10, 31},
                                      {16, 16, 256}, {17, 17, 257},  {33, 47, 1},    {128, 10, 64}, {130, 200, 513},
-                                     {257, 31, 40}, {64, 1030, 20}, {300, 129, 70}, {5, 1100, 9},  {129, 3, 600},  {6, 16, 8},     {13, 40, 33},   {145, 48, 260}, {150, 17, 12}};
+                                     {257, 31, 40}, {64, 1030, 20}, {300, 129, 70}, {5, 1100, 9},  {129, 3, 600},  {6, 16, 8},     {13, 40, 33},   {145, 48, 260}, {150, 17, 12},
+                                     {10, 64, 40},  {8, 65, 257},   {11, 127, 19},  {148, 96, 300}};
     std::vector<Case> all;
     for (const auto& s : sizes)
         for (Op opA : {Op::None, Op::Transpose})

@@ -15,20 +15,27 @@
 
 namespace distlab::kernels::micro {
 
-// The register blocks, one set per instruction set (PackedKernel). AVX-512, wide: 8 rows of C by
-// 32 columns (two 16-float vectors), 16 accumulators of its 32 registers; each step of k loads 2
-// vectors of B and broadcasts 8 values of A for 16 FMAs. 8 rows divide the reference workloads'
-// batch sizes (128, 256), so no padding rows are computed. AVX-512, narrow, for outputs at most
-// 16 wide (the 10 classes of the last layer, where 32 columns would compute two thirds padding):
-// 16 rows by one vector. AVX2 (Zen 3, Haswell and later): 6 rows by 16 columns (two 8-float
-// vectors), 12 accumulators of its 16 registers, the other 3 for B's two vectors and A's broadcast
-// (8 rows would need all 16 for the accumulators alone).
+// The register blocks, one set per instruction set (PackedKernel). AVX-512, wide: 6 rows of C by
+// 64 columns (four 16-float vectors), 24 accumulators of its 32 registers; each step of k loads 4
+// vectors of B and broadcasts 6 values of A for 24 FMAs, 10 loads where 8 x 32 (the block before
+// it) needed 15 for as many FMAs. On the shared Xeon VM the host's other work takes the core's load
+// throughput for stretches of seconds (a quarter to a half of the time): then a loop of this
+// block's loads and FMAs, operands in L1, ran at 0.87 of a loop of FMAs alone beside it and 8 x 32's
+// at 0.77; a product's loop nest with A from L2 at 0.75-0.76 against 0.69, 8 x 48 at 0.71 and
+// 12 x 32 at 0.68; when the host left the core alone every block ran at 0.95-1.00 (RESULTS.md,
+// session 26). B's micro-panel (64 columns by 256 of k, 64 KiB) is larger than L1 and streams
+// from L2, which measured no slower. The last rows of a block go in strips of 4 (quadStripsFrom),
+// as AVX2's do. AVX-512, half wide, for outputs 17 to 32 wide (where 64 columns would compute as
+// much padding again): 8 rows by 32. AVX-512, narrow, for outputs at most 16 wide (the 10 classes
+// of the last layer): 16 rows by one vector. AVX2 (Zen 3, Haswell and later): 6 rows by 16 columns
+// (two 8-float vectors), 12 accumulators of its 16 registers, the other 3 for B's two vectors and
+// A's broadcast (8 rows would need all 16 for the accumulators alone).
 struct Block {
     PackedKernel kernel;
     std::int64_t rows, columns;
     std::int64_t mc;  // the cache block of A's rows: a multiple of rows
     // The most lines of the next block of B (Prefetcher) asked for before one micro-kernel call. On
-    // Emerald Rapids a burst of W3's 32 filled the core's line-fill buffers and stalled on the
+    // Emerald Rapids (with 8 x 32 tiles) a burst of W3's 32 filled the core's line-fill buffers and stalled on the
     // prefetches themselves (two thirds of productBlock's samples on the instruction after one):
     // capped at 8, W3's first forward ran 4-11 % faster and its second input gradient 3-9 % (three
     // runs alternated in one process with packed_product_ab.sh; 29 and 31 of 41 rounds in the
@@ -38,9 +45,12 @@ struct Block {
     std::int64_t prefetchBurstMost;
 };
 constexpr std::int64_t kUncapped = std::numeric_limits<std::int64_t>::max();
-constexpr Block kWide{PackedKernel::Avx512, 8, 32, 128, 8};
+constexpr Block kWide{PackedKernel::Avx512, 6, 64, 144, 8};
+constexpr Block kHalfWide{PackedKernel::Avx512, 8, 32, 128, 8};
 constexpr Block kNarrow{PackedKernel::Avx512, 16, 16, 128, 8};
 constexpr Block kAvx2{PackedKernel::Avx2, 6, 16, 144, kUncapped};
+/// The block a strip of 4 rows (a 6-row block's last rows, quadStripsFrom) runs in.
+constexpr Block lastRowsOf(Block block) { return {block.kernel, 4, block.columns, block.mc, block.prefetchBurstMost}; }
 constexpr std::int64_t kVector512 = 16, kVector256 = 8;
 
 /// What a micro-kernel does with its finished tile T besides C = scale C + T: with squares set,
@@ -90,11 +100,11 @@ __attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(
                                                                                 std::int64_t ldc, __m512 factor,
                                                                                 const float* bias, const float* mask) {
     __m512 biasVector[kVectors];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) biasVector[v] = kBias ? _mm512_loadu_ps(bias + v * kVector512) : _mm512_setzero_ps();
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < kVectors; ++v) {
             float* out = c + r * ldc + v * kVector512;
             __m512 value = sum[r][v];
@@ -113,7 +123,7 @@ __attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(
 /// strip and one packed B strip over depth values of k. scale 0 writes C without reading it (as
 /// BLAS's beta 0 does). Every element is one FMA chain over k in order: the result does not depend
 /// on where the tile lies, so neither on how the output was split across threads. Never inlined:
-/// inlined into the blocking loops, its 16 accumulators spilled and every product ran a third
+/// inlined into the blocking loops, its accumulators (16 of 8 x 32's) spilled and every product ran a third
 /// slower.
 template <Block block>
 __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t depth, const float* a, const float* b,
@@ -129,24 +139,25 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     // on Zen 3's 512 KiB it is not (microKernel256).
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)
-        if ((scale == 0.0f || step.squares != nullptr) && r < rows) {
-            _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+        if ((scale == 0.0f || step.squares != nullptr) && r < rows) {  // each line of the row's run
+#pragma GCC unroll 4
+            for (int v = 0; v < kVectors; ++v) _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + v * kVector), _MM_HINT_T0);
             _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kVectors * kVector - 1), _MM_HINT_T0);
         }
     __m512 sum[kRows][kVectors];
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_setzero_ps();
 #pragma GCC unroll 4
     for (std::int64_t p = 0; p < depth; ++p, a += kRows, b += kVectors * kVector) {
         __m512 bv[kVectors];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < kVectors; ++v) bv[v] = _mm512_load_ps(b + v * kVector);
 #pragma GCC unroll 16
         for (int r = 0; r < kRows; ++r) {
             const __m512 ar = _mm512_set1_ps(a[r]);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
             for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_fmadd_ps(ar, bv[v], sum[r][v]);
         }
     }
@@ -156,7 +167,7 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
         __m512 squares = _mm512_setzero_ps();
 #pragma GCC unroll 16
         for (int r = 0; r < kRows; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
             for (int v = 0; v < kVectors; ++v) squares = _mm512_fmadd_ps(sum[r][v], sum[r][v], squares);
         *step.squares = _mm512_reduce_add_pd(_mm512_add_pd(
             _mm512_cvtps_pd(_mm512_castps512_ps256(squares)),
@@ -171,20 +182,20 @@ __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t de
     }
     // An edge tile: its columns that lie in C written through masks.
     __mmask16 valid[kVectors];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) {
         const std::int64_t n = cols - v * kVector;
         valid[v] = static_cast<__mmask16>(n >= kVector ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
     }
     __m512 bias[kVectors];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v)
         bias[v] = step.bias != nullptr ? _mm512_maskz_loadu_ps(valid[v], step.bias + v * kVector) : _mm512_setzero_ps();
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
         if (r >= rows) break;
         float* row = c + r * ldc;
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < kVectors; ++v) {
             __m512 value = sum[r][v];
             if (sgd) value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(valid[v], row + v * kVector));

@@ -23,9 +23,9 @@ using packing::packB;
 
 using namespace micro;
 
-// The cache blocks: one packed B micro-panel (kKc x its columns floats, 16-32 KiB, held in L1) is
-// reused by every row strip of the packed A block (mc x kKc, 128-144 KiB, held in L2) before the
-// next one is read. kNc is a multiple of every block's columns. On Zen 3 (512 KiB of L2, so the
+// The cache blocks: one packed B micro-panel (kKc x its columns floats: 16-32 KiB, held in L1; 64
+// KiB for AVX-512's wide block, streamed from L2) is reused by every row strip of the packed A
+// block (mc x kKc, 128-144 KiB, held in L2) before the next one is read. kNc is a multiple of every block's columns. On Zen 3 (512 KiB of L2, so the
 // packed B block of 1 MiB lives in L3) B blocks of 256 and 512 columns and A blocks of 288 rows
 // measured no faster, within the shared VM's spread.
 constexpr std::int64_t kKc = 256;
@@ -51,11 +51,12 @@ constexpr std::int64_t kSubBlockBytes = std::int64_t{256} << 10;
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
 
-/// Where a block of `rows` rows of A goes on in strips of 4 on AVX2 (rows if it does not): its last
-/// rows, where strips of 4 compute fewer rows of padding than strips of 6 would (7 or 8 left as 4 +
-/// 4, 1 to 4 as one 4; a batch of 128 rows as 20 x 6 + 2 x 4, not 22 x 6 with 4 rows of zeros).
-/// The 4 x 16 kernel keeps 8 accumulators, enough to fill Zen 3's two FMA pipes, so a strip of 4
-/// costs two thirds of one of 6.
+/// Where a block of `rows` rows of A goes on in strips of 4 in a block of 6-row strips (AVX2's and
+/// AVX-512's wide; rows if it does not): its last rows, where strips of 4 compute fewer rows of
+/// padding than strips of 6 would (7 or 8 left as 4 + 4, 1 to 4 as one 4; a batch of 128 rows as
+/// 20 x 6 + 2 x 4, not 22 x 6 with 4 rows of zeros). The 4-row kernels keep 8 (AVX2) or 16
+/// (AVX-512) accumulators, enough to fill two FMA pipes, so a strip of 4 costs two thirds of one
+/// of 6.
 constexpr std::int64_t quadStripsFrom(std::int64_t rows) {
     const std::int64_t left = rows % 6;
     if (left == 0 || left == 5) return rows;
@@ -65,7 +66,7 @@ constexpr std::int64_t quadStripsFrom(std::int64_t rows) {
 
 /// The register block a kernel uses for outputs n wide.
 constexpr Block blockFor(PackedKernel kernel, std::int64_t n) {
-    return kernel == PackedKernel::Avx2 ? kAvx2 : n <= kVector512 ? kNarrow : kWide;
+    return kernel == PackedKernel::Avx2 ? kAvx2 : n <= kNarrow.columns ? kNarrow : n <= kHalfWide.columns ? kHalfWide : kWide;
 }
 
 /// One thread's packing buffers, allocated the first time the thread multiplies and kept for its
@@ -156,9 +157,9 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
             const bool first = pc == 0, last = pc + kc >= k;
             for (std::int64_t ic = 0; ic < m; ic += kMc) {
                 const std::int64_t mc = std::min(kMc, m - ic);
-                // A's rows [ic, ic + mc): strips of kMr, then AVX2's last rows in strips of 4 (quadStripsFrom),
+                // A's rows [ic, ic + mc): strips of kMr, then a 6-row block's last rows in strips of 4 (quadStripsFrom),
                 // each strip starting (its first row) kc floats into the buffer.
-                const std::int64_t quadFrom = block.kernel == PackedKernel::Avx2 ? quadStripsFrom(mc) : mc;
+                const std::int64_t quadFrom = kMr == 6 ? quadStripsFrom(mc) : mc;
                 const auto rowsOfA = [&](std::int64_t i) { return opA == Op::None ? a + (ic + i) * lda + pc : a + pc * lda + ic + i; };
                 packA<kMr>(opA, rowsOfA(0), lda, quadFrom, kc, buffers.a);
                 if (quadFrom < mc) packA<4>(opA, rowsOfA(quadFrom), lda, mc - quadFrom, kc, buffers.a + quadFrom * kc);
@@ -167,9 +168,11 @@ void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k
                 const auto tile = [&](std::int64_t ir, std::int64_t jr) {
                     const std::int64_t strip = stripRows(ir);
                     next.issue(std::min(linesPerCall, block.prefetchBurstMost));
-                    const auto kernel = block.kernel == PackedKernel::Avx512 ? microKernel512<block>
-                                        : strip == 4                       ? microKernel256<4>
-                                                                           : microKernel256<6>;
+                    const auto kernel = [&] {
+                        if constexpr (block.kernel == PackedKernel::Avx2) return strip == 4 ? microKernel256<4> : microKernel256<6>;
+                        else if constexpr (kMr == 6) return strip == 4 ? microKernel512<lastRowsOf(block)> : microKernel512<block>;
+                        else return microKernel512<block>;
+                    }();
                     // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the
                     // strip's place in a count of 6-row strips that has room for both.
                     TileEpilogue step;
@@ -229,7 +232,8 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
     const bool alongRows = n <= m;
     const Block block = blockFor(kernel, n);
     const auto run = kernel == PackedKernel::Avx2 ? productBlock<kAvx2>
-                     : n <= kVector512            ? productBlock<kNarrow>
+                     : n <= kNarrow.columns       ? productBlock<kNarrow>
+                     : n <= kHalfWide.columns     ? productBlock<kHalfWide>
                                                   : productBlock<kWide>;
     const std::int64_t tile = alongRows ? block.rows : block.columns;
     const std::int64_t extent = alongRows ? m : n;

@@ -1,12 +1,12 @@
 #pragma once
 // The engine's own single-precision matrix product (BLIS-style: op(A) and op(B) copied into packed
 // panels, a register-blocked micro-kernel, the output split across the OpenMP team), with a kernel
-// per instruction set: AVX-512 (8 x 32 micro-tiles) and AVX2 with FMA (6 x 16). matrix_product.cpp
-// sends a product here where it measured faster than OpenBLAS (tests/bench/gemm_products.sh;
-// figures in tests/bench/RESULTS.md): the weight gradients, which it writes directly instead of
-// clearing first, the layers' narrow (10-wide) products on a team, where OpenBLAS's threading
-// costs more than the arithmetic, and the products a team splits, where OpenBLAS's own threading
-// waited. On CPUs with neither instruction set packedKernels() is empty and OpenBLAS runs.
+// per instruction set: AVX-512 (6 x 64 micro-tiles; 8 x 32 and 16 x 16 for narrower outputs) and
+// AVX2 with FMA (6 x 16). matrix_product.cpp sends a product here where it measured faster than
+// OpenBLAS (tests/bench/gemm_products.sh; figures in tests/bench/RESULTS.md): the weight
+// gradients, which it writes directly instead of clearing first, the layers' narrow (10-wide)
+// products on a team, where OpenBLAS's threading costs more than the arithmetic, and the products a
+// team splits, where OpenBLAS's own threading waited. On CPUs with neither instruction set packedKernels() is empty and OpenBLAS runs.
 #include <cstdint>
 #include <span>
 
