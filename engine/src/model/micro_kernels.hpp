@@ -43,6 +43,7 @@ struct Block {
     // left to the hardware prefetchers, which follow the copy's runs along B's rows. Zen 3's AVX2
     // path (measured there with whole bursts) is not capped.
     std::int64_t prefetchBurstMost;
+    constexpr bool operator==(const Block&) const = default;
 };
 constexpr std::int64_t kUncapped = std::numeric_limits<std::int64_t>::max();
 constexpr Block kWide{PackedKernel::Avx512, 6, 64, 144, 8};

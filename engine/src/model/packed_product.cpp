@@ -25,9 +25,10 @@ using namespace micro;
 
 // The cache blocks: one packed B micro-panel (kKc x its columns floats: 16-32 KiB, held in L1; 64
 // KiB for AVX-512's wide block, streamed from L2) is reused by every row strip of the packed A
-// block (mc x kKc, 128-144 KiB, held in L2) before the next one is read. kNc is a multiple of every block's columns. On Zen 3 (512 KiB of L2, so the
-// packed B block of 1 MiB lives in L3) B blocks of 256 and 512 columns and A blocks of 288 rows
-// measured no faster, within the shared VM's spread.
+// block (mc x kKc, 128-144 KiB, held in L2) before the next one is read. kNc is a multiple of
+// every block's columns. On Zen 3 (512 KiB of L2, so the packed B block of 1 MiB lives in L3) B
+// blocks of 256 and 512 columns and A blocks of 288 rows measured no faster, within the shared
+// VM's spread.
 constexpr std::int64_t kKc = 256;
 constexpr std::int64_t kNc = 1024;
 constexpr std::int64_t kMcMost = 144;
@@ -231,10 +232,10 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
     // process.
     const bool alongRows = n <= m;
     const Block block = blockFor(kernel, n);
-    const auto run = kernel == PackedKernel::Avx2 ? productBlock<kAvx2>
-                     : n <= kNarrow.columns       ? productBlock<kNarrow>
-                     : n <= kHalfWide.columns     ? productBlock<kHalfWide>
-                                                  : productBlock<kWide>;
+    const auto run = block == kAvx2 ? productBlock<kAvx2>
+                     : block == kNarrow ? productBlock<kNarrow>
+                     : block == kHalfWide ? productBlock<kHalfWide>
+                                          : productBlock<kWide>;
     const std::int64_t tile = alongRows ? block.rows : block.columns;
     const std::int64_t extent = alongRows ? m : n;
     const std::int64_t units = (extent + tile - 1) / tile;
