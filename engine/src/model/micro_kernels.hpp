@@ -15,16 +15,16 @@
 
 namespace distlab::kernels::micro {
 
-// The register blocks, one set per instruction set (PackedKernel). AVX-512, wide: 6 rows of C by
-// 64 columns (four 16-float vectors), 24 accumulators of its 32 registers; each step of k loads 4
+// The register blocks, one set per instruction set (PackedKernel). AVX-512, wide: 6 rows of C by 64
+// columns (four 16-float vectors), 24 accumulators of its 32 registers; each step of k loads 4
 // vectors of B and broadcasts 6 values of A for 24 FMAs, 10 loads where 8 x 32 (the block before
 // it) needed 15 for as many FMAs. On the shared Xeon VM the host's other work takes the core's load
 // throughput for stretches of seconds (a tenth to a third of the rounds): then a loop nest of these
 // tiles (A from L2) ran at 0.726-0.728 of the FMA chains beside it and 8 x 32's at 0.700-0.703,
 // against 0.956-0.968 and 0.960-0.973 when the host left the core alone (three runs of
 // tests/bench/register_blocks.cpp, each block in every place of the order in turn; RESULTS.md,
-// session 26). B's micro-panel (64 columns by 256 of k, 64 KiB) is larger than L1 and streams
-// from L2: the quiet figures include that. The last rows of a block go in strips of 4 (quadStripsFrom),
+// session 26). B's micro-panel (64 columns by 256 of k, 64 KiB) is larger than L1 and streams from
+// L2: the quiet figures include that. The last rows of a block go in strips of 4 (quadStripsFrom),
 // as AVX2's do. AVX-512, half wide, for outputs 17 to 32 wide (where 64 columns would compute as
 // much padding again): 8 rows by 32. AVX-512, narrow, for outputs at most 16 wide (the 10 classes
 // of the last layer): 16 rows by one vector. AVX2 (Zen 3, Haswell and later): 6 rows by 16 columns
@@ -35,11 +35,11 @@ struct Block {
     std::int64_t rows, columns;
     std::int64_t mc;  // the cache block of A's rows: a multiple of rows
     // The most lines of the next block of B (Prefetcher) asked for before one micro-kernel call. On
-    // Emerald Rapids (with 8 x 32 tiles) a burst of W3's 32 filled the core's line-fill buffers and stalled on the
-    // prefetches themselves (two thirds of productBlock's samples on the instruction after one):
-    // capped at 8, W3's first forward ran 4-11 % faster and its second input gradient 3-9 % (three
-    // runs alternated in one process with packed_product_ab.sh; 29 and 31 of 41 rounds in the
-    // longest), W1's products (16 lines a call) within +-2 %; the rest of the next block is
+    // Emerald Rapids (with 8 x 32 tiles) a burst of W3's 32 filled the core's line-fill buffers and
+    // stalled on the prefetches themselves (two thirds of productBlock's samples on the instruction
+    // after one): capped at 8, W3's first forward ran 4-11 % faster and its second input gradient
+    // 3-9 % (three runs alternated in one process with packed_product_ab.sh; 29 and 31 of 41 rounds
+    // in the longest), W1's products (16 lines a call) within +-2 %; the rest of the next block is
     // left to the hardware prefetchers, which follow the copy's runs along B's rows. Zen 3's AVX2
     // path (measured there with whole bursts) is not capped.
     std::int64_t prefetchBurstMost;
@@ -120,12 +120,12 @@ __attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(
         }
 }
 
-/// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A
-/// strip and one packed B strip over depth values of k. scale 0 writes C without reading it (as
-/// BLAS's beta 0 does). Every element is one FMA chain over k in order: the result does not depend
-/// on where the tile lies, so neither on how the output was split across threads. Never inlined:
-/// inlined into the blocking loops, its accumulators (16 of 8 x 32's) spilled and every product ran a third
-/// slower.
+/// C[rows, cols] (at most block.rows x block.columns) = scale C + the product of one packed A strip
+/// and one packed B strip over depth values of k. scale 0 writes C without reading it (as BLAS's
+/// beta 0 does). Every element is one FMA chain over k in order: the result does not depend on
+/// where the tile lies, so neither on how the output was split across threads. Never inlined:
+/// inlined into the blocking loops, its accumulators (16 of 8 x 32's) spilled and every product ran
+/// a third slower.
 template <Block block>
 __attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t depth, const float* a, const float* b,
                                                               float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols,
