@@ -1,6 +1,6 @@
 // Which AVX-512 register block a packed product's inner loops should use, on these cores as the
 // host leaves them: each candidate's loop nest (a block of A's packed strips from L2, 256 of k, B's
-// packed micro-panels, C read and written as the packed product's micro-kernel does), alternated
+// packed micro-panels, C read and written by the packed product's own micro-kernel), alternated
 // round by round with the FMA chains of fma_peak.cpp, each as GFLOP/s over about 6 ms. A shared
 // VM's host takes the core's load throughput for stretches of seconds, which slows a loop that
 // loads its operands far more than one that does not (session 26: the 8 x 32 block's loop nest at
@@ -9,7 +9,8 @@
 // sorts the rounds into busy (both under 0.85 of the chains), quiet (both above) and neither, and
 // each block's median share of the chains is printed for busy and quiet, one JSON line per block.
 //
-//   g++ -O3 -march=native -Iengine/src tests/bench/register_blocks.cpp -o register_blocks && ./register_blocks [rounds]
+//   g++ -std=c++20 -O3 -march=native -Iengine/src -Iengine/include -I/usr/include/eigen3
+//       tests/bench/register_blocks.cpp -o register_blocks && ./register_blocks [rounds]
 #include <immintrin.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "device/fma_chains.hpp"
+#include "model/micro_kernels.hpp"
 
 namespace {
 
@@ -40,30 +42,12 @@ double gflops(double flops, Run&& run) {
 }
 
 /// One tile of C (kRows x kVectors 16-float vectors) += a packed strip of A times a packed panel of
-/// B over `depth` values of k: the packed product's micro-kernel without its epilogues.
+/// B over `depth` values of k: the packed product's own micro-kernel, with that block's shape.
 template <int kRows, int kVectors>
-__attribute__((target("avx512f"), noinline)) void tile(std::int64_t depth, const float* a, const float* b, float* c,
-                                                       std::int64_t ldc) {
-    __m512 sum[kRows][kVectors];
-    for (int r = 0; r < kRows; ++r)
-        for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_setzero_ps();
-#pragma GCC unroll 4
-    for (std::int64_t p = 0; p < depth; ++p, a += kRows, b += 16 * kVectors) {
-        __m512 bv[kVectors];
-#pragma GCC unroll 4
-        for (int v = 0; v < kVectors; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
-#pragma GCC unroll 12
-        for (int r = 0; r < kRows; ++r) {
-            const __m512 ar = _mm512_set1_ps(a[r]);
-#pragma GCC unroll 4
-            for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm512_fmadd_ps(ar, bv[v], sum[r][v]);
-        }
-    }
-    for (int r = 0; r < kRows; ++r)
-        for (int v = 0; v < kVectors; ++v) {
-            float* out = c + r * ldc + 16 * v;
-            _mm512_storeu_ps(out, _mm512_add_ps(_mm512_loadu_ps(out), sum[r][v]));
-        }
+void tile(std::int64_t depth, const float* a, const float* b, float* c, std::int64_t ldc) {
+    using namespace distlab::kernels;
+    constexpr micro::Block block{PackedKernel::Avx512, kRows, 16 * kVectors, kRows, 8};
+    micro::microKernel512<block>(depth, a, b, c, ldc, kRows, 16 * kVectors, 1.0f, micro::TileEpilogue{});
 }
 
 constexpr std::int64_t kDepth = 512, kBlockDepth = 256, kLdc = 1024;
