@@ -18,18 +18,19 @@ namespace distlab::kernels::micro {
 // The register blocks, one set per instruction set (PackedKernel). AVX-512, wide: 6 rows of C by 64
 // columns (four 16-float vectors), 24 accumulators of its 32 registers; each step of k loads 4
 // vectors of B and broadcasts 6 values of A for 24 FMAs, 10 loads where 8 x 32 (the block before
-// it) needed 15 for as many FMAs. On the shared Xeon VM the host's other work takes the core's load
-// throughput for stretches of seconds (a tenth to a third of the rounds): then a loop nest of these
-// tiles (A from L2) ran at 0.726-0.728 of the FMA chains beside it and 8 x 32's at 0.700-0.703,
-// against 0.956-0.968 and 0.960-0.973 when the host left the core alone (three runs of
-// tests/bench/register_blocks.cpp, each block in every place of the order in turn; RESULTS.md,
-// session 26). B's micro-panel (64 columns by 256 of k, 64 KiB) is larger than L1 and streams from
-// L2: the quiet figures include that. The last rows of a block go in strips of 4 (quadStripsFrom),
-// as AVX2's do. AVX-512, half wide, for outputs 17 to 32 wide (where 64 columns would compute as
-// much padding again): 8 rows by 32. AVX-512, narrow, for outputs at most 16 wide (the 10 classes
-// of the last layer): 16 rows by one vector. AVX2 (Zen 3, Haswell and later): 6 rows by 16 columns
-// (two 8-float vectors), 12 accumulators of its 16 registers, the other 3 for B's two vectors and
-// A's broadcast (8 rows would need all 16 for the accumulators alone).
+// it) needed 15 for as many FMAs. On the shared Xeon VM the host's other work takes the core's issue
+// bandwidth, and its caches' with it, for stretches of seconds (a tenth to a third of the rounds;
+// tests/bench/host_contention.cpp): then a loop nest of these tiles (A from L2) ran at 0.764 of the
+// FMA chains beside it and 8 x 32's at 0.731, against 0.933 and 0.930 when the host left the core
+// alone (tests/bench/register_blocks.cpp, each block in every place of the order in turn;
+// RESULTS.md, session 27; session 26's three runs, of GCC's constant-propagated copies of the
+// kernels, put them in the same order). B's micro-panel (64 columns by 256 of k, 64 KiB) is larger
+// than L1 and streams from L2: the quiet figures include that. The last rows of a block go in strips
+// of 4 (quadStripsFrom), as AVX2's do. AVX-512, half wide, for outputs 17 to 32 wide (where 64
+// columns would compute as much padding again): 8 rows by 32. AVX-512, narrow, for outputs at most
+// 16 wide (the 10 classes of the last layer): 16 rows by one vector. AVX2 (Zen 3, Haswell and
+// later): 6 rows by 16 columns (two 8-float vectors), 12 accumulators of its 16 registers, the other
+// 3 for B's two vectors and A's broadcast (8 rows would need all 16 for the accumulators alone).
 struct Block {
     PackedKernel kernel;
     std::int64_t rows, columns;
