@@ -130,7 +130,8 @@ void compareInRounds(int rounds, std::vector<Candidate>& candidates, Measure&& m
         for (std::size_t c = 0; c < count; ++c) (busy ? candidates[c].busy : candidates[c].quiet).push_back(shares[c]);
     }
     for (const Candidate& c : candidates)
-        std::printf("{\"candidate\": \"%s\", \"busy_rounds\": %zu, \"busy_share\": %.3f, \"quiet_rounds\": %zu, \"quiet_share\": %.3f}\n",
+        std::printf("{\"candidate\": \"%s\", \"busy_rounds\": %zu, \"busy_share\": %.3f, "
+                    "\"quiet_rounds\": %zu, \"quiet_share\": %.3f}\n",
                     c.name.c_str(), c.busy.size(), median(c.busy), c.quiet.size(), median(c.quiet));
 }
 

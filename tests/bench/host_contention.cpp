@@ -37,7 +37,8 @@ alignas(64) float scratch[1024];  // the padding's and the k loop's operands: 4 
     "vfmadd231ps %%zmm16, %%zmm17, %%zmm10\n vfmadd231ps %%zmm16, %%zmm17, %%zmm11\n"                   \
     "vfmadd231ps %%zmm16, %%zmm17, %%zmm12\n vfmadd231ps %%zmm16, %%zmm17, %%zmm13\n"                   \
     "vfmadd231ps %%zmm16, %%zmm17, %%zmm14\n vfmadd231ps %%zmm16, %%zmm17, %%zmm15\n"
-#define DISTLAB_NOP8 "nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n"
+#define DISTLAB_NOP4 "nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n nopl 0(%%rax)\n"
+#define DISTLAB_NOP8 DISTLAB_NOP4 DISTLAB_NOP4
 #define DISTLAB_BROADCAST8                                                                              \
     "vbroadcastss 0(%1), %%zmm18\n vbroadcastss 4(%1), %%zmm19\n vbroadcastss 8(%1), %%zmm20\n"         \
     "vbroadcastss 12(%1), %%zmm21\n vbroadcastss 16(%1), %%zmm22\n vbroadcastss 20(%1), %%zmm23\n"      \

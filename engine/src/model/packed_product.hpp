@@ -6,7 +6,8 @@
 // OpenBLAS (tests/bench/gemm_products.sh; figures in tests/bench/RESULTS.md): the weight
 // gradients, which it writes directly instead of clearing first, the layers' narrow (10-wide)
 // products on a team, where OpenBLAS's threading costs more than the arithmetic, and the products a
-// team splits, where OpenBLAS's own threading waited. On CPUs with neither instruction set packedKernels() is empty and OpenBLAS runs.
+// team splits, where OpenBLAS's own threading waited. On CPUs with neither instruction set
+// packedKernels() is empty and OpenBLAS runs.
 #include <cstdint>
 #include <span>
 
