@@ -1,9 +1,9 @@
 // The engine's own packed float product (model/packed_product.cpp) and the float matrixProduct
 // that dispatches to it, against a product summed in double: shapes on and off every block size
 // (micro-tile rows and columns, the cache blocks in k, m and n), every transpose, beta 0, 1 and
-// another; beta 0 ignores what C held (NaN); the bits do not depend on the team size nor on how
-// the team's shares were balanced; the shares follow the threads' measured speeds, and the
-// balanced passes of the optimizer cover every value once with the same bits; SGD's step fused into
+// another; beta 0 ignores what C held (NaN); the bits do not depend on the team size nor on which
+// thread claimed which unit of the work; the optimizer's balanced passes follow the threads'
+// measured speeds and cover every value once with the same bits; SGD's step fused into
 // a weight-gradient product gives the bits of the product followed by the optimizer's pass; a
 // dense layer's bias and ReLU applied in the product's write-back give the bits of the bias laid
 // down, the product added onto it and ReLU's pass, and ReLU's derivative applied in the write-back
@@ -179,32 +179,39 @@ private slots:
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         Rng rng(7);
-        // The last: a weight gradient whose output (1.6 MB) a lone thread walks rows first, and a
-        // team of two or three (0.8 or 0.5 MB each) a column of tiles at a time.
+        // A team splits the first and third along their columns (their rows one block of A, the
+        // last 8 in strips of 4), the fourth along its rows although it is wider (its rows more than
+        // a block), the rest along their rows. The fourth and sixth have 6 and 3 blocks of k to sum
+        // in order, with fewer units per block than a team of four holds at once. The fifth a lone
+        // thread walks rows first (1.6 MB), a team of two to four (0.4-0.8 MB each) a column of
+        // tiles at a time.
         for (const Case& c : {Case{Op::None, Op::None, 128, 1024, 700, 1.0f}, Case{Op::Transpose, Op::None, 700, 300, 128, 0.0f},
                               Case{Op::None, Op::Transpose, 128, 500, 300, 0.0f}, Case{Op::Transpose, Op::None, 600, 10, 128, 0.0f},
-                              Case{Op::Transpose, Op::None, 1400, 300, 128, 1.0f}}) {
+                              Case{Op::None, Op::Transpose, 200, 300, 1500, 0.5f}, Case{Op::Transpose, Op::None, 1400, 300, 128, 1.0f},
+                              Case{Op::None, Op::None, 130, 10, 700, 0.0f}}) {
             const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n),
                                      start = randomFloats(rng, c.m * c.n);
             std::vector<std::vector<float>> results;
-            for (int team : {1, 2, 3}) {
+            for (int team : {1, 2, 3, 4}) {
                 const ScopedTeamSize scope(team);
                 std::vector<float> out = start;
                 productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
                 results.push_back(std::move(out));
             }
-            QVERIFY(results[0] == results[1]);
-            QVERIFY(results[0] == results[2]);
+            for (std::size_t team = 1; team < results.size(); ++team)
+                QVERIFY2(results[0] == results[team], qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team + 1)));
         }
     }
 
-    void bitsDoNotDependOnTheBalancedSplit_data() { kernelRows(); }
-    void bitsDoNotDependOnTheBalancedSplit() {
+    void bitsDoNotDependOnWhoClaimedWhichUnit_data() { kernelRows(); }
+    void bitsDoNotDependOnWhoClaimedWhichUnit() {
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
-        // The same product again and again on a team of two: its shares move with the threads'
-        // timings from call to call, its bits must not.
-        const Case c{Op::None, Op::None, 64, 2048, 64, 0.0f};
+        // The same product again and again on a team of four (more threads than this machine may
+        // have cores, so they are interrupted anywhere): which thread claims which unit changes
+        // from call to call, the bits must not, and each element's three blocks of k must be summed
+        // in order even where different threads took them.
+        const Case c{Op::None, Op::None, 64, 2048, 700, 0.0f};
         Rng rng(9);
         const std::vector<float> a = randomFloats(rng, c.m * c.k), b = randomFloats(rng, c.k * c.n);
         std::vector<float> first(static_cast<std::size_t>(c.m * c.n)), out(first.size());
@@ -212,7 +219,7 @@ private slots:
             const ScopedTeamSize one(1);
             productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, first.data());
         }
-        const ScopedTeamSize two(2);
+        const ScopedTeamSize four(4);
         for (int call = 0; call < 40; ++call) {
             productOn(kernel)(c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), c.beta, out.data());
             QVERIFY(out == first);
@@ -349,9 +356,9 @@ private slots:
     }
 
     void passesLearnTheirSplitsSideBySide() {
-        // A step's passes alternate (W3's two forward products, then its two weight gradients); keys
-        // that once shared a table slot (these differ only in their high bits, like products that
-        // differ only in k) reset each other's estimates on every call, and nothing was learnt.
+        // A step's passes alternate (the optimizer's update of each layer in turn); keys that once
+        // shared a table slot (these differ only in their high bits) reset each other's estimates
+        // on every call, and nothing was learnt.
         const std::uint64_t first = 0x10ull << 40, second = 0x20ull << 40;
         for (int step = 0; step < 30; ++step) {
             timeTwoThreadPass(first, 2.0);  // thread 1 slower on the first pass, faster on the second

@@ -4,6 +4,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,7 +15,6 @@
 #include "model/micro_kernels.hpp"
 #include "model/operand_packing.hpp"
 #include "tensor/parallel_ranges.hpp"
-#include "tensor/team_split.hpp"
 
 namespace distlab::kernels {
 namespace {
@@ -43,7 +45,7 @@ static_assert(kPackedSgdDepthMost <= kKc, "the SGD step needs each tile finished
 constexpr std::int64_t blockDepth(std::int64_t pc, std::int64_t k) { return k - pc <= kKcMost ? k - pc : kKc; }
 // An output (one thread's part of C) above this size streams from memory each step rather than
 // staying in the caches (Zen 3's L2 is 512 KiB): above it the weight gradients walk rows first
-// (productBlock). W1's largest, 784 x 256 floats, stays below; W3's, 1,536 x 1,024 per thread,
+// (UnitRunner). W1's largest, 784 x 256 floats, stays below; W3's, 1,536 x 1,024 per thread,
 // lies above.
 constexpr std::int64_t kStreamedOutputBytes = std::int64_t{1} << 20;
 // The part of B's packed block that a rows-first walk keeps in L2 beside A's block: half of Zen 3's
@@ -52,8 +54,8 @@ constexpr std::int64_t kSubBlockBytes = std::int64_t{256} << 10;
 // Below this many flops (about 10 microseconds on one core) the team is not woken.
 constexpr double kParallelMinimumFlops = 1e6;
 
-/// Where a block of `rows` rows of A goes on in strips of 4 in a block of 6-row strips (AVX2's and
-/// AVX-512's wide; rows if it does not): its last rows, where strips of 4 compute fewer rows of
+/// Where an output of `rows` rows goes on in strips of 4 in a block of 6-row strips (AVX2's and
+/// AVX-512's wide): its last rows, whichever unit of work holds them, where strips of 4 compute fewer rows of
 /// padding than strips of 6 would (7 or 8 left as 4 + 4, 1 to 4 as one 4; a batch of 128 rows as
 /// 20 x 6 + 2 x 4, not 22 x 6 with 4 rows of zeros). The 4-row kernels keep 8 (AVX2) or 16
 /// (AVX-512) accumulators, enough to fill two FMA pipes, so a strip of 4 costs two thirds of one
@@ -70,10 +72,14 @@ constexpr Block blockFor(PackedKernel kernel, std::int64_t n) {
     return kernel == PackedKernel::Avx2 ? kAvx2 : n <= kNarrow.columns ? kNarrow : n <= kHalfWide.columns ? kHalfWide : kWide;
 }
 
+/// The most rows of 4-row strips after a 6-row block's last whole strip (quadStripsFrom): a block of
+/// A's rows that ends the output takes them with it rather than leaving them a block of their own.
+constexpr std::int64_t kQuadRowsMost = 8;
+
 /// One thread's packing buffers, allocated the first time the thread multiplies and kept for its
 /// life: a step allocates nothing once every thread of the team has run one product.
 struct alignas(64) PackBuffers {
-    float a[kMcMost * kKcMost + kPackSlack];
+    float a[(kMcMost + kQuadRowsMost) * kKcMost + kPackSlack];
     alignas(64) float b[kKcMost * kNc];
 };
 
@@ -96,6 +102,118 @@ struct ProductEpilogue {
     const float* mask = nullptr;
 };
 
+/// The blocks of k: kKc deep from 0, the last as deep as blockDepth takes it.
+constexpr std::int64_t blockCountOf(std::int64_t k) { return k <= kKcMost ? 1 : 1 + (k - kKcMost + kKc - 1) / kKc; }
+
+/// How one block of k of the output is cut into units of work along one side (its rows or its
+/// columns, `extent` long): units `coarse` long from 0, then, from `fineFrom`, units `fine` long,
+/// so that the team's threads run out of work within one fine unit of each other; no cut at or
+/// after `cutsBefore` (a 6-row block's strips of 4 stay with the unit before them), the last unit
+/// running to the end. Every cut lies on a tile boundary.
+struct Cuts {
+    std::int64_t extent = 0, cutsBefore = 0, coarse = 1, fineFrom = 0, fine = 1;
+
+    std::int64_t coarseCount() const { return (std::min(fineFrom, cutsBefore) + coarse - 1) / coarse; }
+    std::int64_t count() const {
+        const std::int64_t fineCount = fineFrom < cutsBefore ? (cutsBefore - fineFrom + fine - 1) / fine : 0;
+        return std::max<std::int64_t>(1, coarseCount() + fineCount);
+    }
+    std::int64_t begin(std::int64_t unit) const {
+        const std::int64_t coarseUnits = coarseCount();
+        return unit == 0 ? 0 : unit < coarseUnits ? unit * coarse : fineFrom + (unit - coarseUnits) * fine;
+    }
+    std::int64_t end(std::int64_t unit) const { return unit + 1 < count() ? begin(unit + 1) : extent; }
+    /// The unit that holds position `at`.
+    std::int64_t containing(std::int64_t at) const {
+        return std::min(count() - 1, at < fineFrom ? at / coarse : coarseCount() + (at - fineFrom) / fine);
+    }
+};
+
+/// One unit of a product's work: the tiles of C in [rows) x [columns) over one block of k, from
+/// `depth` rows of k at `from`.
+struct Unit {
+    std::int64_t index = 0, block = 0, from = 0, depth = 0;
+    std::int64_t rowsBegin = 0, rowsEnd = 0, columnsBegin = 0, columnsEnd = 0;
+};
+
+/// How a product's work is cut into units, and the order the team claims them in. Split along the
+/// rows, A's rows are cut, in the order (B's block of kNc columns, block of k, rows): each thread
+/// packs each block of B it works under whole, as before units were claimed. Split along the
+/// columns (only where all of op(A)'s rows are one block of A, so the team shares that block),
+/// B's columns are cut, in the order (block of k, columns). Only the last block of k is cut into
+/// fine units at its end; a unit may start once the unit of the block of k before it that holds
+/// its last row or column is finished (unitBefore), so every element of C sums its blocks of k in
+/// order whichever thread took which.
+struct ProductPlan {
+    bool alongRows = true;
+    std::int64_t m = 0, n = 0, k = 0;
+    std::int64_t blocks = 1;         // of k
+    std::int64_t outer = 1;          // B's blocks of kNc columns (along rows) or 1
+    std::int64_t outerColumns = kNc;
+    Cuts cuts, lastCuts;             // a block of k's, and the last block's
+
+    std::int64_t unitsPerOuter() const { return (blocks - 1) * cuts.count() + lastCuts.count(); }
+    std::int64_t units() const { return outer * unitsPerOuter(); }
+    const Cuts& cutsOf(std::int64_t block) const { return block + 1 < blocks ? cuts : lastCuts; }
+
+    Unit at(std::int64_t index) const {
+        const std::int64_t perOuter = unitsPerOuter(), o = index / perOuter, rest = index % perOuter;
+        Unit unit{.index = index, .block = std::min(blocks - 1, rest / cuts.count())};
+        const std::int64_t within = rest - unit.block * cuts.count();
+        unit.from = unit.block * kKc;
+        unit.depth = blockDepth(unit.from, k);
+        const Cuts& own = cutsOf(unit.block);
+        if (alongRows) {
+            unit.rowsBegin = own.begin(within), unit.rowsEnd = own.end(within);
+            unit.columnsBegin = o * outerColumns, unit.columnsEnd = std::min(n, unit.columnsBegin + outerColumns);
+        } else {
+            unit.rowsBegin = 0, unit.rowsEnd = m;
+            unit.columnsBegin = own.begin(within), unit.columnsEnd = own.end(within);
+        }
+        return unit;
+    }
+
+    /// The unit that must be finished before `unit` starts (-1 for none): the one of the block of k
+    /// before holding its last row (along rows) or column, every unit before it being finished too.
+    std::int64_t unitBefore(const Unit& unit) const {
+        if (unit.block == 0) return -1;
+        const std::int64_t last = alongRows ? unit.rowsEnd - 1 : unit.columnsEnd - 1;
+        const std::int64_t blockStart = unit.index - (unit.index % unitsPerOuter()) + (unit.block - 1) * cuts.count();
+        return blockStart + cutsOf(unit.block - 1).containing(last);
+    }
+};
+
+/// The rows of a 6-row block's strips of 4 (from quadStripsFrom(m)); m for the other blocks.
+constexpr std::int64_t quadRowsFrom(Block block, std::int64_t m) { return block.rows == 6 ? quadStripsFrom(m) : m; }
+
+/// The plan of an m x n product for a team of `parts` threads.
+template <Block block>
+ProductPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k, int parts) {
+    constexpr std::int64_t kMr = block.rows, kNr = block.columns;
+    const auto roundUp = [](std::int64_t value, std::int64_t to) { return (value + to - 1) / to * to; };
+    ProductPlan plan{.m = m, .n = n, .k = k, .blocks = blockCountOf(k)};
+    // Along the columns where the output is wider than tall and its rows are one block of A: every
+    // thread then packs the same block of A per block of k, and its own columns of B.
+    plan.alongRows = parts <= 1 || n <= m || m > block.mc;
+    if (plan.alongRows) {
+        plan.outer = (n + kNc - 1) / kNc;
+        const std::int64_t quadFrom = quadRowsFrom(block, m);
+        // Alone: the blocks of A's rows that fit L2. On a team: a quarter of a thread's share at
+        // most, then two tiles' rows (a sixth of a block's work) at the end.
+        const std::int64_t coarse = parts <= 1 ? block.mc : std::clamp(roundUp((m + 2 * parts - 1) / (2 * parts), kMr), kMr, block.mc);
+        const std::int64_t fine = roundUp(12, kMr);
+        plan.cuts = {.extent = m, .cutsBefore = quadFrom, .coarse = coarse, .fineFrom = m, .fine = fine};
+        plan.lastCuts = plan.cuts;
+        if (parts > 1) plan.lastCuts.fineFrom = std::max<std::int64_t>(0, m - parts * coarse) / coarse * coarse;
+    } else {
+        const std::int64_t coarse = std::clamp(roundUp((n + 2 * parts - 1) / (2 * parts), kNr), kNr, kNc);
+        plan.outerColumns = n;
+        plan.cuts = {.extent = n, .cutsBefore = n, .coarse = coarse, .fineFrom = n, .fine = kNr};
+        plan.lastCuts = plan.cuts;
+        plan.lastCuts.fineFrom = std::max<std::int64_t>(0, n - parts * coarse) / coarse * coarse;
+    }
+    return plan;
+}
 
 /// Walks a region of a matrix (rows of rowFloats, strideFloats apart) a few cache lines at a time,
 /// asking for each in L2: the next block of B, fetched while the current one is multiplied, so
@@ -121,81 +239,185 @@ private:
     std::int64_t m_rows = 0, m_lines = 0, m_stride = 0, m_row = 0, m_line = 0;
 };
 
-/// C[m, n] = beta C + op(A) op(B), then the epilogue, on the calling thread alone, blocked for the
-/// caches.
+/// A product's operands as productOnTeam was given them.
+struct Operands {
+    Op opA, opB;
+    const float* a;
+    std::int64_t lda;
+    const float* b;
+    std::int64_t ldb;
+    float beta;
+    float* c;
+    const ProductEpilogue& epilogue;
+};
+
+/// One thread's share of a product: the units it claimed, each multiplied from packed copies of A's
+/// rows and B's columns over its block of k, kept while the next unit needs the same.
 template <Block block>
-void productBlock(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                  const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, const ProductEpilogue& epilogue) {
-    constexpr std::int64_t kMr = block.rows, kNr = block.columns, kMc = block.mc;
-    static_assert(kMc % kMr == 0 && kNc % kNr == 0 && kMc <= kMcMost);
-    PackBuffers& buffers = threadBuffers();
-    // How the tiles of a block are walked. Usually B's panel is the outer loop: held in L1 while A's
-    // strips (from L2) pass under it, C visited a column of tiles at a time, each row of the tile a
-    // line in a different page. Where all of k is one block and C is too large to stay in the caches
-    // between steps (the weight gradients of a large layer, whose SGD step reads and writes the
-    // weights from memory), A's strip is the outer loop instead, over a part of B's block small
-    // enough to stay in L2 beside A's: C's rows are then read and written in runs of lines the
-    // hardware prefetchers follow, not one line per page. Each tile is the same FMA chains either
-    // way, so the same bits.
-    const bool rowsFirst = blockDepth(0, k) == k && m * n * 4 > kStreamedOutputBytes;
-    const std::int64_t subColumns = rowsFirst ? std::max(kNr, kSubBlockBytes / (k * 4) / kNr * kNr) : kNc;
-    // op(B)'s block of rows [pc, pc + its depth) and columns [jc, jc + kNc), as a region of b.
-    const auto regionOfB = [&](std::int64_t jc, std::int64_t pc) {
-        const std::int64_t nc = std::min(kNc, n - jc), kc = blockDepth(pc, k);
-        return opB == Op::None ? Prefetcher(b + pc * ldb + jc, kc, nc, ldb) : Prefetcher(b + jc * ldb + pc, nc, kc, ldb);
-    };
-    for (std::int64_t jc = 0; jc < n; jc += kNc) {
-        const std::int64_t nc = std::min(kNc, n - jc);
-        for (std::int64_t pc = 0, kc = 0; pc < k; pc += kc) {
-            kc = blockDepth(pc, k);
-            packB<kNr>(opB, opB == Op::None ? b + pc * ldb + jc : b + jc * ldb + pc, ldb, kc, nc, buffers.b);
-            Prefetcher next;  // the block packed after this one, spread over this block's micro-kernel calls
-            if (pc + kc < k) next = regionOfB(jc, pc + kc);
-            else if (jc + kNc < n) next = regionOfB(jc + kNc, 0);
-            const std::int64_t calls = (m + kMr - 1) / kMr * ((nc + kNr - 1) / kNr);
-            const std::int64_t linesPerCall = (next.lines() + calls - 1) / calls;
-            const float scale = pc == 0 ? beta : 1.0f;  // beta once, then each block adds on
-            const bool first = pc == 0, last = pc + kc >= k;
-            for (std::int64_t ic = 0; ic < m; ic += kMc) {
-                const std::int64_t mc = std::min(kMc, m - ic);
-                // A's rows [ic, ic + mc): strips of kMr, then a 6-row block's last rows in strips of 4 (quadStripsFrom),
-                // each strip starting (its first row) kc floats into the buffer.
-                const std::int64_t quadFrom = kMr == 6 ? quadStripsFrom(mc) : mc;
-                const auto rowsOfA = [&](std::int64_t i) { return opA == Op::None ? a + (ic + i) * lda + pc : a + pc * lda + ic + i; };
-                packA<kMr>(opA, rowsOfA(0), lda, quadFrom, kc, buffers.a);
-                if (quadFrom < mc) packA<4>(opA, rowsOfA(quadFrom), lda, mc - quadFrom, kc, buffers.a + quadFrom * kc);
-                const auto stripRows = [&](std::int64_t ir) { return ir < quadFrom ? kMr : std::int64_t{4}; };
-                // The micro-kernel on the tile of C that A's strip from row ir and B's panel from column jr make.
-                const auto tile = [&](std::int64_t ir, std::int64_t jr) {
-                    const std::int64_t strip = stripRows(ir);
-                    next.issue(std::min(linesPerCall, block.prefetchBurstMost));
-                    const auto kernel = [&] {
-                        if constexpr (block.kernel == PackedKernel::Avx2) return strip == 4 ? microKernel256<4> : microKernel256<6>;
-                        else if constexpr (kMr == 6) return strip == 4 ? microKernel512<lastRowsOf(block)> : microKernel512<block>;
-                        else return microKernel512<block>;
-                    }();
-                    // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the
-                    // strip's place in a count of 6-row strips that has room for both.
-                    TileEpilogue step;
-                    if (epilogue.tileSums != nullptr)
-                        step = {epilogue.rate, epilogue.tileSums + (ic + ir + kMr - 1) / kMr * epilogue.tilesPerRow + (jc + jr) / kNr};
-                    if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jc + jr;
-                    step.relu = last && epilogue.relu;
-                    if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + (ic + ir) * ldc + jc + jr;
-                    kernel(kc, buffers.a + ir * kc, buffers.b + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                           std::min(strip, mc - ir), std::min(kNr, nc - jr), scale, step);
-                };
-                if (rowsFirst) {
-                    for (std::int64_t js = 0; js < nc; js += subColumns)
-                        for (std::int64_t ir = 0; ir < mc; ir += stripRows(ir))
-                            for (std::int64_t jr = js; jr < std::min(nc, js + subColumns); jr += kNr) tile(ir, jr);
-                } else {
-                    for (std::int64_t jr = 0; jr < nc; jr += kNr)
-                        for (std::int64_t ir = 0; ir < mc; ir += stripRows(ir)) tile(ir, jr);
-                }
-            }
+class UnitRunner {
+public:
+    UnitRunner(const Operands& operands, const ProductPlan& plan, int parts)
+        : m_op(operands), m_plan(plan), m_parts(parts), m_quadFrom(quadRowsFrom(block, plan.m)),
+          // Where all of k is one block and a thread's part of C is too large to stay in the caches
+          // between steps (the weight gradients of a large layer, whose SGD step reads and writes
+          // the weights from memory), A's strip is the outer loop over a part of B's block small
+          // enough to stay in L2 beside A's: C's rows are then read and written in runs of lines the
+          // hardware prefetchers follow, not one line per page. Each tile is the same FMA chains
+          // either way, so the same bits.
+          m_rowsFirst(plan.blocks == 1 && plan.m * plan.n * 4 / parts > kStreamedOutputBytes),
+          m_subColumns(m_rowsFirst ? std::max(kNr, kSubBlockBytes / (plan.k * 4) / kNr * kNr) : kNc) {}
+
+    /// The tiles of `unit`; `ahead`, the unit this thread takes next where it has claimed it already,
+    /// has its block of B fetched meanwhile.
+    void run(const Unit& unit, const Unit* ahead) {
+        const std::int64_t kc = unit.depth, pc = unit.from;
+        if (m_packedB.from != pc || m_packedB.begin != unit.columnsBegin) {
+            const std::int64_t j0 = unit.columnsBegin;
+            packB<kNr>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
+                       unit.columnsEnd - j0, m_buffers.b);
+            m_packedB = {pc, j0};
+            startPrefetch(unit, ahead);
+        }
+        if (m_packedA.from != pc || m_packedA.begin != unit.rowsBegin) {
+            // Strips of kMr rows up to the 6-row block's strips of 4, then those, each strip starting
+            // (its first row) kc floats into the buffer after the one before.
+            const std::int64_t i0 = unit.rowsBegin, wholeEnd = std::min(unit.rowsEnd, m_quadFrom);
+            const auto rowsOfA = [&](std::int64_t i) { return m_op.opA == Op::None ? m_op.a + i * m_op.lda + pc : m_op.a + pc * m_op.lda + i; };
+            if (wholeEnd > i0) packA<kMr>(m_op.opA, rowsOfA(i0), m_op.lda, wholeEnd - i0, kc, m_buffers.a);
+            const std::int64_t quadBegin = std::max(i0, m_quadFrom);
+            if (quadBegin < unit.rowsEnd)
+                packA<4>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc, m_buffers.a + (quadBegin - i0) * kc);
+            m_packedA = {pc, i0};
+        }
+        const float scale = pc == 0 ? m_op.beta : 1.0f;  // beta once, then each block adds on
+        const bool first = pc == 0, last = pc + kc >= m_plan.k;
+        const std::int64_t ldc = m_plan.n;
+        const ProductEpilogue& epilogue = m_op.epilogue;
+        const auto stripRows = [&](std::int64_t ir) { return ir < m_quadFrom ? kMr : std::int64_t{4}; };
+        // The micro-kernel on the tile of C that A's strip from row ir and B's panel from column jr make.
+        const auto tile = [&](std::int64_t ir, std::int64_t jr) {
+            const std::int64_t strip = stripRows(ir);
+            m_next.issue(m_linesPerCall);
+            const auto kernel = [&] {
+                if constexpr (block.kernel == PackedKernel::Avx2) return strip == 4 ? microKernel256<4> : microKernel256<6>;
+                else if constexpr (kMr == 6) return strip == 4 ? microKernel512<lastRowsOf(block)> : microKernel512<block>;
+                else return microKernel512<block>;
+            }();
+            // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the strip's
+            // place in a count of 6-row strips that has room for both.
+            TileEpilogue step;
+            if (epilogue.tileSums != nullptr) step = {epilogue.rate, epilogue.tileSums + (ir + kMr - 1) / kMr * epilogue.tilesPerRow + jr / kNr};
+            if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jr;
+            step.relu = last && epilogue.relu;
+            if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + ir * ldc + jr;
+            kernel(kc, m_buffers.a + (ir - unit.rowsBegin) * kc, m_buffers.b + (jr - unit.columnsBegin) * kc, m_op.c + ir * ldc + jr,
+                   ldc, std::min(strip, unit.rowsEnd - ir), std::min(kNr, unit.columnsEnd - jr), scale, step);
+        };
+        if (m_rowsFirst) {
+            for (std::int64_t js = unit.columnsBegin; js < unit.columnsEnd; js += m_subColumns)
+                for (std::int64_t ir = unit.rowsBegin; ir < unit.rowsEnd; ir += stripRows(ir))
+                    for (std::int64_t jr = js; jr < std::min(unit.columnsEnd, js + m_subColumns); jr += kNr) tile(ir, jr);
+        } else {
+            for (std::int64_t jr = unit.columnsBegin; jr < unit.columnsEnd; jr += kNr)
+                for (std::int64_t ir = unit.rowsBegin; ir < unit.rowsEnd; ir += stripRows(ir)) tile(ir, jr);
         }
     }
+
+private:
+    static constexpr std::int64_t kMr = block.rows, kNr = block.columns;
+    static_assert(block.mc % kMr == 0 && kNc % kNr == 0 && block.mc <= kMcMost);
+    struct PackedKey {
+        std::int64_t from = -1, begin = -1;
+    };
+
+    /// The block of B this thread packs next, spread over the micro-kernel calls before it needs
+    /// it: along rows, the next block of k (or of B's columns), which this thread packs whole,
+    /// over its share of this block's calls; along columns, the unit it took already.
+    void startPrefetch(const Unit& unit, const Unit* ahead) {
+        const auto regionOfB = [&](std::int64_t pc, std::int64_t j0, std::int64_t j1) {
+            const std::int64_t kc = blockDepth(pc, m_plan.k);
+            return m_op.opB == Op::None ? Prefetcher(m_op.b + pc * m_op.ldb + j0, kc, j1 - j0, m_op.ldb)
+                                        : Prefetcher(m_op.b + j0 * m_op.ldb + pc, j1 - j0, kc, m_op.ldb);
+        };
+        const auto tilesOf = [](std::int64_t rows, std::int64_t columns) { return (rows + kMr - 1) / kMr * ((columns + kNr - 1) / kNr); };
+        std::int64_t calls = 1;
+        m_next = {};
+        if (m_plan.alongRows) {
+            const std::int64_t nextFrom = unit.from + unit.depth;
+            const std::int64_t j0 = nextFrom < m_plan.k ? unit.columnsBegin : unit.columnsBegin + kNc;
+            if (j0 < m_plan.n) m_next = regionOfB(nextFrom < m_plan.k ? nextFrom : 0, j0, std::min(m_plan.n, j0 + kNc));
+            calls = tilesOf(m_plan.m, unit.columnsEnd - unit.columnsBegin) / m_parts;
+        } else if (ahead != nullptr) {
+            m_next = regionOfB(ahead->from, ahead->columnsBegin, ahead->columnsEnd);
+            calls = tilesOf(m_plan.m, unit.columnsEnd - unit.columnsBegin);
+        }
+        m_linesPerCall = std::min((m_next.lines() + calls - 1) / std::max<std::int64_t>(1, calls), block.prefetchBurstMost);
+    }
+
+    const Operands& m_op;
+    const ProductPlan& m_plan;
+    const int m_parts;
+    const std::int64_t m_quadFrom;
+    const bool m_rowsFirst;
+    const std::int64_t m_subColumns;
+    PackBuffers& m_buffers = threadBuffers();
+    PackedKey m_packedA, m_packedB;
+    Prefetcher m_next;
+    std::int64_t m_linesPerCall = 0;
+};
+
+/// A counter of its own cache line, so the team's threads do not invalidate each other's.
+struct alignas(64) SharedIndex {
+    std::atomic<std::int64_t> value{0};
+};
+
+/// Where the team stands on a product's units: the next unclaimed one, and for each thread the
+/// lowest it has claimed and not finished (a lower bound while it claims; past every unit once it
+/// is done), so a unit whose unitBefore is below every other thread's lowest may start.
+struct TeamProgress {
+    SharedIndex next;
+    std::array<SharedIndex, kMaxParallelParts> lowestHeld;
+};
+
+/// One thread's part of the team's product: units claimed one at a time, in order, until none is
+/// left. The thread that finishes first is never left waiting for more than the last unit another
+/// thread claimed, so the work follows each thread's speed while it runs (the host took one of the
+/// two vCPUs for stretches that lasted longer than a product, and a split learnt from the passes
+/// before left the faster thread waiting 7-9 % of each product: RESULTS.md, session 26).
+template <Block block>
+void claimUnits(const Operands& operands, const ProductPlan& plan, int parts, TeamProgress& progress) {
+    const int me = omp_get_thread_num(), team = omp_get_num_threads();
+    const std::int64_t units = plan.units();
+    std::atomic<std::int64_t>& lowest = progress.lowestHeld[static_cast<std::size_t>(me)].value;
+    // The lower bound is published before the claim, so no other thread sees this one holding
+    // nothing while it holds a unit below theirs.
+    const auto claim = [&] {
+        lowest.store(progress.next.value.load());
+        return progress.next.value.fetch_add(1);
+    };
+    UnitRunner<block> runner(operands, plan, parts);
+    // Along columns each unit packs its own block of B, fetched during the unit before: that unit is
+    // claimed a unit early, except near the end, where holding it could leave another thread idle.
+    const bool claimEarly = !plan.alongRows;
+    for (std::int64_t current = claim(); current < units;) {
+        std::int64_t ahead = units;
+        if (claimEarly && current + 2 * team < units) ahead = progress.next.value.fetch_add(1);
+        const Unit unit = plan.at(current);
+        if (const std::int64_t before = plan.unitBefore(unit); before >= 0)
+            for (int other = 0; other < team; ++other)
+                if (other != me)
+                    while (progress.lowestHeld[static_cast<std::size_t>(other)].value.load() <= before) _mm_pause();
+        if (ahead < units) {
+            const Unit next = plan.at(ahead);
+            runner.run(unit, &next);
+            current = ahead;
+            lowest.store(current);  // after this unit's writes to C, which a thread that reads it sees
+        } else {
+            runner.run(unit, nullptr);
+            current = claim();
+        }
+    }
+    lowest.store(std::numeric_limits<std::int64_t>::max());
 }
 
 }  // namespace
@@ -222,63 +444,31 @@ namespace {
 /// across the team.
 void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                    const float* b, float beta, float* c, const ProductEpilogue& epilogue) {
-    const std::int64_t lda = opA == Op::Transpose ? m : k;
-    const std::int64_t ldb = opB == Op::Transpose ? k : n;
-    // Split the output along its longer side: each thread packs the whole of the other operand, so
-    // the copy made twice is the smaller one (x for the forward products, dz for the weight
-    // gradients). A square output is split along its rows, so each thread's part of C is whole rows
-    // in pages of its own rather than one half of every row: W3's second weight gradient (1,024 x
-    // 1,024, its SGD step reading and writing the weights) ran 29-36 % faster so, alternated in one
-    // process.
-    const bool alongRows = n <= m;
-    const Block block = blockFor(kernel, n);
-    const auto run = block == kAvx2 ? productBlock<kAvx2>
-                     : block == kNarrow ? productBlock<kNarrow>
-                     : block == kHalfWide ? productBlock<kHalfWide>
-                                          : productBlock<kWide>;
-    const std::int64_t tile = alongRows ? block.rows : block.columns;
-    const std::int64_t extent = alongRows ? m : n;
-    const std::int64_t units = (extent + tile - 1) / tile;
-    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const int parts =
-        flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), units));
-    const auto slice = [&](std::int64_t begin, std::int64_t end) {
-        if (begin >= end) return;
-        // The slice's own tiles and bias: a slice starts on a tile boundary, so its tile sums lie
-        // where the whole output's do.
-        ProductEpilogue own = epilogue;
-        if (own.tileSums != nullptr) own.tileSums += alongRows ? begin / block.rows * own.tilesPerRow : begin / block.columns;
-        if (own.bias != nullptr && !alongRows) own.bias += begin;
-        if (own.mask != nullptr) own.mask += alongRows ? begin * n : begin;
-        if (alongRows)
-            run(opA, opB, end - begin, n, k, opA == Op::None ? a + begin * lda : a + begin, lda, b, ldb, beta,
-                c + begin * n, n, own);
-        else
-            run(opA, opB, m, end - begin, k, a, lda, opB == Op::None ? b + begin : b + begin * ldb, ldb, beta, c + begin,
-                n, own);
-    };
-    if (parts <= 1) {
-        slice(0, extent);
-        return;
-    }
-    const std::uint64_t key = (static_cast<std::uint64_t>(m) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(n) << 20) ^
-                              (static_cast<std::uint64_t>(k) << 40) ^ (opA == Op::Transpose ? 1u : 0u) ^
-                              (opB == Op::Transpose ? 2u : 0u) ^ (kernel == PackedKernel::Avx2 ? 4u : 0u) ^
-                              (epilogue.tileSums != nullptr ? 8u : 0u);
-    TeamSplit split(key, units, parts);
-#pragma omp parallel num_threads(parts)
-    {
-        // The team OpenMP gave may be smaller: then the parts are even and nothing is learnt.
-        const int part = omp_get_thread_num(), count = omp_get_num_threads();
-        if (count != parts) {
-            slice(units * part / count * tile, std::min(extent, units * (part + 1) / count * tile));
-        } else {
-            const double start = TeamSplit::now();
-            slice(split.begin(part) * tile, std::min(extent, split.begin(part + 1) * tile));
-            split.record(part, TeamSplit::now() - start);
+    const Operands operands{opA, opB, a, opA == Op::Transpose ? m : k, b, opB == Op::Transpose ? k : n, beta, c, epilogue};
+    const auto onTeam = [&]<Block block>() {
+        // The team shares the output along its longer side (see planFor), so the operand each
+        // thread copies whole is the smaller one (x for the forward products, dz for the weight
+        // gradients). A square output is split along its rows, so each thread's part of C is whole
+        // rows in pages of its own rather than one half of every row: W3's second weight gradient
+        // (1,024 x 1,024, its SGD step reading and writing the weights) ran 29-36 % faster so.
+        const std::int64_t tiles = n <= m ? (m + block.rows - 1) / block.rows : (n + block.columns - 1) / block.columns;
+        const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        const int parts = flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), tiles));
+        const ProductPlan plan = planFor<block>(m, n, k, parts);
+        if (parts <= 1) {
+            UnitRunner<block> runner(operands, plan, 1);
+            for (std::int64_t unit = 0; unit < plan.units(); ++unit) runner.run(plan.at(unit), nullptr);
+            return;
         }
-    }
-    split.update();
+        TeamProgress progress;
+#pragma omp parallel num_threads(parts)
+        claimUnits<block>(operands, plan, parts, progress);
+    };
+    const Block block = blockFor(kernel, n);
+    if (block == kAvx2) onTeam.template operator()<kAvx2>();
+    else if (block == kNarrow) onTeam.template operator()<kNarrow>();
+    else if (block == kHalfWide) onTeam.template operator()<kHalfWide>();
+    else onTeam.template operator()<kWide>();
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #pragma once
 // The engine's own single-precision matrix product (BLIS-style: op(A) and op(B) copied into packed
-// panels, a register-blocked micro-kernel, the output split across the OpenMP team), with a kernel
-// per instruction set: AVX-512 (6 x 64 micro-tiles; 8 x 32 and 16 x 16 for narrower outputs) and
-// AVX2 with FMA (6 x 16). matrix_product.cpp sends a product here where it measured faster than
+// panels, a register-blocked micro-kernel, the output cut into units of work that the OpenMP team's
+// threads claim as they go), with a kernel per instruction set: AVX-512 (6 x 64 micro-tiles; 8 x 32
+// and 16 x 16 for narrower outputs) and AVX2 with FMA (6 x 16). matrix_product.cpp sends a product here where it measured faster than
 // OpenBLAS (tests/bench/gemm_products.sh; figures in tests/bench/RESULTS.md): the weight
 // gradients, which it writes directly instead of clearing first, the layers' narrow (10-wide)
 // products on a team, where OpenBLAS's threading costs more than the arithmetic, and the products a
@@ -22,9 +22,10 @@ std::span<const PackedKernel> packedKernels();
 bool packedKernelAvailable(PackedKernel kernel);
 
 /// C[m, n] = beta C + op(A) op(B), row-major, like matrixProduct, on `kernel` (one of
-/// packedKernels()). The output is split across the calling thread's OpenMP team in slices of
-/// whole micro-tiles; every element is one FMA chain over k in a fixed order, then beta C added by
-/// one FMA, whatever the split and the kernel, so the bits depend neither on the thread count nor
+/// packedKernels()). The output is cut into units of whole micro-tiles over one block of k each,
+/// which the calling thread's OpenMP team claims as it goes; every element is one FMA chain over k
+/// in a fixed order, then beta C added by one FMA, whichever thread took which unit and whatever
+/// the kernel, so the bits depend neither on the thread count nor
 /// on the instruction set. Allocates only the first time a thread runs it (its packing buffers, of
 /// fixed size, kept for the thread's life).
 void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,

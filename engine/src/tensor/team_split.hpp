@@ -1,11 +1,12 @@
 #pragma once
-// How a pass whose bits do not depend on where it is split (the packed product's output, the
-// optimizer's elementwise update) shares its work among the team: in proportion to how fast each
-// thread went on the last passes of the same kind, instead of equally. On the shared 2-core VM one
-// thread was often slower than the other for minutes at a time (the other guests, the host, its
-// half of the data further away), and with equal shares the faster thread waited for it at the end
-// of every pass (perf: 5 % of W3's samples in libgomp's wait on one thread). Timing only, never
-// results.
+// How a pass whose bits do not depend on where it is split (the optimizer's elementwise update)
+// shares its work among the team: in proportion to how fast each thread went on the last passes of
+// the same kind, instead of equally. On the shared 2-core VM one thread was often slower than the
+// other for minutes at a time (the other guests, the host, its half of the data further away), and
+// with equal shares the faster thread waited for it at the end of every pass (perf: 5 % of W3's
+// samples in libgomp's wait on one thread). Timing only, never results. The packed product, whose
+// passes are long enough for the speeds to change within one, claims its units of work as it goes
+// instead (packed_product.cpp, claimUnits).
 #include <omp.h>
 
 #include <algorithm>
