@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # threads of a team waiting for each other.
 BUCKETS = [
     ("waiting", r"libgomp|gomp_|GOMP_|inner_thread|sched_yield|spinWait|SpinBarrier|futex"),
-    ("products", r"sgemm|gemm_|gebp|gemm_pack|exec_blas|matrixProduct|microKernel|productBlock|packedProduct|copyStrips|transposeStrip"),
+    ("products", r"sgemm|gemm_|gebp|gemm_pack|exec_blas|matrixProduct|microKernel|UnitRunner|claimUnits|packedProduct|copyStrips|transposeStrip"),
     ("optimizer", r"Sgd::|Adam::|Optimizer::"),
     ("loss", r"softmaxCrossEntropy|meanSquaredError|LossFunction|logf|expf"),
     ("reductions", r"denseBackward|biasGradient|colwise|redux|sumOfSquares"),

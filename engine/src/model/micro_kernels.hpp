@@ -37,7 +37,7 @@ struct Block {
     std::int64_t mc;  // the cache block of A's rows: a multiple of rows
     // The most lines of the next block of B (Prefetcher) asked for before one micro-kernel call. On
     // Emerald Rapids (with 8 x 32 tiles) a burst of W3's 32 filled the core's line-fill buffers and
-    // stalled on the prefetches themselves (two thirds of productBlock's samples on the instruction
+    // stalled on the prefetches themselves (two thirds of the blocking loop's samples on the instruction
     // after one): capped at 8, W3's first forward ran 4-11 % faster and its second input gradient
     // 3-9 % (three runs alternated in one process with packed_product_ab.sh; 29 and 31 of 41 rounds
     // in the longest), W1's products (16 lines a call) within +-2 %; the rest of the next block is
