@@ -271,16 +271,15 @@ public:
           m_rowsFirst(plan.blocks == 1 && plan.m * plan.n * 4 / parts > kStreamedOutputBytes),
           m_subColumns(m_rowsFirst ? std::max(kNr, kSubBlockBytes / (plan.k * 4) / kNr * kNr) : kNc) {}
 
-    /// The tiles of `unit`; `ahead`, the unit this thread takes next where it has claimed it already,
-    /// has its block of B fetched meanwhile.
-    void run(const Unit& unit, const Unit* ahead) {
+    /// The tiles of `unit`.
+    void run(const Unit& unit) {
         const std::int64_t kc = unit.depth, pc = unit.from;
         if (m_packedB.from != pc || m_packedB.begin != unit.columnsBegin) {
             const std::int64_t j0 = unit.columnsBegin;
             packB<kNr>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
                        unit.columnsEnd - j0, m_buffers.b);
             m_packedB = {pc, j0};
-            startPrefetch(unit, ahead);
+            startPrefetch(unit);
         }
         if (m_packedA.from != pc || m_packedA.begin != unit.rowsBegin) {
             // Strips of kMr rows up to the 6-row block's strips of 4, then those, each strip starting
@@ -334,28 +333,23 @@ private:
         std::int64_t from = -1, begin = -1;
     };
 
-    /// The block of B this thread packs next, spread over the micro-kernel calls before it needs
-    /// it: along rows, the next block of k (or of B's columns), which this thread packs whole,
-    /// over its share of this block's calls; along columns, the unit it took already.
-    void startPrefetch(const Unit& unit, const Unit* ahead) {
-        const auto regionOfB = [&](std::int64_t pc, std::int64_t j0, std::int64_t j1) {
-            const std::int64_t kc = blockDepth(pc, m_plan.k);
-            return m_op.opB == Op::None ? Prefetcher(m_op.b + pc * m_op.ldb + j0, kc, j1 - j0, m_op.ldb)
-                                        : Prefetcher(m_op.b + j0 * m_op.ldb + pc, j1 - j0, kc, m_op.ldb);
-        };
-        const auto tilesOf = [](std::int64_t rows, std::int64_t columns) { return (rows + kMr - 1) / kMr * ((columns + kNr - 1) / kNr); };
-        std::int64_t calls = 1;
+    /// Along rows, the block of B this thread packs next (the next block of k, or of B's columns),
+    /// which it packs whole, spread over its share of this block's micro-kernel calls. Along
+    /// columns each unit packs its own columns of B, fetched by the hardware alone: claiming the
+    /// next unit early to fetch its block during this one measured no faster (W3's step 0.985-1.030
+    /// of its speed without, four runs of packed_product_ab.sh).
+    void startPrefetch(const Unit& unit) {
         m_next = {};
-        if (m_plan.alongRows) {
-            const std::int64_t nextFrom = unit.from + unit.depth;
-            const std::int64_t j0 = nextFrom < m_plan.k ? unit.columnsBegin : unit.columnsBegin + kNc;
-            if (j0 < m_plan.n) m_next = regionOfB(nextFrom < m_plan.k ? nextFrom : 0, j0, std::min(m_plan.n, j0 + kNc));
-            calls = tilesOf(m_plan.m, unit.columnsEnd - unit.columnsBegin) / m_parts;
-        } else if (ahead != nullptr) {
-            m_next = regionOfB(ahead->from, ahead->columnsBegin, ahead->columnsEnd);
-            calls = tilesOf(m_plan.m, unit.columnsEnd - unit.columnsBegin);
-        }
-        m_linesPerCall = std::min((m_next.lines() + calls - 1) / std::max<std::int64_t>(1, calls), block.prefetchBurstMost);
+        if (!m_plan.alongRows) return;
+        const std::int64_t nextFrom = unit.from + unit.depth;
+        const std::int64_t j0 = nextFrom < m_plan.k ? unit.columnsBegin : unit.columnsBegin + kNc;
+        if (j0 >= m_plan.n) return;
+        const std::int64_t pc = nextFrom < m_plan.k ? nextFrom : 0, kc = blockDepth(pc, m_plan.k), j1 = std::min(m_plan.n, j0 + kNc);
+        m_next = m_op.opB == Op::None ? Prefetcher(m_op.b + pc * m_op.ldb + j0, kc, j1 - j0, m_op.ldb)
+                                      : Prefetcher(m_op.b + j0 * m_op.ldb + pc, j1 - j0, kc, m_op.ldb);
+        const std::int64_t calls =
+            std::max<std::int64_t>(1, (m_plan.m + kMr - 1) / kMr * ((unit.columnsEnd - unit.columnsBegin + kNr - 1) / kNr) / m_parts);
+        m_linesPerCall = std::min((m_next.lines() + calls - 1) / calls, block.prefetchBurstMost);
     }
 
     const Operands& m_op;
@@ -394,32 +388,20 @@ void claimUnits(const Operands& operands, const ProductPlan& plan, int parts, Te
     const std::int64_t units = plan.units();
     std::atomic<std::int64_t>& lowest = progress.lowestHeld[static_cast<std::size_t>(me)].value;
     // The lower bound is published before the claim, so no other thread sees this one holding
-    // nothing while it holds a unit below theirs.
+    // nothing while it holds a unit below theirs; it is published after the last unit's writes to
+    // C, so a thread that sees it past that unit sees them.
     const auto claim = [&] {
         lowest.store(progress.next.value.load());
         return progress.next.value.fetch_add(1);
     };
     UnitRunner<block> runner(operands, plan, parts);
-    // Along columns each unit packs its own block of B, fetched during the unit before: that unit is
-    // claimed a unit early, except near the end, where holding it could leave another thread idle.
-    const bool claimEarly = !plan.alongRows;
-    for (std::int64_t current = claim(); current < units;) {
-        std::int64_t ahead = units;
-        if (claimEarly && current + 2 * team < units) ahead = progress.next.value.fetch_add(1);
+    for (std::int64_t current = claim(); current < units; current = claim()) {
         const Unit unit = plan.at(current);
         if (const std::int64_t before = plan.unitBefore(unit); before >= 0)
             for (int other = 0; other < team; ++other)
                 if (other != me)
                     while (progress.lowestHeld[static_cast<std::size_t>(other)].value.load() <= before) _mm_pause();
-        if (ahead < units) {
-            const Unit next = plan.at(ahead);
-            runner.run(unit, &next);
-            current = ahead;
-            lowest.store(current);  // after this unit's writes to C, which a thread that reads it sees
-        } else {
-            runner.run(unit, nullptr);
-            current = claim();
-        }
+        runner.run(unit);
     }
     lowest.store(std::numeric_limits<std::int64_t>::max());
 }
@@ -461,7 +443,7 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         const ProductPlan plan = planFor<block>(m, n, k, parts);
         if (parts <= 1) {
             UnitRunner<block> runner(operands, plan, 1);
-            for (std::int64_t unit = 0; unit < plan.units(); ++unit) runner.run(plan.at(unit), nullptr);
+            for (std::int64_t unit = 0; unit < plan.units(); ++unit) runner.run(plan.at(unit));
             return;
         }
         TeamProgress progress;
