@@ -336,8 +336,8 @@ private:
     /// Along rows, the block of B this thread packs next (the next block of k, or of B's columns),
     /// which it packs whole, spread over its share of this block's micro-kernel calls. Along
     /// columns each unit packs its own columns of B, fetched by the hardware alone: claiming the
-    /// next unit early to fetch its block during this one measured no faster (W3's step 0.985-1.030
-    /// of its speed without, four runs of packed_product_ab.sh).
+    /// next unit early to fetch its block during this one measured no faster (without it W3's step
+    /// ran 0.985-1.030 times as fast as with it, in four runs of packed_product_ab.sh).
     void startPrefetch(const Unit& unit) {
         m_next = {};
         if (!m_plan.alongRows) return;
