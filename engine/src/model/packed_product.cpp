@@ -149,7 +149,7 @@ struct ProductPlan {
     std::int64_t m = 0, n = 0, k = 0;
     std::int64_t blocks = 1;         // of k
     std::int64_t outer = 1;          // B's blocks of kNc columns (along rows) or 1
-    std::int64_t outerColumns = kNc;
+    int parts = 1;                   // the team's threads
     Cuts cuts, lastCuts;             // a block of k's, and the last block's
 
     std::int64_t unitsPerOuter() const { return (blocks - 1) * cuts.count() + lastCuts.count(); }
@@ -165,7 +165,7 @@ struct ProductPlan {
         const Cuts& own = cutsOf(unit.block);
         if (alongRows) {
             unit.rowsBegin = own.begin(within), unit.rowsEnd = own.end(within);
-            unit.columnsBegin = o * outerColumns, unit.columnsEnd = std::min(n, unit.columnsBegin + outerColumns);
+            unit.columnsBegin = o * kNc, unit.columnsEnd = std::min(n, unit.columnsBegin + kNc);
         } else {
             unit.rowsBegin = 0, unit.rowsEnd = m;
             unit.columnsBegin = own.begin(within), unit.columnsEnd = own.end(within);
@@ -191,7 +191,7 @@ template <Block block>
 ProductPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k, int parts) {
     constexpr std::int64_t kMr = block.rows, kNr = block.columns;
     const auto roundUp = [](std::int64_t value, std::int64_t to) { return (value + to - 1) / to * to; };
-    ProductPlan plan{.m = m, .n = n, .k = k, .blocks = blockCountOf(k)};
+    ProductPlan plan{.m = m, .n = n, .k = k, .blocks = blockCountOf(k), .parts = parts};
     // Along the columns where the output is wider than tall and its rows are one block of A: every
     // thread then packs the same block of A per block of k, and its own columns of B.
     plan.alongRows = parts <= 1 || n <= m || m > block.mc;
@@ -211,7 +211,6 @@ ProductPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k, int parts) {
         // Half a thread's share of the columns at most (4 panels of W3's forward products), then,
         // over the last block of k's last `parts` coarse units' columns, units of one panel.
         const std::int64_t coarse = std::clamp(roundUp((n + 2 * parts - 1) / (2 * parts), kNr), kNr, kNc);
-        plan.outerColumns = n;
         plan.cuts = {.extent = n, .cutsBefore = n, .coarse = coarse, .fineFrom = n, .fine = kNr};
         plan.lastCuts = plan.cuts;
         plan.lastCuts.fineFrom = std::max<std::int64_t>(0, n - parts * coarse) / coarse * coarse;
@@ -260,15 +259,15 @@ struct Operands {
 template <Block block>
 class UnitRunner {
 public:
-    UnitRunner(const Operands& operands, const ProductPlan& plan, int parts)
-        : m_op(operands), m_plan(plan), m_parts(parts), m_quadFrom(quadRowsFrom(block, plan.m)),
+    UnitRunner(const Operands& operands, const ProductPlan& plan)
+        : m_op(operands), m_plan(plan), m_quadFrom(quadRowsFrom(block, plan.m)),
           // Where all of k is one block and a thread's part of C is too large to stay in the caches
           // between steps (the weight gradients of a large layer, whose SGD step reads and writes
           // the weights from memory), A's strip is the outer loop over a part of B's block small
           // enough to stay in L2 beside A's: C's rows are then read and written in runs of lines the
           // hardware prefetchers follow, not one line per page. Each tile is the same FMA chains
           // either way, so the same bits.
-          m_rowsFirst(plan.blocks == 1 && plan.m * plan.n * 4 / parts > kStreamedOutputBytes),
+          m_rowsFirst(plan.blocks == 1 && plan.m * plan.n * 4 / plan.parts > kStreamedOutputBytes),
           m_subColumns(m_rowsFirst ? std::max(kNr, kSubBlockBytes / (plan.k * 4) / kNr * kNr) : kNc) {}
 
     /// The tiles of `unit`.
@@ -348,13 +347,12 @@ private:
         m_next = m_op.opB == Op::None ? Prefetcher(m_op.b + pc * m_op.ldb + j0, kc, j1 - j0, m_op.ldb)
                                       : Prefetcher(m_op.b + j0 * m_op.ldb + pc, j1 - j0, kc, m_op.ldb);
         const std::int64_t calls =
-            std::max<std::int64_t>(1, (m_plan.m + kMr - 1) / kMr * ((unit.columnsEnd - unit.columnsBegin + kNr - 1) / kNr) / m_parts);
+            std::max<std::int64_t>(1, (m_plan.m + kMr - 1) / kMr * ((unit.columnsEnd - unit.columnsBegin + kNr - 1) / kNr) / m_plan.parts);
         m_linesPerCall = std::min((m_next.lines() + calls - 1) / calls, block.prefetchBurstMost);
     }
 
     const Operands& m_op;
     const ProductPlan& m_plan;
-    const int m_parts;
     const std::int64_t m_quadFrom;
     const bool m_rowsFirst;
     const std::int64_t m_subColumns;
@@ -383,7 +381,7 @@ struct TeamProgress {
 /// two vCPUs for stretches that lasted longer than a product, and a split learnt from the passes
 /// before left the faster thread waiting 7-9 % of each product: RESULTS.md, session 26).
 template <Block block>
-void claimUnits(const Operands& operands, const ProductPlan& plan, int parts, TeamProgress& progress) {
+void claimUnits(const Operands& operands, const ProductPlan& plan, TeamProgress& progress) {
     const int me = omp_get_thread_num(), team = omp_get_num_threads();
     const std::int64_t units = plan.units();
     std::atomic<std::int64_t>& lowest = progress.lowestHeld[static_cast<std::size_t>(me)].value;
@@ -394,7 +392,7 @@ void claimUnits(const Operands& operands, const ProductPlan& plan, int parts, Te
         lowest.store(progress.next.value.load());
         return progress.next.value.fetch_add(1);
     };
-    UnitRunner<block> runner(operands, plan, parts);
+    UnitRunner<block> runner(operands, plan);
     for (std::int64_t current = claim(); current < units; current = claim()) {
         const Unit unit = plan.at(current);
         if (const std::int64_t before = plan.unitBefore(unit); before >= 0)
@@ -442,13 +440,13 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         const int parts = flops < kParallelMinimumFlops ? 1 : static_cast<int>(std::min<std::int64_t>(parallelTeamSize(), tiles));
         const ProductPlan plan = planFor<block>(m, n, k, parts);
         if (parts <= 1) {
-            UnitRunner<block> runner(operands, plan, 1);
+            UnitRunner<block> runner(operands, plan);
             for (std::int64_t unit = 0; unit < plan.units(); ++unit) runner.run(plan.at(unit));
             return;
         }
         TeamProgress progress;
 #pragma omp parallel num_threads(parts)
-        claimUnits<block>(operands, plan, parts, progress);
+        claimUnits<block>(operands, plan, progress);
     };
     const Block block = blockFor(kernel, n);
     if (block == kAvx2) onTeam.template operator()<kAvx2>();
