@@ -80,6 +80,56 @@ __attribute__((target("avx2"))) void transposeStrip(const float* source, std::in
     }
 }
 
+/// transposeStrip's layout for a strip of B^T on AVX-512 (width a multiple of 16): sixteen rows
+/// at a time, transposed sixteen by sixteen in registers, three shuffle stages over whole
+/// 512-bit vectors instead of four over halves of eight; the rest of k, and strips with padding
+/// rows, as transposeStrip copies them. The same values in the same places, so the same bits.
+template <std::int64_t width>
+__attribute__((target("avx512f"))) void transposeStrip512(const float* source, std::int64_t ld, std::int64_t valid,
+                                                          std::int64_t depth, float* out) {
+    static_assert(width % 16 == 0);
+    std::int64_t p = 0;
+    if (valid == width)
+        for (; p + 16 <= depth; p += 16)
+            for (std::int64_t r = 0; r < width; r += 16) {
+                __m512 row[16], t[16], u[16], v[16];
+#pragma GCC unroll 16
+                for (int q = 0; q < 16; ++q) row[q] = _mm512_loadu_ps(source + (r + q) * ld + p);
+                // Pairs of rows interleaved, then pairs of those: in each 128-bit lane L of u[4g + c]
+                // lie rows 4g..4g+3 of column 4L + c.
+#pragma GCC unroll 8
+                for (int q = 0; q < 16; q += 2) {
+                    t[q] = _mm512_unpacklo_ps(row[q], row[q + 1]);
+                    t[q + 1] = _mm512_unpackhi_ps(row[q], row[q + 1]);
+                }
+#pragma GCC unroll 4
+                for (int g = 0; g < 16; g += 4) {
+                    u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+                    u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+                    u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+                    u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+                }
+                // Lanes gathered: v[c] (c < 4) holds columns c (lanes 0, 2) and 8 + c (lanes 1, 3)
+                // of rows 0-7, v[4 + c] columns 4 + c and 12 + c; v[8 + ...] the same of rows 8-15.
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c) {
+                    v[c] = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88);
+                    v[4 + c] = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+                    v[8 + c] = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+                    v[12 + c] = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+                }
+                float* column = out + p * width + r;  // column q of the 16 x 16 block goes to k = p + q
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c) {
+                    _mm512_storeu_ps(column + c * width, _mm512_shuffle_f32x4(v[c], v[8 + c], 0x88));
+                    _mm512_storeu_ps(column + (4 + c) * width, _mm512_shuffle_f32x4(v[4 + c], v[12 + c], 0x88));
+                    _mm512_storeu_ps(column + (8 + c) * width, _mm512_shuffle_f32x4(v[c], v[8 + c], 0xDD));
+                    _mm512_storeu_ps(column + (12 + c) * width, _mm512_shuffle_f32x4(v[4 + c], v[12 + c], 0xDD));
+                }
+            }
+    if (p < depth) transposeStrip<width>(source + p, ld, valid, depth - p, out + p * width);
+}
+
 /// The strips of width columns of source[0, depth) x [0, cols) (rows ld apart), each laid out
 /// k-major, the last padded with zeros: out[(j / width) depth width + p width + c] =
 /// source[p ld + j + c]; packed strips of op(A) = A^T or op(B) = B. Swept eight rows at a time,
@@ -125,12 +175,15 @@ void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int
 }
 
 /// op(B)[0, depth) x [0, cols) into strips of kNr columns, each laid out k-major (kNr values of one
-/// k together, the micro-kernel's vector loads); the last strip padded with zeros.
-template <std::int64_t kNr>
+/// k together, the micro-kernel's vector loads); the last strip padded with zeros. kAvx512: B^T's
+/// strips transposed with AVX-512 (transposeStrip512), for the AVX-512 kernels' products.
+template <std::int64_t kNr, bool kAvx512>
 void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
     if (opB == Op::None) return copyStrips<kNr>(b, ldb, cols, depth, out);  // op(B)[p][j] = b[p ldb + j]
-    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr)      // op(B)[p][j + c] = b[(j + c) ldb + p]
-        transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
+    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr) {    // op(B)[p][j + c] = b[(j + c) ldb + p]
+        if constexpr (kAvx512) transposeStrip512<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
+        else transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
+    }
 }
 
 }  // namespace distlab::kernels::packing

@@ -275,7 +275,7 @@ public:
         const std::int64_t kc = unit.depth, pc = unit.from;
         if (m_packedB.from != pc || m_packedB.begin != unit.columnsBegin) {
             const std::int64_t j0 = unit.columnsBegin;
-            packB<kNr>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
+            packB<kNr, block.kernel == PackedKernel::Avx512>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
                        unit.columnsEnd - j0, m_buffers.b);
             m_packedB = {pc, j0};
             startPrefetch(unit);
