@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -130,6 +131,61 @@ __attribute__((target("avx512f"))) void transposeStrip512(const float* source, s
     if (p < depth) transposeStrip<width>(source + p, ld, valid, depth - p, out + p * width);
 }
 
+/// What transposeStripNarrow512 permutes with, for a strip `width` (4 or 6) rows wide: 16 values of
+/// k of every row make `width` output vectors; lane i of output j is element e = 16 j + i of the
+/// strip's k-major run, row e % width's value of k = e / width. Rows are taken in pairs (2g, 2g + 1)
+/// by one two-source permute each, whose index is the same for every pair (k, and which row of
+/// the pair); the pairs' results are then blended by the lanes each pair fills.
+template <std::int64_t width>
+struct NarrowTransposePlan {
+    std::array<std::array<std::int32_t, 16>, width> index{};
+    std::array<std::array<std::uint16_t, width / 2>, width> pairLanes{};  // [output][pair]
+    constexpr NarrowTransposePlan() {
+        for (std::int64_t j = 0; j < width; ++j)
+            for (int i = 0; i < 16; ++i) {
+                const std::int64_t e = 16 * j + i, row = e % width;
+                index[j][i] = static_cast<std::int32_t>(e / width + (row % 2) * 16);
+                pairLanes[j][row / 2] = static_cast<std::uint16_t>(pairLanes[j][row / 2] | (1u << i));
+            }
+    }
+};
+
+/// transposeStrip for an A strip of 4 or 6 rows on AVX-512: 16 values of k at a time, each row one
+/// load, the strip's run written as `width` whole vectors (no 8-wide stores overlapping as
+/// transposeStrip's do): width / 2 two-source permutes and width / 2 - 1 blends per vector,
+/// about half the shuffles of transposing eight rows (two of them zeros) eight by eight. The same
+/// prefetch of the next strip's rows; the rest of k as transposeStrip copies it. The same values
+/// in the same places, so the same bits.
+template <std::int64_t width>
+__attribute__((target("avx512f"))) void transposeStripNarrow512(const float* source, std::int64_t ld, std::int64_t valid,
+                                                                std::int64_t depth, float* out, const float* next = nullptr) {
+    static_assert(width == 4 || width == 6);
+    static constexpr NarrowTransposePlan<width> kPlan{};
+    std::int64_t p = 0;
+    if (valid == width) {
+        __m512i index[width];
+#pragma GCC unroll 6
+        for (std::int64_t j = 0; j < width; ++j) index[j] = _mm512_loadu_si512(kPlan.index[j].data());
+        for (; p + 16 <= depth; p += 16) {
+            if (next != nullptr)  // a line of each of the next strip's rows
+#pragma GCC unroll 6
+                for (std::int64_t q = 0; q < width; ++q) _mm_prefetch(reinterpret_cast<const char*>(next + q * ld + p), _MM_HINT_T0);
+            __m512 row[width];
+#pragma GCC unroll 6
+            for (std::int64_t r = 0; r < width; ++r) row[r] = _mm512_loadu_ps(source + r * ld + p);
+#pragma GCC unroll 6
+            for (std::int64_t j = 0; j < width; ++j) {
+                __m512 vector = _mm512_permutex2var_ps(row[0], index[j], row[1]);
+#pragma GCC unroll 2
+                for (std::int64_t g = 1; g < width / 2; ++g)
+                    vector = _mm512_mask_blend_ps(kPlan.pairLanes[j][g], vector, _mm512_permutex2var_ps(row[2 * g], index[j], row[2 * g + 1]));
+                _mm512_storeu_ps(out + p * width + 16 * j, vector);
+            }
+        }
+    }
+    if (p < depth) transposeStrip<width>(source + p, ld, valid, depth - p, out + p * width);
+}
+
 /// The strips of width columns of source[0, depth) x [0, cols) (rows ld apart), each laid out
 /// k-major, the last padded with zeros: out[(j / width) depth width + p width + c] =
 /// source[p ld + j + c]; packed strips of op(A) = A^T or op(B) = B. Swept eight rows at a time,
@@ -165,13 +221,18 @@ __attribute__((target("avx2"))) void copyStrips(const float* source, std::int64_
 }
 
 /// op(A)[0, rows) x [0, depth) into strips of kMr rows, each laid out k-major (the kMr values of one
-/// k together, as the micro-kernel broadcasts them); the last strip padded with zeros.
-template <std::int64_t kMr>
+/// k together, as the micro-kernel broadcasts them); the last strip padded with zeros. kAvx512:
+/// A's strips of 4 and 6 rows transposed with AVX-512 (transposeStripNarrow512), for the AVX-512
+/// kernels' products.
+template <std::int64_t kMr, bool kAvx512>
 void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
     if (opA == Op::Transpose) return copyStrips<kMr>(a, lda, rows, depth, out);  // op(A)[i][p] = a[p lda + i]
-    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr)  // op(A)[i + r][p] = a[(i + r) lda + p]
-        transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out,
-                            i + 2 * kMr <= rows ? a + (i + kMr) * lda : nullptr);
+    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr) {  // op(A)[i + r][p] = a[(i + r) lda + p]
+        const float* next = i + 2 * kMr <= rows ? a + (i + kMr) * lda : nullptr;
+        if constexpr (kAvx512 && (kMr == 4 || kMr == 6))
+            transposeStripNarrow512<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out, next);
+        else transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out, next);
+    }
 }
 
 /// op(B)[0, depth) x [0, cols) into strips of kNr columns, each laid out k-major (kNr values of one

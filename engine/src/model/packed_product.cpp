@@ -285,10 +285,10 @@ public:
             // (its first row) kc floats into the buffer after the one before.
             const std::int64_t i0 = unit.rowsBegin, wholeEnd = std::min(unit.rowsEnd, m_quadFrom);
             const auto rowsOfA = [&](std::int64_t i) { return m_op.opA == Op::None ? m_op.a + i * m_op.lda + pc : m_op.a + pc * m_op.lda + i; };
-            if (wholeEnd > i0) packA<kMr>(m_op.opA, rowsOfA(i0), m_op.lda, wholeEnd - i0, kc, m_buffers.a);
+            if (wholeEnd > i0) packA<kMr, block.kernel == PackedKernel::Avx512>(m_op.opA, rowsOfA(i0), m_op.lda, wholeEnd - i0, kc, m_buffers.a);
             const std::int64_t quadBegin = std::max(i0, m_quadFrom);
             if (quadBegin < unit.rowsEnd)
-                packA<4>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc, m_buffers.a + (quadBegin - i0) * kc);
+                packA<4, block.kernel == PackedKernel::Avx512>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc, m_buffers.a + (quadBegin - i0) * kc);
             m_packedA = {pc, i0};
         }
         const float scale = pc == 0 ? m_op.beta : 1.0f;  // beta once, then each block adds on
