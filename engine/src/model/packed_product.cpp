@@ -275,7 +275,7 @@ public:
         const std::int64_t kc = unit.depth, pc = unit.from;
         if (m_packedB.from != pc || m_packedB.begin != unit.columnsBegin) {
             const std::int64_t j0 = unit.columnsBegin;
-            packB<kNr, block.kernel == PackedKernel::Avx512>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
+            packB<kNr, kAvx512>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
                        unit.columnsEnd - j0, m_buffers.b);
             m_packedB = {pc, j0};
             startPrefetch(unit);
@@ -285,10 +285,10 @@ public:
             // (its first row) kc floats into the buffer after the one before.
             const std::int64_t i0 = unit.rowsBegin, wholeEnd = std::min(unit.rowsEnd, m_quadFrom);
             const auto rowsOfA = [&](std::int64_t i) { return m_op.opA == Op::None ? m_op.a + i * m_op.lda + pc : m_op.a + pc * m_op.lda + i; };
-            if (wholeEnd > i0) packA<kMr, block.kernel == PackedKernel::Avx512>(m_op.opA, rowsOfA(i0), m_op.lda, wholeEnd - i0, kc, m_buffers.a);
+            if (wholeEnd > i0) packA<kMr, kAvx512>(m_op.opA, rowsOfA(i0), m_op.lda, wholeEnd - i0, kc, m_buffers.a);
             const std::int64_t quadBegin = std::max(i0, m_quadFrom);
             if (quadBegin < unit.rowsEnd)
-                packA<4, block.kernel == PackedKernel::Avx512>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc, m_buffers.a + (quadBegin - i0) * kc);
+                packA<4, kAvx512>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc, m_buffers.a + (quadBegin - i0) * kc);
             m_packedA = {pc, i0};
         }
         const float scale = pc == 0 ? m_op.beta : 1.0f;  // beta once, then each block adds on
@@ -327,6 +327,7 @@ public:
 
 private:
     static constexpr std::int64_t kMr = block.rows, kNr = block.columns;
+    static constexpr bool kAvx512 = block.kernel == PackedKernel::Avx512;  // the operands copied with AVX-512 too
     static_assert(block.mc % kMr == 0 && kNc % kNr == 0 && block.mc <= kMcMost);
     struct PackedKey {
         std::int64_t from = -1, begin = -1;
