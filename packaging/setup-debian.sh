@@ -2,7 +2,7 @@
 # Sets up a Debian 12 machine for DistLab, builds it, and optionally launches the app or runs
 # every test. Safe to run again: packages already installed are not touched, builds are incremental.
 #
-#   bash packaging/setup-debian.sh            install packages, build (preset "release")
+#   bash packaging/setup-debian.sh            install packages, build the app and the CLI (preset "release")
 #   bash packaging/setup-debian.sh --run      ... then launch build/release/app/gui/distlab
 #   bash packaging/setup-debian.sh --test     install packages, build preset "ci", run every test, then
 #                                             the engine/CLI tests and fuzzers under ASan+UBSan (preset
@@ -34,7 +34,8 @@ fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
 usage() {
   cat <<'USAGE'
 usage: bash packaging/setup-debian.sh [--no-build | --run | --test] [-- APP_ARGS...]
-  (no option)  install the Debian packages DistLab needs, then configure and build (build/release)
+  (no option)  install the Debian packages DistLab needs, then configure and build the app and
+               the command-line tool (build/release; the tests are built by --test)
   --no-build   install the packages only
   --run        install, build, then launch build/release/app/gui/distlab (APP_ARGS are passed on)
   --test       install, build the "ci" preset (build/ci), then run every test with ctest
@@ -148,12 +149,17 @@ prefer_openmp_blas() {
   done
 }
 
+# build_preset PRESET [TARGET...]: configures build/PRESET and builds the targets named (all of
+# them when none is named).
 build_preset() {
   local preset="$1"
+  shift
+  local targets=()
+  (($#)) && targets=(--target "$@")
   say "configuring (cmake --preset $preset, build directory build/$preset)"
   cmake --preset "$preset"
-  say "building (cmake --build --preset $preset)"
-  cmake --build --preset "$preset"
+  say "building (cmake --build --preset $preset${targets[*]:+ ${targets[*]}})"
+  cmake --build --preset "$preset" "${targets[@]}"
 }
 
 run_tests() {
@@ -196,7 +202,9 @@ if ((test)); then
   run_tests
 fi
 if ((run || !test)); then
-  build_preset release
+  # Only what a person launches: the app and the command-line tool (about 150 of the release tree's
+  # 349 targets are tests), so the first window opens as soon as possible. --test builds the rest.
+  build_preset release distlab distlab-cli
   say "build finished: build/release"
 fi
 if ((run)); then

@@ -137,6 +137,44 @@ run_setup
 check "failed install: the script fails (status $status)" test "$status" -ne 0
 check "failed install: the error names the package" grep -q 'apt-get did not install: libeigen3-dev' "$work/out"
 
+# --- 5. what each option builds, against stub cmake and ctest (a copy of the script in a scratch
+# source tree, so nothing is built and the real build trees are untouched) --------------------
+fake_source="$work/source"
+mkdir -p "$fake_source/packaging"
+cp "$script" "$fake_source/packaging/setup-debian.sh"
+cat >"$stubs/cmake" <<'STUB'
+#!/usr/bin/env bash
+printf 'cmake %s\n' "$*" >>"$STUB_STATE/build.log"
+# A release build "makes" an app that records its launch.
+if [[ "$1" == --build && "$3" == release ]]; then
+  mkdir -p build/release/app/gui
+  printf '#!/usr/bin/env bash\nprintf "launched %%s\\n" "$*" >>"$STUB_STATE/build.log"\n' >build/release/app/gui/distlab
+  chmod +x build/release/app/gui/distlab
+fi
+STUB
+cat >"$stubs/ctest" <<'STUB'
+#!/usr/bin/env bash
+printf 'ctest %s\n' "$*" >>"$STUB_STATE/build.log"
+STUB
+chmod +x "$stubs/cmake" "$stubs/ctest"
+run_option() {  # runs the scratch copy with OPTION(S); output in $work/out, status in $status
+  status=0
+  PATH="$stubs:$PATH" DISPLAY=:99 bash "$fake_source/packaging/setup-debian.sh" "$@" >"$work/out" 2>&1 || status=$?
+}
+new_state build-run "${packages[@]}"
+run_option --run -- run.json
+check "--run: succeeds (status $status)" test "$status" -eq 0
+check "--run: builds only the app and the command-line tool" \
+  grep -qx 'cmake --build --preset release --target distlab distlab-cli' "$STUB_STATE/build.log"
+check "--run: builds nothing else" test "$(grep -c -- '--build' "$STUB_STATE/build.log")" -eq 1
+check "--run: runs no test" lacks_match '^ctest' "$STUB_STATE/build.log"
+check "--run: launches the app with the arguments after --" grep -qx 'launched run.json' "$STUB_STATE/build.log"
+new_state build-test "${packages[@]}"
+run_option --test
+check "--test: succeeds (status $status)" test "$status" -eq 0
+check "--test: builds the whole ci tree, tests included" grep -qx 'cmake --build --preset ci' "$STUB_STATE/build.log"
+check "--test: runs every test" grep -q '^ctest --preset ci' "$STUB_STATE/build.log"
+
 if ((failures)); then
   printf '\n--- output of the last run ---\n'
   cat "$work/out"
