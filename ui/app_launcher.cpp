@@ -224,7 +224,7 @@ int runApp(int argc, char** argv) {
     if (options->quitAfterMs >= 0)
         QTimer::singleShot(options->quitAfterMs, &window, [&window, &report, &exitCode] {
             if (report && !report->write()) exitCode = 1;  // measured before the run stops
-            window.close();
+            window.closeWithoutAsking();  // unattended: nobody is there to answer "save first?"
         });
     const int result = app.exec();
     return result != 0 ? result : exitCode;

@@ -37,6 +37,7 @@
 #include "views/steady_label.hpp"
 #include "views/throughput_view.hpp"
 #include "views/timeline_view.hpp"
+#include "wheel_guard.hpp"
 
 #if __has_include("varlab/variable_lab_panel.hpp")
 #include "varlab/variable_lab_panel.hpp"
@@ -79,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     setObjectName(QStringLiteral("distlabMainWindow"));
     resize(1440, 900);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    WheelGuard::install(this);  // a wheel over the set-up scrolls it, never edits it unasked
     buildActions();
     buildSavedRunActions();
     buildStudyActions();
@@ -362,7 +364,37 @@ void MainWindow::fitExplainDock() {
     if (m_explainDock->isVisibleTo(this) != wide) m_explainDock->setVisible(wide);
 }
 
+void MainWindow::closeWithoutAsking() {
+    m_closeWithoutAsking = true;
+    close();
+}
+
+bool MainWindow::confirmClose() {
+    QStringList lost;
+    const QLocale locale;
+    if (runHasUnsavedSteps()) {
+        lost.append(tr("the run \"%1\" (%2)").arg(QString::fromStdString(m_controller->config().name),
+                                                    trainedSteps(m_controller->stepsDone())));
+    }
+    const QString study = m_studyWindow != nullptr ? m_studyWindow->unsavedResults() : QString();
+    if (!study.isEmpty()) lost.append(study);
+    if (lost.isEmpty()) return true;
+    if (!m_prompts.saveDiscardCancel) return false;
+    const SaveChoice choice = m_prompts.saveDiscardCancel(
+        this, tr("Quit DistLab?"),
+        tr("Quitting now loses %1. Save before quitting?").arg(locale.createSeparatedList(lost)));
+    if (choice == SaveChoice::Cancel) return false;
+    if (choice == SaveChoice::Discard) return true;
+    // Save: each in turn; a save dialog cancelled (or a save that failed) keeps the window open.
+    if (runHasUnsavedSteps() && !saveRunAsked()) return false;
+    return study.isEmpty() || m_studyWindow->exportTableAsked();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!m_closeWithoutAsking && !confirmClose()) {
+        event->ignore();
+        return;
+    }
     saveSettings();
     m_applyTimer.stop();
     m_controller->stopAll();  // joins the session thread: within one step

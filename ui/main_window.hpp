@@ -80,6 +80,14 @@ public:
     TensorFlowCodeDialog* tensorFlowCodeDialog() const { return m_tensorFlowCode; }
     /// Saves the current run (paused or finished, at least one step) with its curves and metrics.
     bool saveRun(const QString& path);
+    /// File ▸ Save run…: asks where (the prompts' save dialog), pausing a running run first (within
+    /// one step); false when the person cancelled or the save failed (the error was shown).
+    bool saveRunAsked();
+    /// True when the current run trained steps since it was last saved or opened from a saved run:
+    /// what Quit, Open, Reset and set-up edits would lose, and ask about first.
+    bool runHasUnsavedSteps() const;
+    /// Closes the window without asking about unsaved work (--quit-after-ms: nobody is there to answer).
+    void closeWithoutAsking();
     /// Opens a saved run in place of the current run (asks first when that run has trained): its
     /// curves are shown and Play goes on training from where it was saved.
     bool openSavedRun(const QString& path);
@@ -88,8 +96,9 @@ public:
     void clearComparison();
     /// Opens a study file in the study window (errors in a dialog naming the file and field).
     bool openStudy(const QString& path);
-    /// Shows `study` in the study window (created on first use); `path`: its file, or empty.
-    void showStudy(Study study, const QString& path);
+    /// Shows `study` in the study window (created on first use); `path`: its file, or empty. Asks
+    /// first when the study shown has results not exported; false (nothing changed) on Cancel.
+    bool showStudy(Study study, const QString& path);
     /// Shows an equivalence study (spec.equivalence) in the equivalence window (created on first use).
     void showEquivalence(Study study, const QString& path);
     /// The equivalence window, or null before the first equivalence study.
@@ -188,9 +197,14 @@ private:
     void playClicked();
     void resetClicked();
     void showError(const QString& title, const QString& message);
-    /// Before an action that throws the current run away (`what`: "open run.json"): true when
-    /// nothing has trained yet, or the person agrees.
+    /// Before an action that throws the current run away (`what`: "open run.json"): true when it has
+    /// no unsaved steps, or the person saved it (Save…) or chose to discard it; false for Cancel.
     bool confirmDiscard(const QString& what);
+    /// Before the window closes: asks (Save / Discard / Cancel) when a run or a study's results would
+    /// be lost, naming them; true when the window may close.
+    bool confirmClose();
+    /// "1 trained step", "1,200 trained steps".
+    static QString trainedSteps(std::int64_t steps);
     /// Says in the status bar for a while that `what` was saved to `path`.
     void showSaved(const QString& what, const QString& path);
     void buildExamplesMenu(QMenu* menu);
@@ -240,6 +254,8 @@ private:
     QDockWidget* m_lessonDock = nullptr;
     std::unique_ptr<RunHistory> m_reference;  // the saved run compared with (drawn by the Learning view)
     bool m_openingSavedRun = false;           // a saved run's restore is on its way (resumeFinished)
+    std::int64_t m_savedAtStep = 0;           // the current run's steps when last saved (or opened saved)
+    bool m_closeWithoutAsking = false;
     QAction* m_exportTrace = nullptr;
     QAction* m_savePng = nullptr;
     QSlider* m_speed = nullptr;

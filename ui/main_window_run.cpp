@@ -62,16 +62,24 @@ void MainWindow::showError(const QString& title, const QString& message) {
     if (m_prompts.error) m_prompts.error(this, title, message);
 }
 
+QString MainWindow::trainedSteps(std::int64_t steps) {
+    return steps == 1 ? tr("1 trained step") : tr("%1 trained steps").arg(QLocale().toString(steps));
+}
+
+bool MainWindow::runHasUnsavedSteps() const { return m_controller->hasRun() && m_controller->stepsDone() > m_savedAtStep; }
+
 bool MainWindow::confirmDiscard(const QString& what) {
-    const std::int64_t steps = m_controller->hasRun() ? m_controller->stepsDone() : 0;
-    if (steps <= 0) return true;  // nothing trained: nothing to lose
-    if (!m_prompts.confirm) return false;
-    return m_prompts.confirm(this, tr("Discard the current run?"),
-                             tr("To %1, the current run \"%2\" is discarded: its %3 trained step(s), curves and "
-                                "weights are lost (File ▸ Save run keeps them to reopen later). "
-                                "Discard it?")
-                                 .arg(what, QString::fromStdString(m_controller->config().name),
-                                      QLocale().toString(steps)));
+    if (!runHasUnsavedSteps()) return true;  // nothing trained, or all of it saved: nothing to lose
+    if (!m_prompts.saveDiscardCancel) return false;
+    switch (m_prompts.saveDiscardCancel(this, tr("Save the current run?"),
+                                        tr("To %1, the current run \"%2\" is discarded: its %3, curves and weights are lost "
+                                           "unless you save it first (a saved run reopens where it stopped).")
+                                            .arg(what, QString::fromStdString(m_controller->config().name), trainedSteps(m_controller->stepsDone())))) {
+        case SaveChoice::Save: return saveRunAsked();
+        case SaveChoice::Discard: return true;
+        case SaveChoice::Cancel: return false;
+    }
+    return false;
 }
 
 void MainWindow::showSaved(const QString& what, const QString& path) { ui::showSaved(*this, what, path); }
@@ -178,33 +186,26 @@ void MainWindow::applySetup(bool ask) {
         return;
     }
     const bool running = m_controller->state() == SessionState::Running;
-    if (!running) {
-        // Nothing is training: rebuild at once, as TensorFlow Playground does (steps trained so
-        // far are discarded; the panels always show what trains).
+    if (!running && !runHasUnsavedSteps()) {
+        // Nothing is training and nothing would be lost: rebuild at once, as TensorFlow Playground
+        // does (the panels always show what trains).
         m_setup->setPendingNote({});
         m_controller->loadRun(draft, false);
         return;
     }
-    const QStringList parts = changedParts(m_controller->config(), draft);
-    const std::int64_t steps = m_controller->stepsDone();
-    const QString what = QLocale().createSeparatedList(parts);
+    const QString what = QLocale().createSeparatedList(changedParts(m_controller->config(), draft));
     if (!ask) {
-        // While it trains, nothing is swapped behind the person's back: say what waits, and what
-        // applies now, and offer the new run in one click.
-        m_setup->setPendingNote(tr("The run goes on with the set-up it started with. Your edits to %1 need a new run "
-                                   "(the %2 step(s) trained so far are discarded): start it here, or with Play after a "
-                                   "pause. The learning rate, the speed and the worker speeds apply at once, without a "
-                                   "new run.").arg(what, QLocale().toString(steps)));
+        // Trained steps are never thrown away behind the person's back (not even by a wheel turned
+        // over a spin box): say what waits, and offer the new run in one click.
+        m_setup->setPendingNote(
+            (running ? tr("The run goes on with the set-up it started with. ") : tr("The paused run keeps the set-up it trained with. ")) +
+            tr("Your edits to %1 need a new run (its %2 would be discarded; File ▸ Save run keeps them): start it here, or "
+               "with Play or Step. The learning rate, the speed and the worker speeds apply at once, without a new run.")
+                .arg(what, trainedSteps(m_controller->stepsDone())));
         return;
     }
-    const bool reset = m_prompts.confirm &&
-                       m_prompts.confirm(this, tr("Start a new run?"),
-                                         tr("Your edits to %1 need a new run: the %2 step(s) trained so far will be "
-                                            "discarded and training starts again from the seed. (The learning rate, the "
-                                            "speed and the worker speeds apply at once, without a new run.) Start the new "
-                                            "run now?").arg(what, QLocale().toString(steps)));
     m_setup->setPendingNote({});
-    if (!reset) {
+    if (!confirmDiscard(tr("apply your edits to %1").arg(what))) {
         m_setup->setConfig(m_controller->config());  // back to what is running
         return;
     }
@@ -219,8 +220,9 @@ void MainWindow::startNewRunWithEdits() {
         m_setup->setProblem(QString::fromStdString(valid.error().message));
         return;
     }
-    m_setup->setPendingNote({});
     const bool running = m_controller->state() == SessionState::Running;
+    if (!confirmDiscard(tr("start a new run with your edits"))) return;  // the note stays: the edits still wait
+    m_setup->setPendingNote({});
     m_controller->loadRun(draft, running);  // the current run goes on until the new one has loaded
 }
 
@@ -241,6 +243,7 @@ void MainWindow::onStateChanged(SessionState state) {
 }
 
 void MainWindow::onRunReplaced() {
+    m_savedAtStep = 0;  // a new run: nothing of it is saved (a saved run's restore sets it once resumed)
     if (!m_pendingFile.isEmpty()) {
         m_currentFile = m_pendingFile;
         m_pendingFile.clear();
@@ -336,8 +339,8 @@ void MainWindow::openComparison() {
         showError(tr("Could not compare"), QString::fromStdString(study.error().message));
         return;
     }
+    if (!showStudy(std::move(*study), {})) return;
     if (m_controller->state() == SessionState::Running) m_controller->pause();  // the comparison gets the cores
-    showStudy(std::move(*study), {});
     m_studyWindow->run();
 }
 

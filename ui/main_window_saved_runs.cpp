@@ -33,11 +33,7 @@ void MainWindow::buildSavedRunActions() {
     m_compareSaved->setToolTip(tr("Draw a saved run's loss and accuracy dashed beside the current run's (Learning tab)"));
     m_clearComparison = new QAction(tr("Stop comparing"), this);
     m_clearComparison->setEnabled(false);
-    connect(m_saveRun, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(this, tr("Save run"), savedRunFilter(), QString::fromLatin1(kSavedRunSuffix),
-                                         runFileName(QString::fromLatin1(kSavedRunSuffix)));
-        if (!path.isEmpty()) saveRun(path);
-    });
+    connect(m_saveRun, &QAction::triggered, this, &MainWindow::saveRunAsked);
     connect(m_openSavedRun, &QAction::triggered, this, [this] {
         const QString path = askOpenPath(this, tr("Open saved run"), savedRunFilter());
         if (!path.isEmpty()) openSavedRun(path);
@@ -51,6 +47,7 @@ void MainWindow::buildSavedRunActions() {
         if (!m_openingSavedRun) return;
         m_openingSavedRun = false;
         if (!ok) showError(tr("Could not open the saved run"), message);
+        else m_savedAtStep = m_controller->stepsDone();  // what it resumed from is on disk
         updateStatus();
     });
 }
@@ -71,8 +68,21 @@ bool MainWindow::saveRun(const QString& path) {
         showError(tr("Could not save the run"), QString::fromStdString(status.error().message));
         return false;
     }
+    m_savedAtStep = m_controller->stepsDone();
     showSaved(tr("the run"), path);
     return true;
+}
+
+bool MainWindow::saveRunAsked() {
+    if (!m_controller->hasRun() || m_controller->stepsDone() <= 0) return false;
+    // A run is saved paused, at a step's end: pause it first (this waits for its current step).
+    if (m_controller->state() == SessionState::Running) {
+        m_controller->pause();
+        m_controller->runBetweenSteps([](Trainer&) {});  // runs after the pause: the run is paused then
+    }
+    const QString suffix = QString::fromLatin1(kSavedRunSuffix);
+    const QString path = m_prompts.savePath ? m_prompts.savePath(this, tr("Save run"), savedRunFilter(), suffix, runFileName(suffix)) : QString();
+    return !path.isEmpty() && saveRun(path);
 }
 
 bool MainWindow::openSavedRun(const QString& path) {

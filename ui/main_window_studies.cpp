@@ -78,11 +78,14 @@ bool MainWindow::openStudy(const QString& path) {
         return false;
     }
     if (study->spec.equivalence) showEquivalence(std::move(*study), QFileInfo(path).absoluteFilePath());
-    else showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
+    else return showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
     return true;
 }
 
-void MainWindow::showStudy(Study study, const QString& path) {
+bool MainWindow::showStudy(Study study, const QString& path) {
+    if (m_studyWindow != nullptr &&
+        !m_studyWindow->confirmDiscardResults(tr("show the study \"%1\"").arg(QString::fromStdString(study.spec.name))))
+        return false;
     if (m_studyWindow == nullptr) {
         m_studyWindow = new StudyWindow(this);
         m_studyWindow->setPrompts(m_prompts);
@@ -95,6 +98,7 @@ void MainWindow::showStudy(Study study, const QString& path) {
     m_studyWindow->show();
     m_studyWindow->raise();
     m_studyWindow->activateWindow();
+    return true;
 }
 
 }  // namespace distlab::ui

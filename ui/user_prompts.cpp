@@ -4,7 +4,10 @@
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
+
+#include "file_dialogs.hpp"
 
 namespace distlab::ui {
 
@@ -17,6 +20,19 @@ UserPrompts UserPrompts::messageBoxes() {
         return QMessageBox::question(parent, title, question, QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) ==
                QMessageBox::Yes;
     };
+    prompts.saveDiscardCancel = [](QWidget* parent, const QString& title, const QString& question) {
+        QMessageBox box(QMessageBox::Warning, title, question, QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                        parent);
+        box.button(QMessageBox::Save)->setText(QMessageBox::tr("Save…"));
+        box.setDefaultButton(QMessageBox::Save);
+        box.setEscapeButton(QMessageBox::Cancel);
+        switch (box.exec()) {
+            case QMessageBox::Save: return SaveChoice::Save;
+            case QMessageBox::Discard: return SaveChoice::Discard;
+            default: return SaveChoice::Cancel;
+        }
+    };
+    prompts.savePath = &askSavePath;
     return prompts;
 }
 

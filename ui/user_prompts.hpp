@@ -12,11 +12,20 @@ class QWidget;
 
 namespace distlab::ui {
 
+/// The answer to "save what would be lost first?".
+enum class SaveChoice { Save, Discard, Cancel };
+
 struct UserPrompts {
     /// Shows an error (title, message naming the file and what is wrong).
     std::function<void(QWidget* parent, const QString& title, const QString& message)> error;
     /// Asks a yes/no question; true for yes.
     std::function<bool(QWidget* parent, const QString& title, const QString& question)> confirm;
+    /// Before work is lost (a trained run, a study's results): Save it first, Discard it, or Cancel.
+    std::function<SaveChoice(QWidget* parent, const QString& title, const QString& question)> saveDiscardCancel;
+    /// A path to save to, empty when the person cancelled (file_dialogs.hpp askSavePath's arguments).
+    std::function<QString(QWidget* parent, const QString& caption, const QString& filter, const QString& suffix,
+                          const QString& suggestedName)>
+        savePath;
 
     /// Modal QMessageBox dialogs (the app's default).
     static UserPrompts messageBoxes();

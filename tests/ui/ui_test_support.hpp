@@ -14,23 +14,37 @@
 #include "user_prompts.hpp"
 
 #include <memory>
+#include <optional>
 
 namespace distlab::ui::testing {
 
 /// How long a run may take to load on a loaded CI machine.
 inline constexpr int kLoadTimeoutMs = 15000;
 
-/// Records what the window would show in message boxes; answers every question with `answer`.
+/// Records what the window would show in message boxes; answers every yes/no question with
+/// `answer`, and "save first?" with `saveChoice` (by default: Discard for a yes, Cancel for a no).
+/// A save dialog answers `savePath` (empty: cancelled), and `savePaths` records what it proposed.
 struct Recorder {
     QStringList errors;
     QStringList questions;
     bool answer = true;
+    std::optional<SaveChoice> saveChoice;
+    QString savePath;
+    QStringList savePaths;
     UserPrompts prompts() {
         UserPrompts p;
         p.error = [this](QWidget*, const QString& title, const QString& message) { errors.append(title + ": " + message); };
         p.confirm = [this](QWidget*, const QString&, const QString& question) {
             questions.append(question);
             return answer;
+        };
+        p.saveDiscardCancel = [this](QWidget*, const QString&, const QString& question) {
+            questions.append(question);
+            return saveChoice.value_or(answer ? SaveChoice::Discard : SaveChoice::Cancel);
+        };
+        p.savePath = [this](QWidget*, const QString& caption, const QString&, const QString&, const QString& suggested) {
+            savePaths.append(caption + ": " + suggested);
+            return savePath;
         };
         return p;
     }

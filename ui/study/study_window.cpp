@@ -122,11 +122,7 @@ void StudyWindow::buildToolBar() {
                                          suggestedFileName(m_controller->study().spec.name, QStringLiteral("study.json")));
         if (!path.isEmpty()) saveStudy(path);
     });
-    bar->addAction(tr("Export table…"), this, [this] {
-        const QString path = askSavePath(this, tr("Export the summary table"), tr("CSV (*.csv)"), QStringLiteral("csv"),
-                                         suggestedFileName(m_controller->study().spec.name, QStringLiteral("csv")));
-        if (!path.isEmpty()) exportTable(path);
-    });
+    bar->addAction(tr("Export table…"), this, &StudyWindow::exportTableAsked);
     bar->addAction(tr("Export picture…"), this, [this] {
         const QString path = askSavePath(this, tr("Export the comparison"), tr("PNG images (*.png)"), QStringLiteral("png"),
                                          suggestedFileName(m_controller->study().spec.name, QStringLiteral("png")));
@@ -232,8 +228,41 @@ bool StudyWindow::saveStudy(const QString& path) {
 }
 
 bool StudyWindow::exportTable(const QString& path) {
-    return reportSave(*this, m_prompts, writeFileAtomically(local(path), studyTableCsv(m_summary->table())),
-                      tr("Could not export the table"), tr("the table"), path);
+    if (!reportSave(*this, m_prompts, writeFileAtomically(local(path), studyTableCsv(m_summary->table())),
+                    tr("Could not export the table"), tr("the table"), path))
+        return false;
+    m_exportedVersion = m_controller->version();
+    return true;
+}
+
+bool StudyWindow::exportTableAsked() {
+    const QString path = m_prompts.savePath ? m_prompts.savePath(this, tr("Export the summary table"), tr("CSV (*.csv)"), QStringLiteral("csv"),
+                                                                 suggestedFileName(m_controller->study().spec.name, QStringLiteral("csv")))
+                                            : QString();
+    return !path.isEmpty() && exportTable(path);
+}
+
+QString StudyWindow::unsavedResults() const {
+    int trained = 0;
+    for (int v = 0; v < m_controller->variantCount(); ++v) trained += m_controller->progress(v).stepsDone > 0 ? 1 : 0;
+    if (trained == 0 || m_controller->version() == m_exportedVersion) return {};
+    return tr("the study \"%1\"'s results (%2 of its %3 variants)")
+        .arg(QString::fromStdString(m_controller->study().spec.name))
+        .arg(trained)
+        .arg(m_controller->variantCount());
+}
+
+bool StudyWindow::confirmDiscardResults(const QString& what) {
+    const QString results = unsavedResults();
+    if (results.isEmpty()) return true;
+    if (!m_prompts.saveDiscardCancel) return false;
+    switch (m_prompts.saveDiscardCancel(this, tr("Export the study's results?"),
+                                        tr("To %1, %2 are discarded unless you export its table first.").arg(what, results))) {
+        case SaveChoice::Save: return exportTableAsked();
+        case SaveChoice::Discard: return true;
+        case SaveChoice::Cancel: return false;
+    }
+    return false;
 }
 
 bool StudyWindow::exportPicture(const QString& path) {

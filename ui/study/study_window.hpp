@@ -40,6 +40,14 @@ public:
     void cancelAll();
     bool saveStudy(const QString& path);
     bool exportTable(const QString& path);
+    /// Export table…: asks where (the prompts' save dialog); false when cancelled or it failed.
+    bool exportTableAsked();
+    /// "the study "name"'s results (2 of its 3 variants)" when variants trained since the study was
+    /// shown or its table last exported (what replacing the study or quitting would lose); else empty.
+    QString unsavedResults() const;
+    /// Before the study is replaced (`what`: "open another study"): true when it has no unsaved
+    /// results, or the person exported them (Save…) or chose to discard them; false for Cancel.
+    bool confirmDiscardResults(const QString& what);
     bool exportPicture(const QString& path);
 
     StudyController& controller() const { return *m_controller; }
@@ -78,6 +86,7 @@ private:
     QLabel* m_modeNote = nullptr;
     QAction* m_run = nullptr;
     QAction* m_cancel = nullptr;
+    std::uint64_t m_exportedVersion = 0;  // the controller's version() when the table was last exported
     QString m_path;
 };
 
