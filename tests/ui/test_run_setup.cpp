@@ -1,7 +1,7 @@
 // The set-up dock and the run agree, driven as a person would: edits made before Play are what
 // trains (checked in the trainer itself: its replicas and layers), a config opened in a fresh
-// window trains what the panel shows, a live run says which edits apply now and which need a new
-// run; the window opens at a pace a person can follow, shows the run's length, and "no limit" is
+// window trains what the panel shows, a run that trained (live or paused) says which edits apply
+// now and which need a new run, and asks before its steps go; the window opens at a pace a person can follow, shows the run's length, and "no limit" is
 // one click away; a worker killed near the end of a run is killed, one clicked after the end is
 // plainly refused.
 #include <QtTest>
@@ -161,13 +161,13 @@ private slots:
         QVERIFY(recorder.errors.isEmpty());
     }
 
-    void pausedRunRebuildsAtOnceAndALiveOneSaysWhatAppliesNow() {
+    void aTrainedRunWaitsForTheQuestionAndSaysWhatAppliesNow() {
         MainWindow& window = *m_window;
         clickPlay(window);
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 5, kLoadTimeoutMs);
         // Running: a structural edit is not applied behind the person's back; the set-up says
         // plainly that it needs a new run, that the learning rate and the speed apply now, and
-        // offers the new run in one click.
+        // offers the new run in one click (which asks before the trained steps go).
         chooseMirrored(window, 2);
         QTest::qWait(700);
         QCOMPARE(trained(window).replicas, 1);
@@ -180,21 +180,29 @@ private slots:
         auto* startNew = window.setup().findChild<QPushButton*>(QStringLiteral("startNewRunButton"));
         QVERIFY(startNew != nullptr && startNew->isVisible());
         QTest::mouseClick(startNew, Qt::LeftButton);
+        QCOMPARE(m_recorder->questions.size(), 1);  // answered Discard
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.replicaCount(), 2, kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 3, kLoadTimeoutMs);
         QCOMPARE(trained(window).replicas, 2);
         QCOMPARE(window.controller().state(), SessionState::Running);  // it went on training
         QTRY_VERIFY_WITH_TIMEOUT(!note->isVisible(), 2000);
 
-        // Paused: edits rebuild the run at once, as TensorFlow Playground does, without a question.
+        // Paused after training: the edit waits too (a paused run's steps are as much work), and
+        // the note says so; a deliberate apply asks, and then rebuilds.
         QTRY_VERIFY_WITH_TIMEOUT(window.pauseAction()->isEnabled(), 5000);
         window.pauseAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, 5000);
+        const std::int64_t steps = window.controller().stepsDone();
         window.setup().strategyPanel().devicesBox().setValue(4);
+        QTRY_VERIFY_WITH_TIMEOUT(note->isVisible(), 2000);
+        QVERIFY2(note->text().contains(QStringLiteral("paused run")), qPrintable(note->text()));
+        QCOMPARE(window.controller().stepsDone(), steps);
+        QCOMPARE(window.controller().config().strategy.replicaCount(), 2);
+        window.applySetupNow();
+        QCOMPARE(m_recorder->questions.size(), 2);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.replicaCount(), 4, kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
         QCOMPARE(trained(window).replicas, 4);
-        QVERIFY(m_recorder->questions.isEmpty());
         QVERIFY(m_recorder->errors.isEmpty());
     }
 
