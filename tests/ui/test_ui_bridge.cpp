@@ -41,6 +41,15 @@ StepRecord stepRecord(std::int64_t step) {
     record.learningRate = 0.1f;
     record.startNs = (step - 1) * 10'000'000;
     record.endNs = record.startNs + 7'000'000;
+    // What the engine works out from the two lanes of replicaRecord: each splits its 7 ms alike.
+    record.durationNs = 7'000'000;
+    record.phases[Phase::Compute] = 2'000'000;
+    record.phases[Phase::Communication] = 2'000'000;
+    record.phases[Phase::Waiting] = 1'000'000;
+    record.phases[Phase::Optimizer] = 1'000'000;
+    record.phases[Phase::Idle] = 1'000'000;
+    record.watchedSpread = 1.0f;  // 1.5 - 0.5
+    record.hasLanes = true;
     record.samples = 32;
     return record;
 }
