@@ -391,6 +391,7 @@ bool MainWindow::loadWeights(const QString& path) {
 }
 
 bool MainWindow::exportMetrics(const QString& path) {
+    m_controller->catchUp();  // a paused run's rows reach its last step
     if (Status status = exportMetricsCsv(m_controller->history(), path); !status) {
         showError(tr("Could not export the metrics"), QString::fromStdString(status.error().message));
         return false;

@@ -196,6 +196,12 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     }
     addRow(step, wall, stepMs);
     if (step.evaluation.step != 0) addEval(step.evaluation);
+    // Evaluations drained before their step (they came between steps, the step was still on its way).
+    while (!m_pendingEvals.empty() && m_pendingEvals.front().step <= step.step) {
+        const EvalRecord eval = m_pendingEvals.front();
+        m_pendingEvals.erase(m_pendingEvals.begin());
+        addEval(eval);
+    }
     addTrace(step, replicas);
     m_updates.add(step, replicas);
 }
@@ -257,15 +263,6 @@ void RunHistory::addRow(const StepRecord& step, double wall, double stepMs) {
     row.testAccuracy = kNaN;
     row.worker = step.worker;
     row.staleness = step.staleness;
-    // An evaluation drained before its step (the step waited a frame for a lane) lands here.
-    while (!m_pendingEvals.empty() && m_pendingEvals.front().step <= step.step) {
-        const EvalRecord& eval = m_pendingEvals.front();
-        if (eval.step == step.step) {
-            row.testLoss = eval.testLoss;
-            row.testAccuracy = eval.testAccuracy >= 0.0 ? eval.testAccuracy : kNaN;
-        }
-        m_pendingEvals.erase(m_pendingEvals.begin());
-    }
     m_rows.add(row);
 }
 
@@ -273,6 +270,11 @@ std::vector<MetricRow> RunHistory::rows() const { return m_rows.rows(); }
 
 void RunHistory::addEval(const EvalRecord& eval) {
     if (!eval.hasTest) return;
+    // One for a step not added yet waits for it, so the test curve's points stay in step order.
+    if (eval.step > m_lastStep.step) {
+        if (m_pendingEvals.size() < 64) m_pendingEvals.push_back(eval);
+        return;
+    }
     ++m_version;
     m_hasTest = true;
     const double x = static_cast<double>(eval.step);
@@ -281,12 +283,7 @@ void RunHistory::addEval(const EvalRecord& eval) {
     if (eval.testAccuracy >= 0.0) {
         m_global[static_cast<std::size_t>(GlobalSeries::TestAccuracy)].append(x, wall, static_cast<float>(eval.testAccuracy));
     }
-    // The row of the evaluated step (usually the newest; search back a little). A step not added
-    // yet (it waits for a lane's record) gets it when it comes.
-    if (m_rows.recentCount() == 0 || m_rows.newest().step < eval.step) {
-        if (m_pendingEvals.size() < 64) m_pendingEvals.push_back(eval);
-        return;
-    }
+    // The row of the evaluated step (usually the newest; search back a little).
     for (std::size_t back = 0; back < m_rows.recentCount() && back < 4096; ++back) {
         MetricRow& row = m_rows.fromNewest(back);
         if (row.step > eval.step) continue;
