@@ -156,8 +156,8 @@ int runTrain(const TrainOptions& options) {
         std::fprintf(stderr, "error: %s\n", recorder.error().message.c_str());
         return 1;
     }
-    // A config's steps of 0 sets no limit: the run goes on until Ctrl-C or SIGTERM (docs/interfaces.md
-    // §1, §3.1). --steps 0 is a count: no update (the initial weights, a checkpoint of them).
+    // A config's steps of 0 sets no limit: the run goes on until Ctrl-C or SIGTERM. --steps 0 is a
+    // count: no update (the initial weights, a checkpoint of them). See docs/interfaces.md §3.2.
     const bool limited = config->steps > 0 || options.steps.has_value();
     while ((!limited || trainer.stepsDone() < config->steps) && !interrupted()) {
         for (const Fault& fault : options.faults)
