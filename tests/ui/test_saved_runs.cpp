@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <QAction>
+#include <QLabel>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QStatusBar>
@@ -21,6 +22,7 @@
 #include "main_window.hpp"
 #include "ui_test_support.hpp"
 #include "views/learning_view.hpp"
+#include "views/replica_view.hpp"
 
 using namespace distlab;
 using namespace distlab::ui;
@@ -183,6 +185,15 @@ private slots:
             if (!std::isnan(row.testLoss)) lastTested = row.step;
             QVERIFY2(row.step - lastTested < 10, qPrintable(QStringLiteral("no test loss from %1 to %2").arg(lastTested).arg(row.step)));
         }
+
+        // The per-replica curves could not get the replicas' detail of the steps the rings had no
+        // room for: the Replicas view says where.
+        const std::vector<StepRange>& gaps = window->controller().history().detailGaps();
+        QVERIFY(!gaps.empty() && gaps.back().last == kSteps);
+        window->views().setCurrentWidget(&window->replicaView());
+        QTRY_VERIFY(window->replicaView().detailGapNote().isVisible());
+        QVERIFY2(window->replicaView().detailGapNote().text().contains(QStringLiteral("too busy")),
+                 qPrintable(window->replicaView().detailGapNote().text()));
 
         // The CSV has every step.
         const QString csv = m_dir.filePath(QStringLiteral("busy.csv"));

@@ -261,6 +261,8 @@ private slots:
         QCOMPARE(drain.backfilledSteps(), std::int64_t{1000 - 64});
         QCOMPARE(history.replicaSeries(0, ReplicaSeries::LocalLoss).appendedCount(), 64);  // the ring's 64
         QCOMPARE(drain.droppedCount(hub), std::uint64_t{2 * (1000 - 64)});
+        // ... and the history says where: steps 65 to 1,000 came without any replica's record.
+        QCOMPARE(history.detailGaps(), (std::vector<StepRange>{{65, 1000}}));
 
         // A session whose thread ended with steps still on its side: the last drain takes them.
         for (int s = 1001; s <= 1100; ++s) hub.stepChannel().publish(stepRecord(s));
@@ -268,6 +270,7 @@ private slots:
         drain.drain(hub, history, true);
         QCOMPARE(history.stepsSeen(), 1100);
         QCOMPARE(history.rows().back().step, std::int64_t{1100});
+        QCOMPARE(history.detailGaps(), (std::vector<StepRange>{{65, 1100}}));  // these came without replica records too
     }
 
     void theAppAndTheCliSplitAStepAlike() {

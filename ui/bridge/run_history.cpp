@@ -167,6 +167,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         m_timelineCount = std::min(m_timelineCount + 1, kTimelineSteps);
     }
 
+    bool reported = false;
     for (const ReplicaRecord* record : replicas) {
         // Only lanes that took part (as splitStep): an asynchronous worker that did not contribute has no numbers.
         if (record == nullptr || !record->active || record->replica < 0 || record->replica >= m_replicas) continue;
@@ -184,7 +185,9 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         addReplica(ReplicaSeries::GradNormBefore, record->gradNormBefore);
         addReplica(ReplicaSeries::GradNormAfter, record->gradNormAfter);
         addReplica(ReplicaSeries::Watched, record->watched[0]);
+        reported = true;
     }
+    if (step.hasLanes && !reported) addDetailGap(step.step);
     // The step's own split and spread (worked out by the engine): whole even when lanes' records were dropped.
     if (step.hasLanes) {
         add(GlobalSeries::ComputeMs, ms(step.phases[Phase::Compute]));
@@ -206,6 +209,18 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     m_updates.add(step, replicas);
 }
 
+
+void RunHistory::addDetailGap(std::int64_t step) {
+    if (!m_detailGaps.empty() && m_detailGaps.back().last + 1 == step) {
+        m_detailGaps.back().last = step;
+        return;
+    }
+    if (m_detailGaps.size() == kMaxDetailGaps) {
+        m_detailGaps[1].first = m_detailGaps[0].first;
+        m_detailGaps.erase(m_detailGaps.begin());
+    }
+    m_detailGaps.push_back({step, step});
+}
 
 void RunHistory::addThroughput(const StepRecord& step, double wall) {
     // One point per window of training time; a long gap (pause, slow speed limit) restarts the window.

@@ -71,6 +71,13 @@ struct MetricColumn {
 /// Every column, in the CSV's order (docs/interfaces.md §12.2).
 std::span<const MetricColumn> metricColumns();
 
+/// Steps `first` to `last`, both included.
+struct StepRange {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+    bool operator==(const StepRange&) const = default;
+};
+
 /// One lane of one step as the trace export keeps it (the phase split's timestamps).
 struct TraceLane {
     std::int64_t step = 0;  ///< 0: the lane did not report the step
@@ -146,6 +153,13 @@ public:
     /// (every 2nd, 4th, ... step; under 50,000 rows in all: ThinnedLog). Built on each call (for export).
     std::vector<MetricRow> rows() const;
 
+    /// Stretches of steps that arrived without any replica's record: the window was too busy to read
+    /// them as they came, and the engine keeps the steps, not their replicas' detail. Their rows
+    /// and whole-run curves are complete; the per-replica curves have no points there. Oldest
+    /// first; at most kMaxDetailGaps (the two oldest merge when another comes).
+    const std::vector<StepRange>& detailGaps() const { return m_detailGaps; }
+    static constexpr std::size_t kMaxDetailGaps = 32;
+
     std::int64_t stepsSeen() const { return m_stepsSeen; }
     const StepRecord& lastStep() const { return m_lastStep; }
     double samplesPerSecond() const { return m_samplesPerSecond; }
@@ -164,6 +178,7 @@ private:
     void addSplit(int replica, const ReplicaRecord& record);
     void addRow(const StepRecord& step, double wall, double stepMs);
     void addTrace(const StepRecord& step, std::span<const ReplicaRecord* const> replicas);
+    void addDetailGap(std::int64_t step);
 
     int m_replicas;
     std::vector<DecimatedSeries> m_global;
@@ -181,6 +196,7 @@ private:
     int m_traceHead = 0;
     int m_traceCount = 0;
     std::vector<EvalRecord> m_pendingEvals;  // evaluations drained before their step
+    std::vector<StepRange> m_detailGaps;
     double m_lastStepMs = 0.0;
     bool m_parameterServer = false;
     StepRecord m_lastStep;

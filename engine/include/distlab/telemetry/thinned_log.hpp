@@ -49,7 +49,6 @@ public:
     Row& fromNewest(std::size_t back) {
         return m_recent[(m_recentHead + m_recent.size() - 1 - back) % m_recent.size()];
     }
-    const Row& newest() const { return m_recent[(m_recentHead + m_recent.size() - 1) % m_recent.size()]; }
     /// fn(row) for every row, in step order.
     template <typename Fn>
     void forEach(Fn&& fn) const {
