@@ -16,6 +16,7 @@
 
 #include "bridge/session_controller.hpp"
 #include "file_dialogs.hpp"
+#include "trained_config.hpp"
 
 namespace distlab::ui {
 
@@ -40,26 +41,35 @@ void MainWindow::updatePyTorchExportAction() {
 
 bool MainWindow::exportPyTorchScript(const QString& path, bool wait) {
     applySetupNow();
-    const RunConfig config = m_controller->config();
+    // An "until paused" run exports the updates it has trained.
+    const TrainedConfig trained = trainedConfig(m_controller->config(), m_controller->stepsDone());
+    const RunConfig& config = trained.config;
     if (Status exportable = checkPyTorchExportable(config); !exportable) {
         showError(tr("Could not export the run"), QString::fromStdString(exportable.error().message));
+        return false;
+    }
+    if (config.steps == 0) {
+        showError(tr("Could not export the run"),
+                  tr("This run has no step limit and has not trained yet, so there are no updates to export. Train it "
+                     "for a while, or give it a number of steps, then export it."));
         return false;
     }
     auto status = std::make_shared<Status>(Ok{});
     QThread* worker = QThread::create([config, status, script = QFile::encodeName(path).toStdString()] {
         *status = exportPyTorch(config, script);
     });
-    connect(worker, &QThread::finished, this, [this, status, path] {
+    connect(worker, &QThread::finished, this, [this, status, path, note = trained.note] {
         if (!*status) {
             showError(tr("Could not export the run"), QString::fromStdString(status->error().message));
             return;
         }
         const PyTorchExportFiles files = pyTorchExportFiles(QFile::encodeName(path).toStdString());
-        statusBar()->showMessage(tr("Saved the PyTorch script to %1 (with %2 and %3 beside it)")
-                                     .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()),
-                                          QFileInfo(QString::fromStdString(files.weights)).fileName(),
-                                          QFileInfo(QString::fromStdString(files.data)).fileName()),
-                                 10000);
+        QString message = tr("Saved the PyTorch script to %1 (with %2 and %3 beside it)")
+                              .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()),
+                                   QFileInfo(QString::fromStdString(files.weights)).fileName(),
+                                   QFileInfo(QString::fromStdString(files.data)).fileName());
+        if (!note.isEmpty()) message += tr("; %1").arg(note);
+        statusBar()->showMessage(message, 10000);
     });
     connect(worker, &QThread::finished, worker, &QObject::deleteLater);
     worker->start();

@@ -30,6 +30,7 @@
 #include "file_dialogs.hpp"
 #include "recent_files.hpp"
 #include "run_files.hpp"
+#include "trained_config.hpp"
 #include "study/strategy_comparison.hpp"
 #include "study/study_window.hpp"
 
@@ -240,6 +241,7 @@ void MainWindow::onStateChanged(SessionState state) {
     m_loadWeights->setEnabled(loaded && idle);
     m_saveWeights->setToolTip(idle ? QString() : tr("Pause the run to save its weights"));
     updateStatus();
+    if (idle) updateTensorFlowCode();  // an "until paused" run's code trains the steps it has now
 }
 
 void MainWindow::onRunReplaced() {
@@ -362,7 +364,14 @@ bool MainWindow::openConfig(const QString& path, bool play, const QStringList& o
 
 bool MainWindow::saveConfig(const QString& path) {
     applySetupNow();
-    const RunConfig draft = m_setup->draft(m_controller->config());
+    RunConfig draft = m_setup->draft(m_controller->config());
+    // The config of an "until paused" run that has trained is saved with the steps it trained.
+    QString note;
+    if (draft == m_controller->config()) {
+        TrainedConfig trained = trainedConfig(draft, m_controller->stepsDone());
+        draft = std::move(trained.config);
+        note = trained.note;
+    }
     if (Status saved = saveRunConfigFile(draft, path); !saved) {
         showError(tr("Could not save the run config"), QString::fromStdString(saved.error().message));
         return false;
@@ -370,7 +379,7 @@ bool MainWindow::saveConfig(const QString& path) {
     m_currentFile = QFileInfo(path).absoluteFilePath();
     m_recent->add(m_currentFile);
     updateTitle();
-    showSaved(tr("the run config"), path);
+    showSaved(note.isEmpty() ? tr("the run config") : tr("the run config (%1)").arg(note), path);
     return true;
 }
 
@@ -394,6 +403,7 @@ bool MainWindow::loadWeights(const QString& path) {
 }
 
 bool MainWindow::exportMetrics(const QString& path) {
+    m_controller->catchUp();  // a paused run's rows reach its last step
     if (Status status = exportMetricsCsv(m_controller->history(), path); !status) {
         showError(tr("Could not export the metrics"), QString::fromStdString(status.error().message));
         return false;

@@ -59,7 +59,7 @@ bool MainWindow::saveRun(const QString& path) {
         showError(tr("Could not save the run"), tr("Pause a run that has trained at least one step to save it."));
         return false;
     }
-    m_controller->tick();  // every step done is in the history before it is written beside the weights
+    m_controller->catchUp();  // every step done is in the history before it is written beside the weights
     const RunRecord record = savedRunRecord(m_controller->history(), m_controller->config(), path);
     Status status = Error{tr("No run is loaded, or it has ended.").toStdString()};
     m_controller->runBetweenSteps(

@@ -6,6 +6,7 @@
 
 #include "bridge/session_controller.hpp"
 #include "tensorflow_code_dialog.hpp"
+#include "trained_config.hpp"
 
 namespace distlab::ui {
 
@@ -22,17 +23,21 @@ void MainWindow::showTensorFlowCode() {
     if (m_tensorFlowCode == nullptr) {
         m_tensorFlowCode = new TensorFlowCodeDialog(
             [this](const QString& title, const QString& message) { showError(title, message); }, this);
-        connect(m_tensorFlowCode, &TensorFlowCodeDialog::saved, this,
-                [this](const QString& path) { showSaved(tr("the TensorFlow code"), path); });
+        connect(m_tensorFlowCode, &TensorFlowCodeDialog::saved, this, [this](const QString& path) {
+            const QString note = trainedConfig(m_controller->config(), m_controller->stepsDone()).note;
+            showSaved(note.isEmpty() ? tr("the TensorFlow code") : tr("the TensorFlow code (%1)").arg(note), path);
+        });
     }
-    m_tensorFlowCode->setConfig(m_controller->config());
+    // An "until paused" run's code trains the updates it has trained.
+    m_tensorFlowCode->setConfig(trainedConfig(m_controller->config(), m_controller->stepsDone()).config);
     m_tensorFlowCode->show();
     m_tensorFlowCode->raise();
     m_tensorFlowCode->activateWindow();
 }
 
 void MainWindow::updateTensorFlowCode() {
-    if (m_tensorFlowCode != nullptr && m_tensorFlowCode->isVisible()) m_tensorFlowCode->setConfig(m_controller->config());
+    if (m_tensorFlowCode != nullptr && m_tensorFlowCode->isVisible())
+        m_tensorFlowCode->setConfig(trainedConfig(m_controller->config(), m_controller->stepsDone()).config);
 }
 
 }  // namespace distlab::ui

@@ -33,6 +33,11 @@ int runPyTorchExport(const PyTorchExportOptions& options) {
     // What the export cannot write is refused before the data is loaded.
     if (Status exportable = checkPyTorchExportable(*config); !exportable)
         return inputError(options.configPath + ": " + exportable.error().message);
+    // A config without a step limit (steps 0) has no updates to export unless told how many.
+    if (!options.steps && config->steps == 0)
+        return inputError(options.configPath +
+                          ": steps is 0 (no limit: the run trains until stopped), so there is no step count to export; "
+                          "give one with --steps N");
     const std::int64_t steps = options.steps ? *options.steps : config->steps;
 
     // The three outputs are checked as train's are: writable, and none of them an input.

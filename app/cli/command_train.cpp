@@ -1,5 +1,5 @@
-// distlab-cli train: runs a config to its step count, writing the files that were asked for,
-// and prints one JSON summary line on stdout.
+// distlab-cli train: runs a config to its step count (steps 0: until interrupted), writing the
+// files that were asked for, and prints one JSON summary line on stdout.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -156,7 +156,10 @@ int runTrain(const TrainOptions& options) {
         std::fprintf(stderr, "error: %s\n", recorder.error().message.c_str());
         return 1;
     }
-    while (trainer.stepsDone() < config->steps && !interrupted()) {
+    // A config's steps of 0 sets no limit: the run goes on until Ctrl-C or SIGTERM. --steps 0 is a
+    // count: no update (the initial weights, a checkpoint of them). See docs/interfaces.md §3.2.
+    const bool limited = config->steps > 0 || options.steps.has_value();
+    while ((!limited || trainer.stepsDone() < config->steps) && !interrupted()) {
         for (const Fault& fault : options.faults)
             if (fault.atStep == trainer.stepsDone()) applyFault(fault, trainer);
         const StepReport* step = nullptr;
@@ -176,7 +179,7 @@ int runTrain(const TrainOptions& options) {
             break;
         }
         lastLoss = report.loss;
-        const bool lastStep = trainer.stepsDone() >= config->steps;
+        const bool lastStep = limited && trainer.stepsDone() >= config->steps;
         const bool evaluateNow = lastStep || (config->evalEvery > 0 && report.step % config->evalEvery == 0);
         std::optional<EvalResult> test;
         if (evaluateNow && !trainer.data().test.empty()) test = trainer.evaluate(trainer.data().test);
@@ -251,9 +254,12 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
     auto steps = std::make_shared<long long>(0);
     auto faults = std::make_shared<std::vector<std::string>>();
     CLI::App* command = app.add_subcommand(
-        "train", "Train a run config to its step count, writing the files asked for; prints a JSON summary line last.");
+        "train",
+        "Train a run config to its step count (a config's steps 0: until Ctrl-C), writing the files asked for; prints a JSON "
+        "summary line last.");
     command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
-    CLI::Option* stepsOption = command->add_option("--steps", *steps, "train until N steps in all (default: the config's steps)")
+    CLI::Option* stepsOption =
+        command->add_option("--steps", *steps, "train until N steps in all (default: the config's steps, whose 0 means until Ctrl-C)")
                                    ->type_name("N")->check(integerIn(0, kMaxSteps));
     command->add_option("--init-weights", options->initWeights, "start from these weights (safetensors)")->type_name("W");
     command->add_option("--save-weights", options->saveWeights, "save the trained weights here (safetensors)")->type_name("W");

@@ -16,8 +16,16 @@ ProgressReporter::ProgressReporter(std::int64_t firstStep, std::int64_t lastStep
     m_nextPlainStep = m_first + std::max<std::int64_t>(1, (m_last - m_first) / 10);
 }
 
+namespace {
+constexpr std::int64_t kUnlimitedPlainEveryNs = 10'000'000'000;
+}  // namespace
+
 void ProgressReporter::update(std::int64_t step, double loss, double samplesPerSecond) {
     if (m_quiet) return;
+    if (m_last <= 0) {
+        updateUnlimited(step, loss, samplesPerSecond);
+        return;
+    }
     const bool last = step >= m_last;
     if (m_terminal) {
         const std::int64_t now = nowNs();
@@ -37,6 +45,21 @@ void ProgressReporter::update(std::int64_t step, double loss, double samplesPerS
         std::fprintf(stderr, "step %lld/%lld loss %.6g samples/s %.0f\n", static_cast<long long>(step),
                      static_cast<long long>(m_last), loss, samplesPerSecond);
         m_nextPlainStep = step + std::max<std::int64_t>(1, (m_last - m_first) / 10);
+    }
+}
+
+void ProgressReporter::updateUnlimited(std::int64_t step, double loss, double samplesPerSecond) {
+    const std::int64_t now = nowNs();
+    const std::int64_t every = m_terminal ? 100'000'000 : kUnlimitedPlainEveryNs;
+    if (m_lastPrintNs != 0 && now - m_lastPrintNs < every) return;
+    m_lastPrintNs = now;
+    if (m_terminal) {
+        std::fprintf(stderr, "\rstep %lld  loss %.4f  %.0f samples/s  (no step limit: Ctrl-C stops)  ",
+                     static_cast<long long>(step), loss, samplesPerSecond);
+        m_drawn = true;
+    } else {
+        std::fprintf(stderr, "step %lld (no limit) loss %.6g samples/s %.0f\n", static_cast<long long>(step), loss,
+                     samplesPerSecond);
     }
 }
 

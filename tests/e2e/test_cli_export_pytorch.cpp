@@ -152,6 +152,15 @@ private slots:
             QVERIFY(!QFile::exists(dir.filePath("run.py")));
         }
 
+        // A config without a step limit (steps 0) has no count of updates to export: it asks for one.
+        const QString unlimited = dir.filePath("unlimited.json");
+        QVERIFY(writeText(unlimited, config(R"({"type": "one_device"})", R"({"type": "sgd"})").replace("\"steps\": 1000", "\"steps\": 0")));
+        const CliResult noCount = runCli({"export-pytorch", unlimited, dir.filePath("unlimited.py")});
+        QCOMPARE(noCount.exitCode, 2);
+        QVERIFY2(noCount.err.contains("give one with --steps N"), qPrintable(noCount.err));
+        QVERIFY(!QFile::exists(dir.filePath("unlimited.py")));
+        QCOMPARE(runCli({"export-pytorch", unlimited, dir.filePath("unlimited.py"), "--steps", "5"}).exitCode, 0);
+
         // An output that is an input is refused before anything is written.
         const QString single = dir.filePath("single.json");
         QVERIFY(writeText(single, config(R"({"type": "one_device"})", R"({"type": "sgd"})")));

@@ -3,8 +3,12 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QElapsedTimer>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
+
+#include <csignal>
 
 #include "cli_runner.hpp"
 
@@ -43,6 +47,40 @@ class TestCliTrain : public QObject {
 
 private slots:
     void initTestCase() { write("run.json", kConfig); }
+
+    void aRunWithoutAStepLimitTrainsUntilInterrupted() {
+        // steps 0 means no limit (docs/interfaces.md §1): train goes on until Ctrl-C, then writes
+        // its files and exits 130 as an interrupted run does, its metrics holding every step done.
+        QProcess process;
+        process.start(QStringLiteral(DISTLAB_CLI_PATH),
+                      {"train", path("run.json"), "--set", "steps=0", "--metrics", path("unlimited.jsonl"),
+                       "--save-weights", path("unlimited.safetensors")});
+        QVERIFY(process.waitForStarted());
+        // Its first progress line comes at its first update; it then keeps training.
+        QString progress;
+        QElapsedTimer waited;
+        waited.start();
+        while (!progress.contains(QStringLiteral("(no limit)")) && waited.elapsed() < 60000) {
+            process.waitForReadyRead(100);
+            progress += QString::fromUtf8(process.readAllStandardError());
+            QVERIFY2(process.state() == QProcess::Running, qPrintable(progress));
+        }
+        QVERIFY2(progress.contains(QStringLiteral("(no limit)")), qPrintable(progress));
+        QTest::qWait(300);
+        QVERIFY(process.state() == QProcess::Running);  // 60 steps would have been over by now
+        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 130);
+        const QJsonObject summary = lastJsonLine(QString::fromUtf8(process.readAllStandardOutput()));
+        QVERIFY(summary["interrupted"].toBool());
+        const int steps = summary["steps"].toInt();
+        QVERIFY2(steps > 60, qPrintable(QString::number(steps)));
+        const QList<QByteArray> lines = readAll(path("unlimited.jsonl")).trimmed().split('\n');
+        QCOMPARE(lines.size(), steps);
+        QCOMPARE(QJsonDocument::fromJson(lines.last()).object()["step"].toInt(), steps);
+        QVERIFY(QFile::exists(path("unlimited.safetensors")));
+    }
 
     void trainWritesSummaryMetricsAndTrace() {
         const CliResult r = runCli({"train", path("run.json"), "--metrics", path("m.jsonl"), "--trace", path("t.json"),

@@ -1,6 +1,7 @@
 // The File menu as a person uses it: opening a config, an example or Reset asks before throwing a
 // trained run away; a save says where it wrote; a saved config holds only what its run uses and
 // opens as the same run; File ▸ Examples lists the examples of the source tree or of the package.
+// A run without a step limit ("until paused") is saved and exported with the steps it trained.
 #include <QtTest>
 
 #include <QDir>
@@ -8,6 +9,7 @@
 #include <QMenu>
 #include <QComboBox>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTemporaryDir>
 
@@ -20,6 +22,7 @@
 #include "panels/run_setup_panel.hpp"
 #include "panels/strategy_panel.hpp"
 #include "run_files.hpp"
+#include "tensorflow_code_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace distlab;
@@ -88,6 +91,7 @@ private slots:
     // File ▸ Export as PyTorch script writes the script with its weights and data beside it; an
     // asynchronous parameter-server run cannot be exported and the item says so.
     void exportsAPyTorchScript() {
+        trainOneStep();  // the window's run has no step limit: it exports what it has trained
         QTemporaryDir dir;
         const QString script = dir.filePath(QStringLiteral("circle.py"));
         QAction* action = m_window->findChild<QAction*>(QStringLiteral("exportPyTorchAction"));
@@ -209,6 +213,43 @@ private slots:
         window.resetAction()->trigger();
         QCOMPARE(m_recorder->questions.size(), 2);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().stepsDone(), std::int64_t{0}, kLoadTimeoutMs);
+    }
+
+    void untilPausedRunsAreSavedAndExportedWithTheStepsTheyTrained() {
+        MainWindow& window = *m_window;
+        QCOMPARE(window.controller().config().steps, std::int64_t{0});  // until paused
+        QTemporaryDir dir;
+        // Not trained yet: there is nothing to export, and the window says why.
+        QVERIFY(!window.exportPyTorchScript(dir.filePath(QStringLiteral("none.py")), /*wait=*/true));
+        QVERIFY2(!m_recorder->errors.isEmpty() && m_recorder->errors.back().contains(QStringLiteral("has not trained yet")),
+                 qPrintable(m_recorder->errors.join('\n')));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("none.py"))));
+        m_recorder->errors.clear();
+        for (int i = 0; i < 3; ++i) trainOneStep();
+        QCOMPARE(window.controller().stepsDone(), std::int64_t{3});
+        const QString note = QStringLiteral("steps 3: the 3 updates this run trained until paused");
+
+        // File ▸ Save run config writes steps 3, and opens as a run that trains those 3.
+        const QString config = dir.filePath(QStringLiteral("trained.json"));
+        QVERIFY(window.saveConfig(config));
+        QVERIFY2(window.statusBar()->currentMessage().contains(note), qPrintable(window.statusBar()->currentMessage()));
+        auto reopened = openRunConfigFile(config);
+        QVERIFY(reopened);
+        QCOMPARE(reopened->steps, std::int64_t{3});
+
+        // The PyTorch script runs the 3 updates, its data file holds their batches.
+        const QString script = dir.filePath(QStringLiteral("trained.py"));
+        QVERIFY2(window.exportPyTorchScript(script, /*wait=*/true), qPrintable(m_recorder->errors.join('\n')));
+        QVERIFY2(readText(script).contains(QRegularExpression(QStringLiteral("[\"']steps[\"']: 3[,}]"))), qPrintable(readText(script).left(2000)));
+        QVERIFY2(window.statusBar()->currentMessage().contains(note), qPrintable(window.statusBar()->currentMessage()));
+
+        // The TensorFlow code trains them too.
+        window.showTensorFlowCode();
+        auto* code = window.findChild<TensorFlowCodeDialog*>();
+        QVERIFY(code != nullptr);
+        QVERIFY2(code->code().contains(QStringLiteral("STEPS = 3 ")), qPrintable(code->code().left(3000)));
+        code->close();
+        QVERIFY(m_recorder->errors.isEmpty());
     }
 
     void saveSaysWhereItWrote() {

@@ -41,6 +41,15 @@ StepRecord stepRecord(std::int64_t step) {
     record.learningRate = 0.1f;
     record.startNs = (step - 1) * 10'000'000;
     record.endNs = record.startNs + 7'000'000;
+    // What the engine works out from the two lanes of replicaRecord: each splits its 7 ms alike.
+    record.durationNs = 7'000'000;
+    record.phases[Phase::Compute] = 2'000'000;
+    record.phases[Phase::Communication] = 2'000'000;
+    record.phases[Phase::Waiting] = 1'000'000;
+    record.phases[Phase::Optimizer] = 1'000'000;
+    record.phases[Phase::Idle] = 1'000'000;
+    record.watchedSpread = 1.0f;  // 1.5 - 0.5
+    record.hasLanes = true;
     record.samples = 32;
     return record;
 }
@@ -216,6 +225,52 @@ private slots:
         QCOMPARE(drain.drain(hub, history, true), std::size_t{1});
         QCOMPARE(history.stepsSeen(), 2);
         QCOMPARE(history.timelineRecord(1, 1).step, 0);  // not reported
+    }
+
+    void stepsTheRingHadNoRoomForStillReachTheHistory() {
+        // The GUI thread busy while 1,000 steps go by: rings of 64. Every step reaches the rows
+        // and the curves with its own numbers (the step's record carries them); only per-replica
+        // detail is missing for steps whose replica records were dropped.
+        TelemetryHub hub(2, 64);
+        RunHistory history(2);
+        TelemetryDrain drain(2);
+        for (int s = 1; s <= 1000; ++s) {
+            StepRecord record = stepRecord(s);
+            if (s % 10 == 0) record.evaluation = EvalRecord{s, 2.0, 0.75, true, record.endNs};
+            hub.stepChannel().publish(record);
+            hub.replica(0).tryPush(replicaRecord(s, 0));
+            hub.replica(1).tryPush(replicaRecord(s, 1));
+        }
+        // Drains as the timer does, with the session paused (it hands its backlog over meanwhile).
+        for (int tick = 0; tick < 4; ++tick) {
+            drain.drain(hub, history, false);
+            hub.stepChannel().flush();
+        }
+        QCOMPARE(history.stepsSeen(), 1000);
+        const std::vector<MetricRow> rows = history.rows();
+        QCOMPARE(rows.size(), std::size_t{1000});
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            QCOMPARE(rows[i].step, static_cast<std::int64_t>(i + 1));
+            QCOMPARE(rows[i].computeMs, 2.0);
+            QCOMPARE(rows[i].stepMs, 7.0);
+            QCOMPARE(std::isnan(rows[i].testLoss), rows[i].step % 10 != 0);
+        }
+        QCOMPARE(history.series(GlobalSeries::TrainLoss).appendedCount(), 1000);
+        QCOMPARE(history.series(GlobalSeries::ComputeMs).appendedCount(), 1000);
+        QCOMPARE(history.series(GlobalSeries::TestLoss).appendedCount(), 100);
+        QCOMPARE(drain.backfilledSteps(), std::int64_t{1000 - 64});
+        QCOMPARE(history.replicaSeries(0, ReplicaSeries::LocalLoss).appendedCount(), 64);  // the ring's 64
+        QCOMPARE(drain.droppedCount(hub), std::uint64_t{2 * (1000 - 64)});
+        // ... and the history says where: steps 65 to 1,000 came without any replica's record.
+        QCOMPARE(history.detailGaps(), (std::vector<StepRange>{{65, 1000}}));
+
+        // A session whose thread ended with steps still on its side: the last drain takes them.
+        for (int s = 1001; s <= 1100; ++s) hub.stepChannel().publish(stepRecord(s));
+        hub.stepChannel().closeProducer();
+        drain.drain(hub, history, true);
+        QCOMPARE(history.stepsSeen(), 1100);
+        QCOMPARE(history.rows().back().step, std::int64_t{1100});
+        QCOMPARE(history.detailGaps(), (std::vector<StepRange>{{65, 1100}}));  // these came without replica records too
     }
 
     void theAppAndTheCliSplitAStepAlike() {

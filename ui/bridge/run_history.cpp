@@ -13,8 +13,6 @@ constexpr std::int64_t kThroughputWindowNs = 250'000'000;  // one throughput poi
 constexpr std::int64_t kMinThroughputWindowNs = 2'000'000;  // ... or per 2 ms early in a run
 constexpr std::int64_t kWindowsPerRun = 32;                 // windows are 1/32 of the training so far
 constexpr std::int64_t kPauseGapNs = 2'000'000'000;         // a longer gap is a pause, not slow steps
-constexpr std::size_t kRecentRows = 20'000;
-constexpr std::size_t kMaxOlderRows = 30'000;  // with the recent ones: under 50,000 rows
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double ms(std::int64_t ns) { return static_cast<double>(ns) / kNsPerMs; }
@@ -95,19 +93,13 @@ const ReplicaRecord& RunHistory::timelineRecord(int index, int replica) const {
                              static_cast<std::size_t>(replica)];
 }
 
-void RunHistory::addSplit(int replica, const ReplicaRecord& record, StepSplit& mean, bool window) {
+void RunHistory::addSplit(int replica, const ReplicaRecord& record) {
     const PhaseSplit phases = splitPhases(stepTimes(record));  // the engine's one definition
     const double compute = phases[Phase::Compute] / kNsPerMs;
     const double waiting = phases[Phase::Waiting] / kNsPerMs;
     const double communication = phases[Phase::Communication] / kNsPerMs;
     const double optimizer = phases[Phase::Optimizer] / kNsPerMs;
     const double idle = phases[Phase::Idle] / kNsPerMs;
-    mean.computeMs += compute;
-    mean.communicationMs += communication;
-    mean.waitingMs += waiting;
-    mean.optimizerMs += optimizer;
-    mean.idleMs += idle;
-    if (!window) return;
     // The five times go to the ring and the window's sum as scalars: a split struct written and
     // copied straight back is reloaded with wider loads than it was stored with, and that stalls.
     const auto r = static_cast<std::size_t>(replica);
@@ -133,10 +125,6 @@ const TraceLane& RunHistory::traceLane(int index, int replica) const {
     return m_trace[static_cast<std::size_t>(slot) * static_cast<std::size_t>(m_replicas) + static_cast<std::size_t>(replica)];
 }
 
-double RunHistory::stepWallMs(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {
-    return ms(stepDurationNs(step.startNs, step.endNs, replicas));
-}
-
 void RunHistory::addTrace(const StepRecord& step, std::span<const ReplicaRecord* const> replicas) {
     if (m_trace.empty()) m_trace.resize(static_cast<std::size_t>(kTraceSteps) * static_cast<std::size_t>(m_replicas));
     TraceLane* lanes = &m_trace[static_cast<std::size_t>(m_traceHead) * static_cast<std::size_t>(m_replicas)];
@@ -154,7 +142,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     ++m_stepsSeen;
     m_lastStep = step;
     m_parameterServer = m_parameterServer || step.serverBusyNs > 0 || step.worker >= 0;
-    const double stepMs = stepWallMs(step, replicas);
+    const double stepMs = ms(step.durationNs);
     m_lastStepMs = stepMs;
     const double x = static_cast<double>(step.step);
     const double wall = m_wallOffsetSeconds + static_cast<double>(step.endNs) / kNanosecondsPerSecond;
@@ -179,16 +167,15 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         m_timelineCount = std::min(m_timelineCount + 1, kTimelineSteps);
     }
 
-    StepSplit mean;
-    float watchedLow = std::numeric_limits<float>::infinity();
-    float watchedHigh = -watchedLow;
-    int reported = 0;
+    bool reported = false;
     for (const ReplicaRecord* record : replicas) {
         // Only lanes that took part (as splitStep): an asynchronous worker that did not contribute has no numbers.
         if (record == nullptr || !record->active || record->replica < 0 || record->replica >= m_replicas) continue;
         const int r = record->replica;
-        if (slotRecords != nullptr) slotRecords[r] = *record;
-        addSplit(r, *record, mean, /*window=*/timeline);
+        if (slotRecords != nullptr) {
+            slotRecords[r] = *record;
+            addSplit(r, *record);
+        }
         auto addReplica = [&](ReplicaSeries which, float value) {
             m_perReplica[static_cast<std::size_t>(r) * static_cast<std::size_t>(ReplicaSeries::Count) +
                          static_cast<std::size_t>(which)]
@@ -198,24 +185,42 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         addReplica(ReplicaSeries::GradNormBefore, record->gradNormBefore);
         addReplica(ReplicaSeries::GradNormAfter, record->gradNormAfter);
         addReplica(ReplicaSeries::Watched, record->watched[0]);
-        watchedLow = std::min(watchedLow, record->watched[0]);
-        watchedHigh = std::max(watchedHigh, record->watched[0]);
-        ++reported;
+        reported = true;
     }
-    if (reported > 0) {
-        accumulate(mean, mean, 1.0 / reported - 1.0);
-        add(GlobalSeries::ComputeMs, mean.computeMs);
-        add(GlobalSeries::CommunicationMs, mean.communicationMs);
-        add(GlobalSeries::WaitingMs, mean.waitingMs);
-        add(GlobalSeries::OptimizerMs, mean.optimizerMs);
-        add(GlobalSeries::IdleMs, mean.idleMs);
-        add(GlobalSeries::Divergence, watchedHigh - watchedLow);
+    if (step.hasLanes && !reported) addDetailGap(step.step);
+    // The step's own split and spread (worked out by the engine): whole even when lanes' records were dropped.
+    if (step.hasLanes) {
+        add(GlobalSeries::ComputeMs, ms(step.phases[Phase::Compute]));
+        add(GlobalSeries::CommunicationMs, ms(step.phases[Phase::Communication]));
+        add(GlobalSeries::WaitingMs, ms(step.phases[Phase::Waiting]));
+        add(GlobalSeries::OptimizerMs, ms(step.phases[Phase::Optimizer]));
+        add(GlobalSeries::IdleMs, ms(step.phases[Phase::Idle]));
+        add(GlobalSeries::Divergence, step.watchedSpread);
     }
-    addRow(step, wall, stepMs, mean);
+    addRow(step, wall, stepMs);
+    if (step.evaluation.step != 0) addEval(step.evaluation);
+    // Evaluations drained before their step (they came between steps, the step was still on its way).
+    while (!m_pendingEvals.empty() && m_pendingEvals.front().step <= step.step) {
+        const EvalRecord eval = m_pendingEvals.front();
+        m_pendingEvals.erase(m_pendingEvals.begin());
+        addEval(eval);
+    }
     addTrace(step, replicas);
     m_updates.add(step, replicas);
 }
 
+
+void RunHistory::addDetailGap(std::int64_t step) {
+    if (!m_detailGaps.empty() && m_detailGaps.back().last + 1 == step) {
+        m_detailGaps.back().last = step;
+        return;
+    }
+    if (m_detailGaps.size() == kMaxDetailGaps) {
+        m_detailGaps[1].first = m_detailGaps[0].first;
+        m_detailGaps.erase(m_detailGaps.begin());
+    }
+    m_detailGaps.push_back({step, step});
+}
 
 void RunHistory::addThroughput(const StepRecord& step, double wall) {
     // One point per window of training time; a long gap (pause, slow speed limit) restarts the window.
@@ -255,7 +260,7 @@ void RunHistory::addThroughput(const StepRecord& step, double wall) {
     m_windowSamples = 0;
 }
 
-void RunHistory::addRow(const StepRecord& step, double wall, double stepMs, const StepSplit& mean) {
+void RunHistory::addRow(const StepRecord& step, double wall, double stepMs) {
     MetricRow row;
     row.step = step.step;
     row.epoch = step.epoch;
@@ -264,60 +269,27 @@ void RunHistory::addRow(const StepRecord& step, double wall, double stepMs, cons
     row.accuracy = step.accuracy >= 0.0 ? step.accuracy : kNaN;
     row.learningRate = step.learningRate;
     row.stepMs = stepMs;
-    row.computeMs = mean.computeMs;
-    row.optimizerMs = mean.optimizerMs;
-    row.communicationMs = mean.communicationMs;
-    row.waitingMs = mean.waitingMs + mean.idleMs;
+    row.computeMs = ms(step.phases[Phase::Compute]);
+    row.optimizerMs = ms(step.phases[Phase::Optimizer]);
+    row.communicationMs = ms(step.phases[Phase::Communication]);
+    row.waitingMs = ms(step.phases[Phase::Waiting] + step.phases[Phase::Idle]);
     row.samplesPerSecond = m_samplesPerSecond;
     row.testLoss = kNaN;
     row.testAccuracy = kNaN;
     row.worker = step.worker;
     row.staleness = step.staleness;
-    // An evaluation drained before its step (the step waited a frame for a lane) lands here.
-    while (!m_pendingEvals.empty() && m_pendingEvals.front().step <= step.step) {
-        const EvalRecord& eval = m_pendingEvals.front();
-        if (eval.step == step.step) {
-            row.testLoss = eval.testLoss;
-            row.testAccuracy = eval.testAccuracy >= 0.0 ? eval.testAccuracy : kNaN;
-        }
-        m_pendingEvals.erase(m_pendingEvals.begin());
-    }
-    if (m_recentRows.empty()) m_recentRows.resize(kRecentRows);
-    if (m_recentCount == kRecentRows) {
-        // The oldest recent row leaves the ring; every m_olderStride-th one is kept (each kept row
-        // is a real step). When the kept ones fill up, every other one goes and the stride doubles.
-        if (m_rowsEvicted % m_olderStride == 0) {
-            if (m_olderRows.capacity() == 0) m_olderRows.reserve(kMaxOlderRows);
-            m_olderRows.push_back(m_recentRows[m_recentHead]);
-            if (m_olderRows.size() >= kMaxOlderRows) {
-                std::size_t write = 0;
-                for (std::size_t read = 0; read < m_olderRows.size(); read += 2) m_olderRows[write++] = m_olderRows[read];
-                m_olderRows.resize(write);
-                m_olderStride *= 2;
-            }
-        }
-        ++m_rowsEvicted;
-        m_recentRows[m_recentHead] = row;
-        m_recentHead = (m_recentHead + 1) % kRecentRows;
-        return;
-    }
-    recentRow(m_recentCount++) = row;
+    m_rows.add(row);
 }
 
-MetricRow& RunHistory::recentRow(std::size_t index) {
-    return m_recentRows[(m_recentHead + index) % kRecentRows];
-}
-
-std::vector<MetricRow> RunHistory::rows() const {
-    std::vector<MetricRow> all;
-    all.reserve(m_olderRows.size() + m_recentCount);
-    all.insert(all.end(), m_olderRows.begin(), m_olderRows.end());
-    for (std::size_t i = 0; i < m_recentCount; ++i) all.push_back(m_recentRows[(m_recentHead + i) % kRecentRows]);
-    return all;
-}
+std::vector<MetricRow> RunHistory::rows() const { return m_rows.rows(); }
 
 void RunHistory::addEval(const EvalRecord& eval) {
     if (!eval.hasTest) return;
+    // One for a step not added yet waits for it, so the test curve's points stay in step order.
+    if (eval.step > m_lastStep.step) {
+        if (m_pendingEvals.size() < 64) m_pendingEvals.push_back(eval);
+        return;
+    }
     ++m_version;
     m_hasTest = true;
     const double x = static_cast<double>(eval.step);
@@ -326,14 +298,9 @@ void RunHistory::addEval(const EvalRecord& eval) {
     if (eval.testAccuracy >= 0.0) {
         m_global[static_cast<std::size_t>(GlobalSeries::TestAccuracy)].append(x, wall, static_cast<float>(eval.testAccuracy));
     }
-    // The row of the evaluated step (usually the newest; search back a little). A step not added
-    // yet (it waits for a lane's record) gets it when it comes.
-    if (m_recentCount == 0 || recentRow(m_recentCount - 1).step < eval.step) {
-        if (m_pendingEvals.size() < 64) m_pendingEvals.push_back(eval);
-        return;
-    }
-    for (std::size_t back = 1; back <= m_recentCount && back <= 4096; ++back) {
-        MetricRow& row = recentRow(m_recentCount - back);
+    // The row of the evaluated step (usually the newest; search back a little).
+    for (std::size_t back = 0; back < m_rows.recentCount() && back < 4096; ++back) {
+        MetricRow& row = m_rows.fromNewest(back);
         if (row.step > eval.step) continue;
         if (row.step == eval.step) {
             row.testLoss = eval.testLoss;
@@ -375,23 +342,10 @@ void RunHistory::restore(const SavedHistory& saved) {
         m_global[s].restore(saved.series[s]);
         if (!saved.series[s].empty()) lastWall = std::max(lastWall, saved.series[s].back().wallSeconds);
     }
-    // The newest rows go to the recent ring, older ones to the thinned part (as if they had left it).
-    const std::size_t recent = std::min(saved.rows.size(), kRecentRows);
-    const std::size_t older = saved.rows.size() - recent;
-    m_olderRows.assign(saved.rows.begin(), saved.rows.begin() + static_cast<std::ptrdiff_t>(older));
-    while (m_olderRows.size() >= kMaxOlderRows) {
-        std::size_t write = 0;
-        for (std::size_t read = 0; read < m_olderRows.size(); read += 2) m_olderRows[write++] = m_olderRows[read];
-        m_olderRows.resize(write);
-        m_olderStride *= 2;
-    }
-    if (recent > 0) {
-        m_recentRows.resize(kRecentRows);
-        std::copy(saved.rows.end() - static_cast<std::ptrdiff_t>(recent), saved.rows.end(), m_recentRows.begin());
-        lastWall = std::max(lastWall, saved.rows.back().wallSeconds);
-    }
-    m_recentHead = 0;
-    m_recentCount = recent;
+    // The rows go in as they came, under the same thinning rule.
+    m_rows.clear();
+    for (const MetricRow& row : saved.rows) m_rows.add(row);
+    if (!saved.rows.empty()) lastWall = std::max(lastWall, saved.rows.back().wallSeconds);
     m_wallOffsetSeconds = lastWall;
     m_lastStep.step = saved.steps;
     if (!saved.rows.empty()) {

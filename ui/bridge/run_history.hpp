@@ -8,6 +8,7 @@
 
 #include <distlab/telemetry/phase_split.hpp>
 #include <distlab/telemetry/records.hpp>
+#include <distlab/telemetry/thinned_log.hpp>
 
 #include "bridge/decimated_series.hpp"
 #include "bridge/update_tally.hpp"
@@ -47,8 +48,8 @@ struct MetricRow {
     double loss = 0.0;
     double accuracy = 0.0;
     double learningRate = 0.0;
-    double stepMs = 0.0;           ///< RunHistory::stepWallMs: never less than the split's parts
-    double computeMs = 0.0;        ///< the phase split's means over the step's active replicas, as the CLI's metrics
+    double stepMs = 0.0;           ///< StepRecord::durationNs: never less than the split's parts
+    double computeMs = 0.0;        ///< StepRecord::phases: the means over the step's active replicas, as the CLI's metrics
     double optimizerMs = 0.0;
     double communicationMs = 0.0;
     double waitingMs = 0.0;        ///< waiting for peers plus idle
@@ -69,6 +70,13 @@ struct MetricColumn {
 };
 /// Every column, in the CSV's order (docs/interfaces.md §12.2).
 std::span<const MetricColumn> metricColumns();
+
+/// Steps `first` to `last`, both included.
+struct StepRange {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+    bool operator==(const StepRange&) const = default;
+};
 
 /// One lane of one step as the trace export keeps it (the phase split's timestamps).
 struct TraceLane {
@@ -132,20 +140,25 @@ public:
     /// Lane `replica` of trace step `index` (step == 0 when it was not reported).
     const TraceLane& traceLane(int index, int replica) const;
 
-    /// A step's wall time as every view and export shows it: from the earliest start of the step
-    /// or of an active lane's part of it to the step's end. For mirrored runs that is the step's
-    /// own span; for parameter servers it runs from the applied gradient's pull to its update, so
-    /// it is never less than the phase split's parts (an update's interval can be shorter than
-    /// the compute of the gradient it applied, computed while earlier updates were applied).
-    static double stepWallMs(const StepRecord& step, std::span<const ReplicaRecord* const> replicas);
-    /// stepWallMs of the newest step.
+    /// The newest step's wall time as every view and export shows it (StepRecord::durationNs,
+    /// stepDurationNs): from the earliest start of the step or of an active lane's part of it to
+    /// the step's end. For mirrored runs that is the step's own span; for parameter servers it runs
+    /// from the applied gradient's pull to its update, so it is never less than the phase split's
+    /// parts (an update's interval can be shorter than the compute of the gradient it applied).
     double lastStepMs() const { return m_lastStepMs; }
     /// True once a step came from parameter servers (a server was busy applying it).
     bool isParameterServer() const { return m_parameterServer; }
 
     /// The rows in step order: every step's for the recent 20,000 steps, evenly thinned before that
-    /// (every 2nd, 4th, ... step; under 50,000 rows in all). Built on each call (for export).
+    /// (every 2nd, 4th, ... step; under 50,000 rows in all: ThinnedLog). Built on each call (for export).
     std::vector<MetricRow> rows() const;
+
+    /// Stretches of steps that arrived without any replica's record: the window was too busy to read
+    /// them as they came, and the engine keeps the steps, not their replicas' detail. Their rows
+    /// and whole-run curves are complete; the per-replica curves have no points there. Oldest
+    /// first; at most kMaxDetailGaps (the two oldest merge when another comes).
+    const std::vector<StepRange>& detailGaps() const { return m_detailGaps; }
+    static constexpr std::size_t kMaxDetailGaps = 32;
 
     std::int64_t stepsSeen() const { return m_stepsSeen; }
     const StepRecord& lastStep() const { return m_lastStep; }
@@ -161,10 +174,11 @@ public:
 
 private:
     void addThroughput(const StepRecord& step, double wall);
-    void addSplit(int replica, const ReplicaRecord& record, StepSplit& mean, bool window);
-    void addRow(const StepRecord& step, double wall, double stepMs, const StepSplit& mean);
+    /// The replica's part of the step into its split window (timeline steps only).
+    void addSplit(int replica, const ReplicaRecord& record);
+    void addRow(const StepRecord& step, double wall, double stepMs);
     void addTrace(const StepRecord& step, std::span<const ReplicaRecord* const> replicas);
-    MetricRow& recentRow(std::size_t index);
+    void addDetailGap(std::int64_t step);
 
     int m_replicas;
     std::vector<DecimatedSeries> m_global;
@@ -177,19 +191,12 @@ private:
     std::vector<ReplicaRecord> m_timelineRecords;  // [slot * replicas + replica]
     int m_timelineHead = 0;
     int m_timelineCount = 0;
-    // Rows: a ring of the recent kRecentRows, and every m_olderStride-th row that left it (the
-    // stride doubles, and the older rows are halved, whenever they fill up). No row is moved on
-    // the way in except the one leaving the ring, whatever the run length.
-    std::vector<MetricRow> m_recentRows;
-    std::size_t m_recentHead = 0;   // slot of the oldest recent row
-    std::size_t m_recentCount = 0;
-    std::vector<MetricRow> m_olderRows;
-    std::int64_t m_olderStride = 1;
-    std::int64_t m_rowsEvicted = 0;
+    ThinnedLog<MetricRow> m_rows;
     std::vector<TraceLane> m_trace;  // [slot * replicas + replica], allocated on first use
     int m_traceHead = 0;
     int m_traceCount = 0;
     std::vector<EvalRecord> m_pendingEvals;  // evaluations drained before their step
+    std::vector<StepRange> m_detailGaps;
     double m_lastStepMs = 0.0;
     bool m_parameterServer = false;
     StepRecord m_lastStep;

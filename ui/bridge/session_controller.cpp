@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "bridge/run_history.hpp"
 #include "bridge/telemetry_drain.hpp"
@@ -516,6 +517,20 @@ void SessionController::resetTickStats() {
     m_lastTickCpuMs = 0.0;
     m_maxTickCpuMs = 0.0;
     m_tickCount = 0;
+}
+
+bool SessionController::catchUp(int timeoutMs) {
+    QElapsedTimer waited;
+    waited.start();
+    for (;;) {
+        tick();
+        if (!m_current) return true;
+        const SessionState current = m_current->session->state();
+        if (current == SessionState::Running || current == SessionState::Stepping) return true;
+        if (m_current->history.lastStep().step >= m_current->session->stepsDone()) return true;
+        if (waited.elapsed() >= timeoutMs) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
 }
 
 void SessionController::tick() {

@@ -140,6 +140,10 @@ public:
     void setTickIntervalMs(int milliseconds) { m_timer.setInterval(milliseconds); }
     /// Drains and redraws now (as the timer does).
     void tick();
+    /// Before a file is written from history(): drains until it holds every step the run has done
+    /// (a paused session hands steps the rings had no room for over within a few milliseconds),
+    /// waiting at most `timeoutMs`; false if it could not. While the run trains, one drain.
+    bool catchUp(int timeoutMs = 2000);
 
 signals:
     void runReplaced();

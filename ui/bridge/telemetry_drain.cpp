@@ -11,6 +11,36 @@ TelemetryDrain::TelemetryDrain(int replicas)
     m_group.reserve(m_available.size());
 }
 
+bool TelemetryDrain::addStep(TelemetryHub& hub, RunHistory& history, const StepRecord& step, bool force, bool timeline) {
+    const std::size_t replicas = std::min(static_cast<std::size_t>(hub.replicaCount()), m_available.size());
+    bool waiting = false;
+    m_group.clear();
+    for (std::size_t r = 0; r < replicas; ++r) {
+        SpscRing<ReplicaRecord>& ring = hub.replica(static_cast<int>(r));
+        // Records of steps whose StepRecord was dropped have no partner: skip them.
+        std::size_t& position = m_position[r];
+        while (position < m_available[r] && ring.peek(position).step < step.step) ++position;
+        if (position == m_available[r]) {
+            waiting = waiting || !force;
+            continue;
+        }
+        if (ring.peek(position).step == step.step) m_group.push_back(&ring.peek(position));
+    }
+    if (waiting) return false;
+    history.addStep(step, m_group, timeline);
+    for (std::size_t r = 0; r < replicas; ++r) {
+        if (m_position[r] < m_available[r] && hub.replica(static_cast<int>(r)).peek(m_position[r]).step == step.step) ++m_position[r];
+    }
+    return true;
+}
+
+void TelemetryDrain::addBacklog(TelemetryHub& hub, RunHistory& history, const ThinnedLog<StepRecord>& backlog) {
+    // Steps the ring had no room for: their lanes' records were mostly dropped too, so none waits
+    // for them (what is in the rings still joins), and they stay out of the timeline.
+    backlog.forEach([&](const StepRecord& step) { addStep(hub, history, step, /*force=*/true, /*timeline=*/false); });
+    m_backfilled += static_cast<std::int64_t>(backlog.size());
+}
+
 std::size_t TelemetryDrain::drain(TelemetryHub& hub, RunHistory& history, bool flush) {
     hub.evals().drain([&](const EvalRecord& record) { history.addEval(record); });
     SpscRing<StepRecord>& steps = hub.steps();
@@ -25,27 +55,16 @@ std::size_t TelemetryDrain::drain(TelemetryHub& hub, RunHistory& history, bool f
     std::size_t joined = 0;
     for (; joined < stepCount; ++joined) {
         const StepRecord& step = steps.peek(joined);
+        if (step.kind == StepRecordKind::Backlog) {
+            addBacklog(hub, history, hub.stepChannel().takeBacklog());
+            continue;
+        }
         const bool force = flush || joined < m_seenWaiting;
-        bool waiting = false;
-        m_group.clear();
-        for (std::size_t r = 0; r < replicas; ++r) {
-            SpscRing<ReplicaRecord>& ring = hub.replica(static_cast<int>(r));
-            // Records of steps whose StepRecord was dropped have no partner: skip them.
-            std::size_t& position = m_position[r];
-            while (position < m_available[r] && ring.peek(position).step < step.step) ++position;
-            if (position == m_available[r]) {
-                waiting = waiting || !force;
-                continue;
-            }
-            if (ring.peek(position).step == step.step) m_group.push_back(&ring.peek(position));
-        }
-        if (waiting) break;
-        history.addStep(step, m_group, /*timeline=*/joined >= detailFrom);
-        for (std::size_t r = 0; r < replicas; ++r) {
-            if (m_position[r] < m_available[r] && hub.replica(static_cast<int>(r)).peek(m_position[r]).step == step.step) ++m_position[r];
-        }
+        if (!addStep(hub, history, step, force, /*timeline=*/joined >= detailFrom)) break;
     }
     steps.release(joined);
+    // A session whose thread has ended leaves the steps it could not announce: they come last.
+    if (flush && joined == stepCount) addBacklog(hub, history, hub.stepChannel().takeLeftover());
     for (std::size_t r = 0; r < replicas; ++r) hub.replica(static_cast<int>(r)).release(m_position[r]);
     m_seenWaiting = stepCount - joined;
     return joined;

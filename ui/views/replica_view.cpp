@@ -4,6 +4,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -24,6 +25,25 @@ qreal stripeWidth(int replica, int replicas) { return 1.5 + 0.8 * (replicas - 1 
 QColor pale(QColor color) {
     color.setAlpha(110);
     return color;
+}
+
+QString stepRange(const StepRange& range) {
+    const QLocale locale;
+    return range.first == range.last ? ReplicaView::tr("step %1").arg(locale.toString(static_cast<qlonglong>(range.first)))
+                                     : ReplicaView::tr("steps %1–%2")
+                                           .arg(locale.toString(static_cast<qlonglong>(range.first)),
+                                                locale.toString(static_cast<qlonglong>(range.last)));
+}
+
+// Says where the per-replica curves have no points because the window was too busy ("" when none).
+QString describeDetailGaps(const std::vector<StepRange>& gaps) {
+    if (gaps.empty()) return {};
+    const QString why = ReplicaView::tr("the window was too busy to read them while they trained. The run's own "
+                                        "curves and its metrics have every step.");
+    if (gaps.size() == 1) return ReplicaView::tr("No per-replica values for %1: %2").arg(stepRange(gaps.front()), why);
+    return ReplicaView::tr("No per-replica values for %1 stretches of steps (the latest: %2): %3")
+        .arg(gaps.size())
+        .arg(stepRange(gaps.back()), why);
 }
 }  // namespace
 
@@ -61,8 +81,13 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     grid->addWidget(m_gradient, 0, 1);
     grid->addWidget(m_loss, 1, 0);
     grid->addWidget(m_spread, 1, 1);
+    m_gapNote = new QLabel(this);
+    m_gapNote->setObjectName(QStringLiteral("detailGapNote"));
+    m_gapNote->setWordWrap(true);
+    m_gapNote->hide();
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addWidget(m_gapNote);
     layout->addLayout(grid, 1);
 
     connect(m_parameter, &QComboBox::currentIndexChanged, this, [this] {
@@ -158,6 +183,12 @@ bool ReplicaView::refresh() {
     m_gradient->setAxisTitles(tr("step"), tr("L2 norm"));
     m_loss->setAxisTitles(tr("step"), tr("loss"));
     m_spread->setAxisTitles(tr("step"), tr("max − min"));
+
+    const QString gapNote = describeDetailGaps(history.detailGaps());
+    if (gapNote != m_gapNote->text()) {
+        m_gapNote->setText(gapNote);
+        m_gapNote->setVisible(!gapNote.isEmpty());
+    }
 
     const int replicas = history.replicaCount();
     const StrategyConfig& strategy = controller().config().strategy;

@@ -29,6 +29,8 @@ public:
     LineChart& gradientChart() const { return *m_gradient; }
     LineChart& lossChart() const { return *m_loss; }
     LineChart& spreadChart() const { return *m_spread; }
+    /// Where the per-replica curves have no points because the window was too busy (hidden when none).
+    QLabel& detailGapNote() const { return *m_gapNote; }
 
 protected:
     bool refresh() override;
@@ -41,6 +43,7 @@ private:
     QComboBox* m_parameter;
     QSpinBox* m_element;
     QLabel* m_elementLabel;
+    QLabel* m_gapNote;
     LineChart* m_value;
     LineChart* m_gradient;
     LineChart* m_loss;

@@ -11,6 +11,10 @@
 
 namespace distlab {
 
+namespace {
+constexpr int kBacklogRetryMs = 5;  // a paused session's tries to hand its telemetry backlog over
+}  // namespace
+
 const char* stateName(SessionState state) {
     switch (state) {
     case SessionState::Loading: return "loading";
@@ -137,9 +141,11 @@ void TrainingSession::threadMain(std::stop_token stop) {
     } catch (const std::exception& error) {
         // A step (a replica, a worker) or a task failed: the trainer may be half-way through a
         // change, so the run ends here; the session stays readable.
+        m_telemetry.stepChannel().closeProducer();
         fail(std::string("training failed: ") + error.what());
         return;
     }
+    m_telemetry.stepChannel().closeProducer();  // the reader takes the steps not handed over yet
     closeQueue();
     setState(SessionState::Stopped);
 }
@@ -147,7 +153,14 @@ void TrainingSession::threadMain(std::stop_token stop) {
 bool TrainingSession::processCommands(bool block) {
     if (!block && !m_hasCommands.load(std::memory_order_acquire)) return true;
     std::unique_lock lock(m_commandMutex);
-    if (block) m_commandReady.wait(lock, [&] { return !m_commands.empty(); });
+    if (block) {
+        // Steps still in the telemetry backlog are handed over before the thread sleeps: it
+        // retries now and then (never waiting for the reader) until they are.
+        const auto hasCommand = [&] { return !m_commands.empty(); };
+        while (!m_telemetry.stepChannel().flush())
+            if (m_commandReady.wait_for(lock, std::chrono::milliseconds(kBacklogRetryMs), hasCommand)) break;
+        m_commandReady.wait(lock, hasCommand);
+    }
     while (!m_commands.empty()) {
         auto [command, task] = std::move(m_commands.front());
         m_commands.pop_front();
@@ -246,14 +259,16 @@ bool TrainingSession::runOneStep() {
     const StepReport& report = m_trainer->step();
     if (!report.applied) return false;  // every parameter-server worker is paused, or a paced one is still computing
     m_stepsDone.store(report.step, std::memory_order_relaxed);
-    publishTelemetry(report);
-    maybeEvaluate(false);
+    // An evaluation due now rides on the step's record: it reaches the reader with its step.
+    publishTelemetry(report, evaluationIfDue(false));
     maybeSnapshot(false);
     return true;
 }
 
-void TrainingSession::publishTelemetry(const StepReport& report) {
-    m_telemetry.steps().tryPush(toStepRecord(report, m_config.data.globalBatchSize));
+void TrainingSession::publishTelemetry(const StepReport& report, const std::optional<EvalRecord>& evaluation) {
+    StepRecord step = toStepRecord(report, m_config.data.globalBatchSize);
+    if (evaluation) step.evaluation = *evaluation;
+    m_telemetry.stepChannel().publish(step);
     for (int r = 0; r < static_cast<int>(report.replicas.size()); ++r) {
         if (!report.replicas[static_cast<std::size_t>(r)].active) continue;  // an asynchronous worker that did not contribute
         m_telemetry.replica(r).tryPush(toReplicaRecord(report, r, m_watchGenerationLocal));
@@ -261,6 +276,10 @@ void TrainingSession::publishTelemetry(const StepReport& report) {
 }
 
 void TrainingSession::maybeEvaluate(bool force) {
+    if (const std::optional<EvalRecord> record = evaluationIfDue(force)) m_telemetry.evals().tryPush(*record);
+}
+
+std::optional<EvalRecord> TrainingSession::evaluationIfDue(bool force) {
     const std::int64_t now = nowNs();
     // Evaluate every evalIntervalSeconds of wall time, and also every `eval_every` steps (or, for a
     // run with a step limit, about 200 times over the run), so a fast run still draws a test curve.
@@ -270,7 +289,7 @@ void TrainingSession::maybeEvaluate(bool force) {
                                                           : 0;
     const bool dueByTime = now - m_lastEvalNs >= static_cast<std::int64_t>(m_options.evalIntervalSeconds * 1e9);
     const bool dueBySteps = everySteps > 0 && steps - m_lastEvalStep >= everySteps;
-    if (!force && !dueByTime && !dueBySteps) return;
+    if (!force && !dueByTime && !dueBySteps) return std::nullopt;
     m_lastEvalNs = now;
     m_lastEvalStep = steps;
     EvalRecord record;
@@ -283,7 +302,7 @@ void TrainingSession::maybeEvaluate(bool force) {
         record.testLoss = result.loss;
         record.testAccuracy = result.accuracy;
     }
-    m_telemetry.evals().tryPush(record);
+    return record;
 }
 
 void TrainingSession::maybeSnapshot(bool force) {

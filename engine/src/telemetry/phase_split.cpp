@@ -86,16 +86,6 @@ std::int64_t stepDurationNs(const StepReport& report) {
     return end - start;
 }
 
-std::int64_t stepDurationNs(std::int64_t stepStartNs, std::int64_t stepEndNs, std::span<const ReplicaRecord* const> lanes) {
-    std::int64_t start = stepStartNs, end = stepEndNs;
-    for (const ReplicaRecord* lane : lanes) {
-        if (lane == nullptr || !lane->active) continue;
-        start = std::min(start, lane->startNs);
-        end = std::max(end, lane->stepEndNs);
-    }
-    return end - start;
-}
-
 double PhaseSplit::total() const {
     double sum = 0.0;
     for (double value : ns) sum += value;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace distlab {
 
@@ -14,6 +15,16 @@ StepRecord toStepRecord(const StepReport& report, std::int64_t samples) {
     step.learningRate = report.learningRate;
     step.startNs = report.startNs;
     step.endNs = report.endNs;
+    step.durationNs = stepDurationNs(report);
+    step.phases = splitStep(report);
+    float low = std::numeric_limits<float>::infinity(), high = -low;
+    for (const ReplicaStepStats& lane : report.replicas) {
+        if (!lane.active) continue;
+        step.hasLanes = true;
+        low = std::min(low, lane.watched[0]);
+        high = std::max(high, lane.watched[0]);
+    }
+    if (step.hasLanes) step.watchedSpread = high - low;
     step.samples = samples;
     step.worker = report.worker;
     step.staleness = report.staleness;

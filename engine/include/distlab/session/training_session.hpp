@@ -3,8 +3,9 @@
 // pause, step, stop, learning rate) are queued and take effect between steps; anything else that
 // needs the trainer (saving weights, attaching a trace) is posted as a task and runs there, between
 // steps, its result or exception returned through a future. Telemetry flows out through bounded
-// rings that the engine never waits on; rare events go to one observer. No global state: several
-// sessions can run side by side.
+// rings that the engine never waits on (steps the ring has no room for wait in a bounded backlog,
+// telemetry/step_channel.hpp: none is lost); rare events go to one observer. No global state:
+// several sessions can run side by side.
 //
 // Failures end the run, never the process: a step or a task that throws (a replica's exception is
 // rethrown by its step, naming the replica) moves the session to Failed with the message, fails
@@ -18,6 +19,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -121,7 +123,10 @@ private:
     bool processCommands(bool block);
     /// One trainer step; false when it applied nothing (paused or paced parameter-server workers).
     bool runOneStep();
-    void publishTelemetry(const StepReport& report);
+    void publishTelemetry(const StepReport& report, const std::optional<EvalRecord>& evaluation);
+    /// Evaluates when due (or `force`d): by wall time, every `eval_every` steps.
+    std::optional<EvalRecord> evaluationIfDue(bool force);
+    /// An evaluation between steps (a pause, the last step): sent on the evaluations' ring.
     void maybeEvaluate(bool force);
     void maybeSnapshot(bool force);
     bool throttle();

@@ -54,10 +54,9 @@ struct PhaseSplit {
 
 /// A step's wall time: from the earliest start, the step's or an active lane's (a parameter-server
 /// gradient begins with its pull, before the update that applies it), to the latest end. The
-/// CLI's step_ms and the app's step times and CSV both use it, so a step is never shorter than
-/// its phases.
+/// CLI's step_ms and the app's step times and CSV (StepRecord::durationNs) both use it, so a step
+/// is never shorter than its phases.
 std::int64_t stepDurationNs(const StepReport& report);
-std::int64_t stepDurationNs(std::int64_t stepStartNs, std::int64_t stepEndNs, std::span<const ReplicaRecord* const> lanes);
 
 /// One replica's step.
 PhaseSplit splitPhases(const StepTimes& times);

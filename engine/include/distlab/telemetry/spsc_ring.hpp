@@ -38,6 +38,15 @@ public:
         return true;
     }
 
+    /// Producer thread only: whether the next tryPush will succeed (only the producer fills the
+    /// ring, so room found here stays until it pushes).
+    bool hasRoom() {
+        const std::size_t head = m_head.load(std::memory_order_relaxed);
+        if (head - m_cachedTail <= m_mask) return true;
+        m_cachedTail = m_tail.load(std::memory_order_acquire);
+        return head - m_cachedTail <= m_mask;
+    }
+
     /// Consumer thread only: calls fn(record) for everything pushed so far; returns the count.
     template <typename Fn>
     std::size_t drain(Fn&& fn) {
