@@ -3,15 +3,14 @@
 
 #include <QAction>
 #include <QDockWidget>
-#include <QMenuBar>
+#include <QMenu>
 
 #include "lessons/lesson_browser.hpp"
 #include "lessons/lesson_panel.hpp"
 
 namespace distlab::ui {
 
-void MainWindow::buildLessonMenu() {
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
+void MainWindow::buildLessonMenu(QMenu* help) {
     QAction* lessons = help->addAction(tr("&Lessons…"), this, [this] {
         LessonBrowser browser(this);
         if (browser.exec() == QDialog::Accepted && !browser.chosenFile().isEmpty()) openLesson(browser.chosenFile());

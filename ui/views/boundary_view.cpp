@@ -7,6 +7,7 @@
 
 #include "bridge/session_controller.hpp"
 #include "panels/explanations.hpp"
+#include "run_palette.hpp"
 
 namespace distlab::ui {
 
@@ -15,11 +16,6 @@ const QColor kNegative(0xf5, 0x93, 0x22);  // Playground's orange (class 0)
 const QColor kPositive(0x08, 0x77, 0xbd);  // Playground's blue (class 1)
 constexpr qint64 kRebuildPeriodMs = 200;  // five heat maps a second: the boundary moves slowly
 constexpr int kLayerMargin = 8;             // pixels round the plot in the points layer (a dot's radius and pen)
-QColor mix(const QColor& a, const QColor& b, double t) {
-    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
-                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
 }  // namespace
 
 BoundaryView::BoundaryView(SessionController& controller, QWidget* parent) : LiveView(controller, parent) {

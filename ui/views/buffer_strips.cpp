@@ -16,12 +16,6 @@ constexpr int kTopHeight = 18;     // pack labels and element markers
 constexpr int kStripsLegendHeight = 24;
 constexpr int kBandHeight = 4;     // the contributors' colours under each chunk
 constexpr int kRowGap = 6;
-
-QColor mix(const QColor& a, const QColor& b, double t) {
-    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
-                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
 }  // namespace
 
 BufferStrips::BufferStrips(QWidget* parent) : QWidget(parent) {

@@ -9,7 +9,12 @@
 #include "bridge/all_reduce_capture.hpp"
 #include "bridge/comm_stats.hpp"
 #include "run_palette.hpp"
+#include "count_text.hpp"
 #include "views/comm_text.hpp"
+
+#include <distlab/distribute/mirrored_rank.hpp>
+
+#include <algorithm>
 
 namespace distlab::ui {
 
@@ -63,12 +68,16 @@ CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     m_devices = makeTable(this, QStringLiteral("commDeviceTable"), {tr("device"), tr("sent / step"), tr("sent in run"), tr("all-reduce")});
     m_devices->setToolTip(tr("From the engine's step records: bytes each device sent in its latest step and over "
                              "the run, and its mean time per step in the all-reduce (waiting for peers included)."));
+    m_devicesNote = new QLabel(this);
+    m_devicesNote->setObjectName(QStringLiteral("commDeviceNote"));
+    m_devicesNote->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_linksTitle);
     layout->addWidget(m_links, 1);
     layout->addWidget(m_devicesTitle);
     layout->addWidget(m_devices);
+    layout->addWidget(m_devicesNote);
 }
 
 void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& stats, int replicas) {
@@ -99,11 +108,27 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
         m_devices->setFixedHeight(m_devices->horizontalHeader()->sizeHint().height() + m_devices->verticalHeader()->length() +
                                   2 * m_devices->frameWidth() + m_devices->horizontalScrollBar()->sizeHint().height());
     }
+    // The step's loss and counts ride on the last pack (MirroredRank): bytes every device sends
+    // beyond the gradient chunks the links carry.
+    const auto peers = static_cast<std::int64_t>(std::max(0, replicas - 1));
+    const std::int64_t figureBytes = static_cast<std::int64_t>(kStepFigureValues * sizeof(float)) * peers;
+    m_devicesNote->setVisible(captured && peers > 0);
+    if (captured && peers > 0) {
+        m_devicesNote->setText(tr("Sent / step = the device's links above + %1 of the step's figures: its loss sum, correct "
+                                  "and example counts (%2 float32 values) to each of its %3, riding on the last pack.")
+                                   .arg(formatBytes(figureBytes))
+                                   .arg(kStepFigureValues)
+                                   .arg(countText(peers, tr("peer"), tr("peers"))));
+    }
     for (int r = 0; r < replicas; ++r) {
+        std::int64_t linkBytes = 0;
+        for (int to = 0; captured && to < replicas; ++to) linkBytes += capture.linkBytes(r, to);
+        const QString sentTip = captured ? tr("%1 over the links + %2 of step figures").arg(formatBytes(linkBytes), formatBytes(figureBytes))
+                                         : QString();
         const std::int64_t meanNs = taken > 0 ? stats.totalCommunicationNs(r) / taken : 0;
         const std::int64_t waitNs = taken > 0 ? stats.totalWaitNs(r) / taken : 0;
         setCell(*m_devices, r, 0, tr("cpu:%1").arg(r), {}, replicaColor(r));
-        setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)));
+        setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)), sentTip);
         setCell(*m_devices, r, 2, formatBytes(stats.totalBytesSent(r)), tr("over %1 steps").arg(steps));
         setCell(*m_devices, r, 3, formatNs(meanNs),
                 tr("Mean time per step from the end of cpu:%1's backward pass to the end of its all-reduce; %2 of it "

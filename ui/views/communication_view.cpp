@@ -247,15 +247,15 @@ void CommunicationView::onCaptured() {
         const std::int64_t bytes = latest.elements() * static_cast<std::int64_t>(sizeof(float));
         std::int64_t total = 0;
         for (const CapturedTransfer& t : latest.allTransfers()) total += t.bytes;
-        m_summary->setText(tr("The gradients of training step %1: %2 on %3 devices, %4 elements (%5) in %6 pack(s), "
-                              "%7 step(s) each. All links together moved %8 = %9 × the buffer.")
+        m_summary->setText(tr("The gradients of training step %1: %2 on %3 devices, %4 elements (%5) in %6, "
+                              "%7 each. All links together moved %8 = %9 × the buffer.")
                                .arg(latest.trainingStep())
                                .arg(algorithmTitle(latest))
                                .arg(latest.ranks())
                                .arg(latest.elements())
                                .arg(formatBytes(bytes))
-                               .arg(latest.packs().size())
-                               .arg(latest.stepsPerPack())
+                               .arg(countText(static_cast<qint64>(latest.packs().size()), tr("pack"), tr("packs")))
+                               .arg(countText(latest.stepsPerPack(), tr("step"), tr("steps")))
                                .arg(formatBytes(total))
                                .arg(bytes > 0 ? static_cast<double>(total) / static_cast<double>(bytes) : 0.0, 0, 'g', 3));
     }
