@@ -214,8 +214,9 @@ void MainWindow::buildViews() {
     m_views->tabBar()->setExpanding(false);
     m_views->setUsesScrollButtons(false);
     m_views->setElideMode(Qt::ElideNone);
-    // Tighter tabs than the style's default, so that all nine fit beside the set-up dock at 1280 px.
-    m_views->tabBar()->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 5px 9px; }"));
+    // Tighter tabs than the style's default, so that all nine fit beside the set-up dock and the
+    // Lesson dock at 1280 px (tests/ui/test_layout.cpp).
+    m_views->tabBar()->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 5px 6px; }"));
     setCentralWidget(m_views);
     // Every view can be saved as a picture from its context menu.
     for (int i = 0; i < m_views->count(); ++i) {

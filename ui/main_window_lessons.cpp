@@ -30,7 +30,7 @@ bool MainWindow::openLesson(const QString& path) {
         m_lessonDock = new QDockWidget(tr("Lesson"), this);
         m_lessonDock->setObjectName(QStringLiteral("lessonDock"));
         m_lessonDock->setWidget(m_lessonPanel);
-        m_lessonDock->setMinimumWidth(280);
+        m_lessonDock->setMinimumWidth(260);  // beside the set-up dock and all the tabs in a 1280 px window
         addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
         tabifyDockWidget(m_explainDock, m_lessonDock);
     }

@@ -71,6 +71,7 @@ CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     m_devicesNote = new QLabel(this);
     m_devicesNote->setObjectName(QStringLiteral("commDeviceNote"));
     m_devicesNote->setWordWrap(true);
+    m_devicesNote->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_linksTitle);
@@ -101,6 +102,10 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
         }
     }
     m_links->setRowCount(row);
+    // Every link shows without scrolling up to 8 (a ring on 4 devices has 4); more scroll.
+    m_links->setMinimumHeight(m_links->horizontalHeader()->sizeHint().height() +
+                              std::min(row, 8) * m_links->verticalHeader()->defaultSectionSize() + 2 * m_links->frameWidth() +
+                              m_links->horizontalScrollBar()->sizeHint().height());
     if (m_devices->rowCount() != replicas) {
         m_devices->setRowCount(replicas);
         // As tall as its rows (at most 8 devices), so every device shows without scrolling.
@@ -114,11 +119,9 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
     const std::int64_t figureBytes = static_cast<std::int64_t>(kStepFigureValues * sizeof(float)) * peers;
     m_devicesNote->setVisible(captured && peers > 0);
     if (captured && peers > 0) {
-        m_devicesNote->setText(tr("Sent / step = the device's links above + %1 of the step's figures: its loss sum, correct "
-                                  "and example counts (%2 float32 values) to each of its %3, riding on the last pack.")
-                                   .arg(formatBytes(figureBytes))
-                                   .arg(kStepFigureValues)
-                                   .arg(countText(peers, tr("peer"), tr("peers"))));
+        m_devicesNote->setText(tr("Sent / step = its links above + %1 of step figures (loss sum, correct and example "
+                                  "counts) to %2, riding on the last pack.")
+                                   .arg(formatBytes(figureBytes), countText(peers, tr("peer"), tr("peers"))));
     }
     for (int r = 0; r < replicas; ++r) {
         std::int64_t linkBytes = 0;

@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSlider>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableWidget>
@@ -168,7 +169,15 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     layout->addWidget(m_frameTitle);
     layout->addWidget(m_frameText);
     layout->addWidget(m_summary);
-    layout->addWidget(split, 1);
+    // Below the height every part needs (1280×800), the parts scroll instead of squeezing the
+    // tables to a row or two (tests/ui/test_layout.cpp).
+    auto* splitArea = new QScrollArea(this);
+    splitArea->setObjectName(QStringLiteral("commScrollArea"));
+    splitArea->setWidget(split);
+    splitArea->setWidgetResizable(true);
+    splitArea->setFrameShape(QFrame::NoFrame);
+    splitArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(splitArea, 1);
 
     m_playTimer.setInterval(kFrameMs);
     connect(&m_playTimer, &QTimer::timeout, this, [this] {
