@@ -73,6 +73,10 @@ bool ThroughputView::refresh() {
 }
 
 qsizetype ThroughputView::refreshRate(const RunHistory& history) {
+    m_rate->setAxisTitles(tr("step"), tr("samples per second"));
+    const qsizetype drawn =
+        feedChart(*m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}}, XAxis::Step);
+    // After the feed: the summary names what this fit cut off.
     const QLocale locale;
     QString summary = tr("%1 samples/s · %2 steps/s · last step %3 ms · %4")
                           .arg(locale.toString(history.samplesPerSecond(), 'f', 0))
@@ -84,9 +88,7 @@ qsizetype ThroughputView::refreshRate(const RunHistory& history) {
     if (std::isfinite(m_time->cutPeak()))
         summary += tr(" · step-time peaks up to %1 ms are cut off the chart").arg(locale.toString(m_time->cutPeak(), 'f', 2));
     setSteadyText(*m_summary, summary);
-    m_rate->setAxisTitles(tr("step"), tr("samples per second"));
-    return feedChart(*m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}},
-                     XAxis::Step);
+    return drawn;
 }
 
 qsizetype ThroughputView::refreshTime(const RunHistory& history) {
