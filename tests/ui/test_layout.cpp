@@ -8,6 +8,7 @@
 #include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
@@ -271,6 +272,24 @@ private slots:
         QVERIFY(window->width() <= 1280);
         const QStringList problems = cutTabs(*window);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    void theOptimizerFieldsLineUp() {
+        // Momentum's box starts where the learning rate's does (one column of fields on the page).
+        Recorder recorder;
+        auto window = openWindow(recorder, QSize(1280, 800), MainWindow::defaultConfig());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
+        QToolBox& pages = window->setup().pages();
+        pages.setCurrentIndex(pages.count() - 1);  // Optimizer and run
+        QTest::qWait(100);
+        auto* rate = window->setup().findChild<QDoubleSpinBox*>(QStringLiteral("learningRateBox"));
+        auto* momentum = window->setup().findChild<QDoubleSpinBox*>(QStringLiteral("momentumBox"));
+        QVERIFY(rate != nullptr && momentum != nullptr);
+        QTRY_VERIFY(momentum->isVisible());
+        const int rateLeft = rate->mapTo(window.get(), QPoint(0, 0)).x();
+        const int momentumLeft = momentum->mapTo(window.get(), QPoint(0, 0)).x();
+        QCOMPARE(momentumLeft, rateLeft);
+        QCOMPARE(momentum->width(), rate->width());
     }
 };
 
