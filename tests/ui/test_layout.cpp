@@ -6,6 +6,7 @@
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
+#include <QBoxLayout>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -29,6 +30,7 @@
 #include "main_window.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "views/communication_view.hpp"
+#include "views/comm_link_table.hpp"
 #include "views/parameter_server_view.hpp"
 #include "ui_test_support.hpp"
 
@@ -120,6 +122,21 @@ QStringList problemsIn(QWidget& view) {
         if (!shown(button) || button->text().isEmpty() || qobject_cast<const QTabBar*>(button->parentWidget()) != nullptr) continue;
         if (button->width() + 1 < button->sizeHint().width())
             problems.append(QStringLiteral("button narrower than its text: %1").arg(button->text()));
+    }
+    // Widgets side by side in one box layout never overlap (a layout squeezed below its minimum
+    // by a wrapped label's height draws its widgets over each other).
+    for (const QWidget* parent : view.findChildren<QWidget*>()) {
+        const auto* box = qobject_cast<const QBoxLayout*>(parent->layout());
+        if (box == nullptr || !shown(parent)) continue;
+        QList<const QWidget*> children;
+        for (int i = 0; i < box->count(); ++i)
+            if (const QWidget* child = box->itemAt(i)->widget(); child != nullptr && child->isVisibleTo(parent) && !child->geometry().isEmpty()) children.append(child);
+        for (int a = 0; a < children.size(); ++a)
+            for (int b = a + 1; b < children.size(); ++b)
+                if (children[a]->geometry().intersects(children[b]->geometry()))
+                    problems.append(QStringLiteral("%1 and %2 overlap in %3").arg(QString::fromLatin1(children[a]->metaObject()->className()),
+                                        QString::fromLatin1(children[b]->metaObject()->className()),
+                                        QString::fromLatin1(parent->metaObject()->className())));
     }
     for (const QTableWidget* table : view.findChildren<QTableWidget*>()) {
         if (!shown(table)) continue;

@@ -119,9 +119,12 @@ private slots:
             const QString sent = table->devices().item(r, 1)->text();
             QCOMPARE(sent, QStringLiteral("%1 B").arg(links + 36));
         }
-        QVERIFY(table->devicesNote().isVisible());
-        QVERIFY2(table->devicesNote().text().contains(QStringLiteral("36 B")) && table->devicesNote().text().contains(QStringLiteral("3 peers")),
-                 qPrintable(table->devicesNote().text()));
+        // ... and the links table says so: a row for the step figures after the 4 ring links.
+        QTableWidget& links = table->links();
+        QCOMPARE(links.rowCount(), 5);
+        QVERIFY2(links.item(4, 0)->text().contains(QStringLiteral("step figures")), qPrintable(links.item(4, 0)->text()));
+        QCOMPARE(links.item(4, 1)->text(), QStringLiteral("12 B"));
+        QVERIFY2(links.item(4, 1)->toolTip().contains(QStringLiteral("36 B")), qPrintable(links.item(4, 1)->toolTip()));
     }
 
     void theTimelineDrawsTheNewestStepAtTheDefaultPace() {

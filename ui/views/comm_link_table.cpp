@@ -68,17 +68,12 @@ CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     m_devices = makeTable(this, QStringLiteral("commDeviceTable"), {tr("device"), tr("sent / step"), tr("sent in run"), tr("all-reduce")});
     m_devices->setToolTip(tr("From the engine's step records: bytes each device sent in its latest step and over "
                              "the run, and its mean time per step in the all-reduce (waiting for peers included)."));
-    m_devicesNote = new QLabel(this);
-    m_devicesNote->setObjectName(QStringLiteral("commDeviceNote"));
-    m_devicesNote->setWordWrap(true);
-    m_devicesNote->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_linksTitle);
     layout->addWidget(m_links, 1);
     layout->addWidget(m_devicesTitle);
     layout->addWidget(m_devices);
-    layout->addWidget(m_devicesNote);
 }
 
 void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& stats, int replicas) {
@@ -101,6 +96,23 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
             ++row;
         }
     }
+    // The step's loss and counts ride on the last pack (MirroredRank): every device sends them to
+    // each peer beyond the gradient chunks above, so a device's "sent / step" below is its links
+    // plus this row's bytes times its peers.
+    const auto peers = static_cast<std::int64_t>(std::max(0, replicas - 1));
+    const std::int64_t figureBytes = static_cast<std::int64_t>(kStepFigureValues * sizeof(float));
+    if (captured && peers > 0) {
+        m_links->setRowCount(row + 1);
+        const QString tip = tr("Each device also sends the step's loss sum and its correct and example counts (%1 float32 "
+                               "values, %2) to each of its %3 with the gradient's last pack: %4 a step beyond its links above.")
+                                .arg(kStepFigureValues)
+                                .arg(formatBytes(figureBytes), countText(peers, tr("peer"), tr("peers")), formatBytes(figureBytes * peers));
+        setCell(*m_links, row, 0, tr("step figures, each → each"), tip);
+        setCell(*m_links, row, 1, formatBytes(figureBytes), tip);
+        setCell(*m_links, row, 2, tr("with the last pack"), tip);
+        setCell(*m_links, row, 3, formatBytes(figureBytes * steps), tr("%1 × %2 steps, per link").arg(formatBytes(figureBytes)).arg(steps));
+        ++row;
+    }
     m_links->setRowCount(row);
     // Every link shows without scrolling up to 8 (a ring on 4 devices has 4); more scroll.
     m_links->setMinimumHeight(m_links->horizontalHeader()->sizeHint().height() +
@@ -113,20 +125,12 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
         m_devices->setFixedHeight(m_devices->horizontalHeader()->sizeHint().height() + m_devices->verticalHeader()->length() +
                                   2 * m_devices->frameWidth() + m_devices->horizontalScrollBar()->sizeHint().height());
     }
-    // The step's loss and counts ride on the last pack (MirroredRank): bytes every device sends
-    // beyond the gradient chunks the links carry.
-    const auto peers = static_cast<std::int64_t>(std::max(0, replicas - 1));
-    const std::int64_t figureBytes = static_cast<std::int64_t>(kStepFigureValues * sizeof(float)) * peers;
-    m_devicesNote->setVisible(captured && peers > 0);
-    if (captured && peers > 0) {
-        m_devicesNote->setText(tr("Sent / step = its links above + %1 of step figures (loss sum, correct and example "
-                                  "counts) to %2, riding on the last pack.")
-                                   .arg(formatBytes(figureBytes), countText(peers, tr("peer"), tr("peers"))));
-    }
     for (int r = 0; r < replicas; ++r) {
         std::int64_t linkBytes = 0;
         for (int to = 0; captured && to < replicas; ++to) linkBytes += capture.linkBytes(r, to);
-        const QString sentTip = captured ? tr("%1 over the links + %2 of step figures").arg(formatBytes(linkBytes), formatBytes(figureBytes))
+        const QString sentTip = captured ? tr("%1 of gradient over its links + %2 of step figures (%3 to each of %4)")
+                                               .arg(formatBytes(linkBytes), formatBytes(figureBytes * peers), formatBytes(figureBytes),
+                                                    countText(peers, tr("peer"), tr("peers")))
                                          : QString();
         const std::int64_t meanNs = taken > 0 ? stats.totalCommunicationNs(r) / taken : 0;
         const std::int64_t waitNs = taken > 0 ? stats.totalWaitNs(r) / taken : 0;

@@ -21,19 +21,17 @@ public:
 
     /// Fills the link list from `capture` (may be empty) and the device table from `stats`.
     void setData(const AllReduceCapture& capture, const CommStats& stats, int replicas);
-    /// One row per link used: link, bytes, time, over the run.
+    /// One row per link used: link, bytes, time, over the run; then (with 2 or more devices) the
+    /// step's figures that every device sends each peer with the last pack.
     QTableWidget& links() const { return *m_links; }
     /// One row per device: sent per step, sent in the run, time in the all-reduce per step.
     QTableWidget& devices() const { return *m_devices; }
-    /// Says what a device's "sent / step" holds beyond the links (the step's figures).
-    QLabel& devicesNote() const { return *m_devicesNote; }
 
 private:
     QLabel* m_linksTitle;
     QTableWidget* m_links;
     QLabel* m_devicesTitle;
     QTableWidget* m_devices;
-    QLabel* m_devicesNote;  // what a device sends beyond the links: the step's figures
 };
 
 }  // namespace distlab::ui

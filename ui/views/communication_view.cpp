@@ -108,6 +108,9 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_valueNames = new QLabel(this);
     m_valueNames->setWordWrap(true);
+    // Room for three wrapped lines (the names of four values at 1280 px): a splitter does not ask a
+    // wrapped label its height, and would squeeze the strips and the table above it instead.
+    m_valueNames->setMinimumHeight(3 * m_valueNames->fontMetrics().lineSpacing() + 4);
     m_valueNames->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     m_values->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_relative = new QCheckBox(tr("Relative to the largest"), this);
@@ -164,6 +167,7 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({600, 400});  // proportions: the step-through gets the larger part
+    split->setChildrenCollapsible(false);  // neither part below what it needs: the scroll area scrolls instead
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_frameTitle);
