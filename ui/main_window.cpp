@@ -82,7 +82,11 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_controller(new SessionController(this)), m_prompts(UserPrompts::messageBoxes()) {
     setObjectName(QStringLiteral("distlabMainWindow"));
     // Most of the screen on first launch (restoreSettings brings back the person's own size).
-    if (const QScreen* screen = QGuiApplication::primaryScreen(); screen != nullptr) resize(initialWindowSize(screen->availableGeometry()));
+    if (const QScreen* screen = QGuiApplication::primaryScreen(); screen != nullptr) {
+        const QRect available = screen->availableGeometry();
+        resize(initialWindowSize(available));
+        move(available.center() - rect().center());  // centred (a window manager may place it itself)
+    }
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     buildActions();
     buildSavedRunActions();
