@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QGuiApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -11,6 +12,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
+#include <QScreen>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
@@ -19,6 +21,7 @@
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
+#include "count_text.hpp"
 #include "file_dialogs.hpp"
 #include "panels/explain_panel.hpp"
 #include "panels/explanations.hpp"
@@ -38,6 +41,7 @@
 #include "views/throughput_view.hpp"
 #include "views/timeline_view.hpp"
 #include "wheel_guard.hpp"
+#include "window_size.hpp"
 
 #if __has_include("varlab/variable_lab_panel.hpp")
 #include "varlab/variable_lab_panel.hpp"
@@ -78,7 +82,12 @@ QString clock(double seconds) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_controller(new SessionController(this)), m_prompts(UserPrompts::messageBoxes()) {
     setObjectName(QStringLiteral("distlabMainWindow"));
-    resize(1440, 900);
+    // Most of the screen on first launch (restoreSettings brings back the person's own size).
+    if (const QScreen* screen = QGuiApplication::primaryScreen(); screen != nullptr) {
+        const QRect available = screen->availableGeometry();
+        resize(initialWindowSize(available));
+        move(available.center() - rect().center());  // centred (a window manager may place it itself)
+    }
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     WheelGuard::install(this);  // a wheel over the set-up scrolls it, never edits it unasked
     buildActions();
@@ -97,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent)
                                "Wall time grows when training threads keep every core busy."));
     statusBar()->addWidget(m_statusLabel, 1);
     statusBar()->addPermanentWidget(m_tickLabel);
+    m_tickLabel->setVisible(m_diagnostics->isChecked());
     m_applyTimer.setSingleShot(true);
     m_applyTimer.setInterval(kApplyDelayMs);
     connectController();
@@ -160,6 +170,11 @@ void MainWindow::buildActions() {
     m_savePng->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_compare = new QAction(tr("&Compare mirrored, async and sync…"), this);
     m_compare->setToolTip(tr("Train the current model mirrored, with async and with sync parameter servers side by side"));
+    // For the app's developers: the status bar's frame times stay out of a learner's way until asked for.
+    m_diagnostics = new QAction(tr("&Diagnostics"), this);
+    m_diagnostics->setObjectName(QStringLiteral("diagnosticsAction"));
+    m_diagnostics->setCheckable(true);
+    m_diagnostics->setToolTip(tr("Show in the status bar how long the GUI takes per frame"));
 }
 
 void MainWindow::buildViews() {
@@ -205,8 +220,9 @@ void MainWindow::buildViews() {
     m_views->tabBar()->setExpanding(false);
     m_views->setUsesScrollButtons(false);
     m_views->setElideMode(Qt::ElideNone);
-    // Tighter tabs than the style's default, so that all nine fit beside the set-up dock at 1280 px.
-    m_views->tabBar()->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 5px 9px; }"));
+    // Tighter tabs than the style's default, so that all nine fit beside the set-up dock and the
+    // Lesson dock at 1280 px (tests/ui/test_layout.cpp).
+    m_views->tabBar()->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 5px 6px; }"));
     setCentralWidget(m_views);
     // Every view can be saved as a picture from its context menu.
     for (int i = 0; i < m_views->count(); ++i) {
@@ -325,13 +341,22 @@ void MainWindow::buildMenus() {
         QAction* show = view->addAction(m_views->tabText(i), this, [this, i] { m_views->setCurrentIndex(i); });
         show->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
-    buildLessonMenu();
+    view->addSeparator();
+    view->addAction(m_diagnostics);
+    connect(m_diagnostics, &QAction::toggled, this, [this](bool on) {
+        m_tickLabel->setVisible(on);
+        if (on) updateStatus();
+    });
+    buildHelpMenu();  // main_window_help.cpp
 }
 
 void MainWindow::restoreSettings() {
     QSettings settings;
     if (settings.contains("window/geometry")) restoreGeometry(settings.value("window/geometry").toByteArray());
     if (settings.contains("window/state")) restoreState(settings.value("window/state").toByteArray());
+    // A person who showed or hid Explain keeps that layout: no folding it away at the next launch.
+    m_explainChosen = settings.value("window/explainChosen", false).toBool();
+    m_diagnostics->setChecked(settings.value("views/diagnostics", false).toBool());
     m_learning->setSmoothing(settings.value("views/smoothing", 0.9).toDouble());
     m_views->setCurrentIndex(settings.value("views/tab", 0).toInt());
     m_setup->pages().setCurrentIndex(settings.value("views/setupPage", 0).toInt());
@@ -341,6 +366,8 @@ void MainWindow::saveSettings() {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
+    settings.setValue("window/explainChosen", m_explainChosen);
+    settings.setValue("views/diagnostics", m_diagnostics->isChecked());
     settings.setValue("views/smoothing", m_learning->smoothing());
     settings.setValue("views/tab", m_views->currentIndex());
     settings.setValue("views/setupPage", m_setup->pages().currentIndex());
@@ -423,14 +450,17 @@ void MainWindow::updateStatus() {
     if (m_controller->isLoading()) state = tr("loading");
     if (!m_controller->hasRun()) state = tr("no run");
     const std::int64_t steps = m_controller->stepsDone();
-    const QString where = parameterServers ? tr("%1 worker(s), %2 parameter server(s)").arg(replicas).arg(config.strategy.parameterServers)
-                                           : tr("%1 replica(s) on %2").arg(replicas).arg(devicesSummary(config.strategy));
+    const QString where =
+        parameterServers ? countText(replicas, tr("worker"), tr("workers")) + QStringLiteral(", ") +
+                               countText(config.strategy.parameterServers, tr("parameter server"), tr("parameter servers"))
+                         : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
     // Steady labels: a new text ten times a second repaints them without laying out the window.
     setSteadyText(*m_statusLabel, tr("step %1 · epoch %2 · %3 samples/s · %4 · %5 · %6")
                                .arg(locale.toString(steps))
                                .arg(locale.toString(history.lastStep().epoch))
                                .arg(locale.toString(history.samplesPerSecond(), 'f', 0))
                                .arg(where, clock(m_controller->runningSeconds()), state));
+    if (!m_diagnostics->isChecked()) return;
     setSteadyText(*m_tickLabel, tr("GUI frame %1 ms, max %2 (CPU %3 / %4)")
                                     .arg(m_controller->lastTickMs(), 0, 'f', 2)
                                     .arg(m_controller->maxTickMs(), 0, 'f', 1)

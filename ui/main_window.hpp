@@ -28,6 +28,7 @@ namespace distlab::ui {
 class BoundaryView;
 class CommunicationView;
 class ExplainPanel;
+class HelpBrowser;
 class LearningView;
 class NetworkView;
 class ParameterServerView;
@@ -148,6 +149,10 @@ public:
     QString speedText() const;
     QString statusText() const;
     QString currentFile() const { return m_currentFile; }
+    /// View ▸ Diagnostics: shows the GUI's frame times in the status bar (checked), remembered.
+    QAction* diagnosticsAction() const { return m_diagnostics; }
+    /// The Help ▸ Guide window, or null before a topic was first shown.
+    HelpBrowser* helpBrowser() const { return m_helpBrowser; }
     /// File ▸ Examples: one action per example run (exampleFiles), opening it as File ▸ Open does.
     QMenu* examplesMenu() const { return m_examples; }
 
@@ -162,7 +167,8 @@ private:
     void buildActions();
     void buildSavedRunActions();  // main_window_saved_runs.cpp
     void buildStudyActions();     // main_window_studies.cpp
-    void buildLessonMenu();       // main_window_lessons.cpp
+    void buildLessonMenu(QMenu* help);  // main_window_lessons.cpp
+    void buildHelpMenu();               // main_window_help.cpp: lessons, guide, shortcuts, about
     void buildPyTorchExportAction();   // main_window_pytorch.cpp
     void updatePyTorchExportAction();  // enabled when the run's config can be exported
     void buildTensorFlowCodeAction();  // main_window_tensorflow.cpp
@@ -265,7 +271,9 @@ private:
     bool m_setupEdited = false;  // edits not yet looked at (the timer is no longer active in its own timeout)
     QDoubleSpinBox* m_learningRate = nullptr;
     QLabel* m_statusLabel = nullptr;
-    QLabel* m_tickLabel = nullptr;
+    QLabel* m_tickLabel = nullptr;  // the GUI's frame times, shown with View ▸ Diagnostics
+    QAction* m_diagnostics = nullptr;
+    HelpBrowser* m_helpBrowser = nullptr;
     QTimer m_applyTimer;
     QString m_currentFile;
     QString m_pendingFile;

@@ -3,15 +3,14 @@
 
 #include <QAction>
 #include <QDockWidget>
-#include <QMenuBar>
+#include <QMenu>
 
 #include "lessons/lesson_browser.hpp"
 #include "lessons/lesson_panel.hpp"
 
 namespace distlab::ui {
 
-void MainWindow::buildLessonMenu() {
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
+void MainWindow::buildLessonMenu(QMenu* help) {
     QAction* lessons = help->addAction(tr("&Lessons…"), this, [this] {
         LessonBrowser browser(this);
         if (browser.exec() == QDialog::Accepted && !browser.chosenFile().isEmpty()) openLesson(browser.chosenFile());
@@ -31,7 +30,7 @@ bool MainWindow::openLesson(const QString& path) {
         m_lessonDock = new QDockWidget(tr("Lesson"), this);
         m_lessonDock->setObjectName(QStringLiteral("lessonDock"));
         m_lessonDock->setWidget(m_lessonPanel);
-        m_lessonDock->setMinimumWidth(280);
+        m_lessonDock->setMinimumWidth(260);  // beside the set-up dock and all the tabs in a 1280 px window
         addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
         tabifyDockWidget(m_explainDock, m_lessonDock);
     }

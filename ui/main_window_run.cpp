@@ -24,6 +24,7 @@
 #include <distlab/io/run_config_json.hpp>
 
 #include "bridge/session_controller.hpp"
+#include "count_text.hpp"
 #include "panels/explanations.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/training_panel.hpp"
@@ -63,9 +64,7 @@ void MainWindow::showError(const QString& title, const QString& message) {
     if (m_prompts.error) m_prompts.error(this, title, message);
 }
 
-QString MainWindow::trainedSteps(std::int64_t steps) {
-    return steps == 1 ? tr("1 trained step") : tr("%1 trained steps").arg(QLocale().toString(steps));
-}
+QString MainWindow::trainedSteps(std::int64_t steps) { return countText(steps, tr("trained step"), tr("trained steps")); }
 
 bool MainWindow::runHasUnsavedSteps() const { return m_controller->hasRun() && m_controller->stepsDone() > m_savedAtStep; }
 

@@ -5,12 +5,18 @@
 #include <QtTest>
 
 #include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QBoxLayout>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QToolBox>
 #include <QTableWidget>
 #include <QTextDocument>
 #include <QStatusBar>
@@ -24,6 +30,7 @@
 #include "main_window.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "views/communication_view.hpp"
+#include "views/comm_link_table.hpp"
 #include "views/parameter_server_view.hpp"
 #include "ui_test_support.hpp"
 
@@ -64,6 +71,44 @@ QString cutLabel(const QLabel& label) {
     return {};
 }
 
+/// The controls of `area`'s page (labels, buttons, boxes) that reach past its right edge: clipped,
+/// since the set-up pages scroll only up and down.
+QStringList clippedInScrollArea(const QScrollArea& area) {
+    QStringList problems;
+    const QWidget* viewport = area.viewport();
+    for (const QWidget* widget : area.widget()->findChildren<QWidget*>()) {
+        if (!shown(widget) || !widget->isVisible()) continue;
+        if (qobject_cast<const QLabel*>(widget) == nullptr && qobject_cast<const QAbstractButton*>(widget) == nullptr &&
+            qobject_cast<const QAbstractSpinBox*>(widget) == nullptr && qobject_cast<const QComboBox*>(widget) == nullptr)
+            continue;
+        const QRect inViewport(widget->mapTo(viewport, QPoint(0, 0)), widget->size());
+        if (inViewport.right() > viewport->width() + 1)
+            problems.append(QStringLiteral("%1 \"%2\" reaches %3 px past the set-up's edge")
+                                .arg(QString::fromLatin1(widget->metaObject()->className()), widget->objectName())
+                                .arg(inViewport.right() - viewport->width()));
+        else if (qobject_cast<const QAbstractSpinBox*>(widget) != nullptr || qobject_cast<const QComboBox*>(widget) != nullptr) {
+            if (widget->width() + 1 < widget->minimumSizeHint().width())
+                problems.append(QStringLiteral("%1 \"%2\" squeezed to %3 of %4 px")
+                                    .arg(QString::fromLatin1(widget->metaObject()->className()), widget->objectName())
+                                    .arg(widget->width()).arg(widget->minimumSizeHint().width()));
+        }
+    }
+    return problems;
+}
+
+/// Every tab of the views' tab bar is drawn whole inside the window.
+QStringList cutTabs(MainWindow& window) {
+    QStringList problems;
+    QTabBar* bar = window.views().tabBar();
+    const QRect visible = window.views().rect();
+    for (int tab = 0; tab < bar->count(); ++tab) {
+        const QRect rect(bar->mapTo(&window.views(), bar->tabRect(tab).topLeft()), bar->tabRect(tab).size());
+        if (!visible.contains(rect) || !bar->rect().contains(bar->tabRect(tab)))
+            problems.append(QStringLiteral("tab %1 cut: %2..%3 of %4 px").arg(bar->tabText(tab)).arg(rect.left()).arg(rect.right()).arg(visible.width()));
+    }
+    return problems;
+}
+
 QStringList problemsIn(QWidget& view) {
     QStringList problems;
     for (const QLabel* label : view.findChildren<QLabel*>()) {
@@ -78,9 +123,29 @@ QStringList problemsIn(QWidget& view) {
         if (button->width() + 1 < button->sizeHint().width())
             problems.append(QStringLiteral("button narrower than its text: %1").arg(button->text()));
     }
+    // Widgets side by side in one box layout never overlap (a layout squeezed below its minimum
+    // by a wrapped label's height draws its widgets over each other).
+    for (const QWidget* parent : view.findChildren<QWidget*>()) {
+        const auto* box = qobject_cast<const QBoxLayout*>(parent->layout());
+        if (box == nullptr || !shown(parent)) continue;
+        QList<const QWidget*> children;
+        for (int i = 0; i < box->count(); ++i)
+            if (const QWidget* child = box->itemAt(i)->widget(); child != nullptr && child->isVisibleTo(parent) && !child->geometry().isEmpty()) children.append(child);
+        for (int a = 0; a < children.size(); ++a)
+            for (int b = a + 1; b < children.size(); ++b)
+                if (children[a]->geometry().intersects(children[b]->geometry()))
+                    problems.append(QStringLiteral("%1 and %2 overlap in %3").arg(QString::fromLatin1(children[a]->metaObject()->className()),
+                                        QString::fromLatin1(children[b]->metaObject()->className()),
+                                        QString::fromLatin1(parent->metaObject()->className())));
+    }
     for (const QTableWidget* table : view.findChildren<QTableWidget*>()) {
         if (!shown(table)) continue;
         if (table->width() < 160) problems.append(QStringLiteral("table %1 is a sliver: %2 px").arg(table->objectName()).arg(table->width()));
+        // A short table (a row per link or device) shows every row without scrolling.
+        if (table->rowCount() > 0 && table->rowCount() <= 8 && table->viewport()->height() + 1 < table->verticalHeader()->length())
+            problems.append(QStringLiteral("table %1 shows %2 of %3 px of its %4 rows")
+                                .arg(table->objectName()).arg(table->viewport()->height()).arg(table->verticalHeader()->length())
+                                .arg(table->rowCount()));
         for (int column = 0; column < table->columnCount(); ++column) {
             int needed = table->horizontalHeader()->sectionSizeHint(column);
             for (int row = 0; row < table->rowCount(); ++row) {
@@ -186,6 +251,62 @@ private slots:
         QVERIFY2(cutLabel(*intro).isEmpty(), qPrintable(cutLabel(*intro)));
         const QStringList problems = problemsIn(window->parameterServerView());
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    void theParameterServerSetUpFitsAt1280() {
+        // The Strategy page of a parameter-server run: every label, box and speed control whole.
+        Recorder recorder;
+        RunConfig config = MainWindow::defaultConfig();
+        config.strategy.type = StrategyKind::ParameterServer;
+        config.strategy.workers = 4;
+        config.strategy.parameterServers = 2;
+        config.strategy.mode = ParameterServerMode::Sync;
+        auto window = openWindow(recorder, QSize(1280, 800), config);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
+        QToolBox& pages = window->setup().pages();
+        int strategyPage = -1;
+        for (int page = 0; page < pages.count(); ++page)
+            if (pages.itemText(page) == QStringLiteral("Strategy")) strategyPage = page;
+        QVERIFY(strategyPage >= 0);
+        pages.setCurrentIndex(strategyPage);
+        QTest::qWait(200);  // the tool box animates nothing, but lays out on the next events
+        auto* area = qobject_cast<QScrollArea*>(pages.widget(strategyPage));
+        QVERIFY(area != nullptr);
+        QStringList problems = clippedInScrollArea(*area);
+        problems += problemsIn(*area->widget());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    void everyTabShowsWithTheLessonDockOpenAt1280() {
+        Recorder recorder;
+        auto window = openWindow(recorder, QSize(1280, 800), MainWindow::defaultConfig());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
+        const QStringList lessons = QDir(QStringLiteral(DISTLAB_EXAMPLES_DIR "/../lessons")).entryList({QStringLiteral("*.lesson.json")}, QDir::Files, QDir::Name);
+        QVERIFY(!lessons.isEmpty());
+        QVERIFY(window->openLesson(QStringLiteral(DISTLAB_EXAMPLES_DIR "/../lessons/") + lessons.front()));
+        QTRY_VERIFY(window->findChild<QDockWidget*>(QStringLiteral("lessonDock"))->isVisible());
+        QTest::qWait(200);
+        QVERIFY(window->width() <= 1280);
+        const QStringList problems = cutTabs(*window);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    void theOptimizerFieldsLineUp() {
+        // Momentum's box starts where the learning rate's does (one column of fields on the page).
+        Recorder recorder;
+        auto window = openWindow(recorder, QSize(1280, 800), MainWindow::defaultConfig());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
+        QToolBox& pages = window->setup().pages();
+        pages.setCurrentIndex(pages.count() - 1);  // Optimizer and run
+        QTest::qWait(100);
+        auto* rate = window->setup().findChild<QDoubleSpinBox*>(QStringLiteral("learningRateBox"));
+        auto* momentum = window->setup().findChild<QDoubleSpinBox*>(QStringLiteral("momentumBox"));
+        QVERIFY(rate != nullptr && momentum != nullptr);
+        QTRY_VERIFY(momentum->isVisible());
+        const int rateLeft = rate->mapTo(window.get(), QPoint(0, 0)).x();
+        const int momentumLeft = momentum->mapTo(window.get(), QPoint(0, 0)).x();
+        QCOMPARE(momentumLeft, rateLeft);
+        QCOMPARE(momentum->width(), rate->width());
     }
 };
 

@@ -123,7 +123,7 @@ private slots:
         const DecimatedSeries& spread = window.controller().history().series(GlobalSeries::Divergence);
         QVERIFY(!spread.empty());
         QCOMPARE(spread.last().high, 0.0f);
-        QVERIFY(window.statusText().contains(QStringLiteral("4 replica(s) on cpu:0–3")));
+        QVERIFY(window.statusText().contains(QStringLiteral("4 replicas on cpu:0–3")));
 
         // The learning rate applies live, without a reset question.
         auto* rateBox = window.findChild<QDoubleSpinBox*>(QStringLiteral("toolbarLearningRate"));

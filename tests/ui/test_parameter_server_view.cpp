@@ -121,7 +121,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(view.histogram().count() >= 1000, 30000);
         QCOMPARE(view.histogram().theory(), 3.0);
         QVERIFY2(std::abs(view.histogram().mean() - 3.0) < 0.75, qPrintable(QString::number(view.histogram().mean())));
-        QVERIFY(window.statusText().contains(QStringLiteral("4 worker(s), 2 parameter server(s)")));
+        QVERIFY(window.statusText().contains(QStringLiteral("4 workers, 2 parameter servers")));
         // The other views call the lanes workers, as this view does.
         window.views().setCurrentWidget(&window.timelineView());
         QTRY_COMPARE_WITH_TIMEOUT(window.timelineView().canvas().laneNames().size(), qsizetype{4}, 5000);

@@ -114,7 +114,7 @@ private slots:
         QCOMPARE(running.layers, std::size_t{4});
         QCOMPARE(window.controller().config().strategy.replicaCount(), 4);
         QCOMPARE(window.setup().strategyPanel().devicesBox().value(), 4);
-        QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains(QStringLiteral("4 replica(s) on cpu:0–3")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains(QStringLiteral("4 replicas on cpu:0–3")), 5000);
         QVERIFY(m_recorder->questions.isEmpty());  // nothing had trained: nothing to ask
         QVERIFY(m_recorder->errors.isEmpty());
     }

@@ -184,7 +184,10 @@ void LineChart::fitAxes() {
         // Keep the current range while the data stays inside it and fills a fair part of it.
         const double span = d.yHigh - d.yLow;
         const bool inside = yLow >= d.yLow && yHigh <= d.yHigh && span > 0.0;
-        if (inside && yHigh - yLow >= 0.4 * span) return;
+        // ... but not a range that still shows a spike this fit cut off (set before there were
+        // enough points to tell it from the rest).
+        const bool showsCutPeak = std::isfinite(d.cutPeak) && d.yHigh >= d.cutPeak;
+        if (inside && yHigh - yLow >= 0.4 * span && !showsCutPeak) return;
         step = ChartAxis::niceRange(yLow, yHigh);
     }
     if (yLow != d.yLow || yHigh != d.yHigh) {

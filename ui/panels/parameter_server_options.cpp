@@ -53,6 +53,8 @@ ParameterServerOptions::ParameterServerOptions(QWidget* parent) : QWidget(parent
     m_partitionerNumber = spinBox("partitionerNumberBox", 1, 1 << 30, QString(), "strategy.partitioner", this);
     m_maxShards = spinBox("maxShardsBox", 1, 64, tr(" shards at most"), "strategy.partitioner", this);
 
+    // Two speed boxes a row: four did not fit the set-up dock at 1280 px (tests/ui/test_layout.cpp).
+    constexpr int kSpeedColumns = 2;
     auto* speeds = new QWidget(this);
     auto* speedGrid = new QGridLayout(speeds);
     speedGrid->setContentsMargins(0, 0, 0, 0);
@@ -65,7 +67,7 @@ ParameterServerOptions::ParameterServerOptions(QWidget* parent) : QWidget(parent
         box->setValue(1.0);
         box->setPrefix(tr("w%1 ").arg(w));
         setExplainKey(box, QStringLiteral("strategy.worker_speed"));
-        speedGrid->addWidget(box, w / 4, w % 4);
+        speedGrid->addWidget(box, w / kSpeedColumns, w % kSpeedColumns);
         m_speeds[static_cast<std::size_t>(w)] = box;
     }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "count_text.hpp"
 #include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
 
@@ -49,7 +50,7 @@ ReductionOptions::ReductionOptions(QWidget* parent) : QWidget(parent) {
     m_packs = new QSpinBox(this);
     m_packs->setObjectName(QStringLiteral("numPacksBox"));
     m_packs->setRange(1, kMaxPacks);
-    m_packs->setSuffix(tr(" pack(s)"));
+    setCountSuffix(*m_packs, tr("pack"), tr("packs"));
     setExplainKey(m_packs, QStringLiteral("strategy.num_packs"));
     m_bytes = new QSpinBox(this);
     m_bytes->setObjectName(QStringLiteral("bytesPerPackBox"));

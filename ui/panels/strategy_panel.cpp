@@ -8,6 +8,7 @@
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
+#include "count_text.hpp"
 #include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
 #include "panels/gpu_note.hpp"
@@ -30,7 +31,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_devices = new QSpinBox(m_mirroredGroup);
     m_devices->setObjectName(QStringLiteral("devicesBox"));
     m_devices->setRange(1, kMaxDevices);
-    m_devices->setSuffix(tr(" logical CPU devices"));
+    setCountSuffix(*m_devices, tr("logical CPU device"), tr("logical CPU devices"));
     setExplainKey(m_devices, QStringLiteral("strategy.devices"));
     m_devicesText = explanationLabel(m_mirroredGroup);
     m_reduction = new ReductionOptions(m_mirroredGroup);
@@ -47,7 +48,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_accumulation = new QSpinBox(m_accumulationGroup);
     m_accumulation->setObjectName(QStringLiteral("accumulationBox"));
     m_accumulation->setRange(1, 1024);
-    m_accumulation->setSuffix(tr(" micro-steps"));
+    setCountSuffix(*m_accumulation, tr("micro-step"), tr("micro-steps"));
     setExplainKey(m_accumulation, QStringLiteral("strategy.gradient_accumulation_steps"));
     m_accumulationText = explanationLabel(m_accumulationGroup);
     m_batchText = new QLabel(this);
@@ -154,12 +155,15 @@ void StrategyPanel::updateExplanations() {
     const std::int64_t steps = m_accumulation->value();
     const std::int64_t split = replicas * steps;
     if (split > 0 && m_globalBatch % split == 0) {
-        m_batchText->setText(tr("Global batch %1 = %2 replica(s) × %3 micro-step(s) × %4 samples.")
-                                 .arg(m_globalBatch).arg(replicas).arg(steps).arg(m_globalBatch / split));
+        m_batchText->setText(tr("Global batch %1 = %2 × %3 × %4.")
+                                 .arg(m_globalBatch)
+                                 .arg(countText(replicas, tr("replica"), tr("replicas")), countText(steps, tr("micro-step"), tr("micro-steps")),
+                                      countText(m_globalBatch / split, tr("sample"), tr("samples"))));
         m_batchText->setStyleSheet(QString());
     } else {
-        m_batchText->setText(tr("Global batch %1 does not divide into %2 replica(s) × %3 micro-step(s): change the "
-                                "batch (Data) or the counts here.").arg(m_globalBatch).arg(replicas).arg(steps));
+        m_batchText->setText(tr("Global batch %1 does not divide into %2 × %3: change the batch (Data) or the counts here.")
+                                 .arg(m_globalBatch)
+                                 .arg(countText(replicas, tr("replica"), tr("replicas")), countText(steps, tr("micro-step"), tr("micro-steps"))));
         m_batchText->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
     }
 }

@@ -57,39 +57,33 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_learningRate = makeLearningRateBox(this);
     m_learningRate->setObjectName(QStringLiteral("learningRateBox"));
 
-    m_sgdGroup = new QWidget(this);
-    m_momentum = unitBox(m_sgdGroup, 4, 0.9999);
+    m_momentum = unitBox(this, 4, 0.9999);
+    m_momentum->setObjectName(QStringLiteral("momentumBox"));
     setExplainKey(m_momentum, QStringLiteral("optimizer.momentum"));
-    m_nesterov = new QCheckBox(tr("Nesterov"), m_sgdGroup);
+    m_nesterov = new QCheckBox(tr("Nesterov"), this);
     setExplainKey(m_nesterov, QStringLiteral("optimizer.momentum"));
-    auto* sgdForm = new QFormLayout(m_sgdGroup);
-    sgdForm->setContentsMargins(0, 0, 0, 0);
-    sgdForm->addRow(tr("Momentum"), m_momentum);
-    sgdForm->addRow(QString(), m_nesterov);
-
-    m_adamGroup = new QWidget(this);
-    m_beta1 = unitBox(m_adamGroup, 4, 0.9999);
-    m_beta2 = unitBox(m_adamGroup, 5, 0.99999);
-    m_epsilon = unitBox(m_adamGroup, 10, 1.0);
+    m_beta1 = unitBox(this, 4, 0.9999);
+    m_beta2 = unitBox(this, 5, 0.99999);
+    m_epsilon = unitBox(this, 10, 1.0);
     m_epsilon->setMinimum(1e-10);
-    auto* adamForm = new QFormLayout(m_adamGroup);
-    adamForm->setContentsMargins(0, 0, 0, 0);
-    adamForm->addRow(tr("β1"), m_beta1);
-    adamForm->addRow(tr("β2"), m_beta2);
-    adamForm->addRow(tr("ε"), m_epsilon);
     for (QWidget* widget : {static_cast<QWidget*>(m_beta1), static_cast<QWidget*>(m_beta2), static_cast<QWidget*>(m_epsilon)}) {
         setExplainKey(widget, QStringLiteral("optimizer.adam_parameters"));
     }
 
-    auto* form = new QFormLayout();
-    form->addRow(tr("Run name"), m_name);
-    form->addRow(tr("Steps"), m_steps);
-    form->addRow(tr("Optimizer"), m_optimizer);
-    form->addRow(tr("Learning rate"), m_learningRate);
+    // One form for every row, so the optimizer's own fields line up with those above them (rows
+    // of the optimizer not chosen are hidden, updateVisibility).
+    m_form = new QFormLayout();
+    m_form->addRow(tr("Run name"), m_name);
+    m_form->addRow(tr("Steps"), m_steps);
+    m_form->addRow(tr("Optimizer"), m_optimizer);
+    m_form->addRow(tr("Learning rate"), m_learningRate);
+    m_form->addRow(tr("Momentum"), m_momentum);
+    m_form->addRow(QString(), m_nesterov);
+    m_form->addRow(tr("β1"), m_beta1);
+    m_form->addRow(tr("β2"), m_beta2);
+    m_form->addRow(tr("ε"), m_epsilon);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_sgdGroup);
-    layout->addWidget(m_adamGroup);
+    layout->addLayout(m_form);
     layout->addStretch(1);
 
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
@@ -110,8 +104,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
 void TrainingPanel::updateVisibility() {
     const bool sgd = m_optimizer->currentData().toInt() == static_cast<int>(OptimizerKind::Sgd);
-    m_sgdGroup->setVisible(sgd);
-    m_adamGroup->setVisible(!sgd);
+    for (QWidget* field : {static_cast<QWidget*>(m_momentum), static_cast<QWidget*>(m_nesterov)}) m_form->setRowVisible(field, sgd);
+    for (QWidget* field : {m_beta1, m_beta2, m_epsilon}) m_form->setRowVisible(field, !sgd);
     setExplainKey(m_optimizer, sgd ? QStringLiteral("optimizer.type.sgd") : QStringLiteral("optimizer.type.adam"));
 }
 

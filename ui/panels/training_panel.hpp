@@ -8,6 +8,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLineEdit;
 class QSpinBox;
 
@@ -44,10 +45,9 @@ private:
     QSpinBox* m_steps;
     QComboBox* m_optimizer;
     QDoubleSpinBox* m_learningRate;
-    QWidget* m_sgdGroup;
+    QFormLayout* m_form;
     QDoubleSpinBox* m_momentum;
     QCheckBox* m_nesterov;
-    QWidget* m_adamGroup;
     QDoubleSpinBox* m_beta1;
     QDoubleSpinBox* m_beta2;
     QDoubleSpinBox* m_epsilon;

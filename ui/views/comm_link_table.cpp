@@ -9,7 +9,12 @@
 #include "bridge/all_reduce_capture.hpp"
 #include "bridge/comm_stats.hpp"
 #include "run_palette.hpp"
+#include "count_text.hpp"
 #include "views/comm_text.hpp"
+
+#include <distlab/distribute/mirrored_rank.hpp>
+
+#include <algorithm>
 
 namespace distlab::ui {
 
@@ -91,7 +96,28 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
             ++row;
         }
     }
+    // The step's loss and counts ride on the last pack (MirroredRank): every device sends them to
+    // each peer beyond the gradient chunks above, so a device's "sent / step" below is its links
+    // plus this row's bytes times its peers.
+    const auto peers = static_cast<std::int64_t>(std::max(0, replicas - 1));
+    const std::int64_t figureBytes = static_cast<std::int64_t>(kStepFigureValues * sizeof(float));
+    if (captured && peers > 0) {
+        m_links->setRowCount(row + 1);
+        const QString tip = tr("Each device also sends the step's loss sum and its correct and example counts (%1 float32 "
+                               "values, %2) to each of its %3 with the gradient's last pack: %4 a step beyond its links above.")
+                                .arg(kStepFigureValues)
+                                .arg(formatBytes(figureBytes), countText(peers, tr("peer"), tr("peers")), formatBytes(figureBytes * peers));
+        setCell(*m_links, row, 0, tr("step figures, each → each"), tip);
+        setCell(*m_links, row, 1, formatBytes(figureBytes), tip);
+        setCell(*m_links, row, 2, tr("with the last pack"), tip);
+        setCell(*m_links, row, 3, formatBytes(figureBytes * steps), tr("%1 × %2 steps, per link").arg(formatBytes(figureBytes)).arg(steps));
+        ++row;
+    }
     m_links->setRowCount(row);
+    // Every link shows without scrolling up to 8 (a ring on 4 devices has 4); more scroll.
+    m_links->setMinimumHeight(m_links->horizontalHeader()->sizeHint().height() +
+                              std::min(row, 8) * m_links->verticalHeader()->defaultSectionSize() + 2 * m_links->frameWidth() +
+                              m_links->horizontalScrollBar()->sizeHint().height());
     if (m_devices->rowCount() != replicas) {
         m_devices->setRowCount(replicas);
         // As tall as its rows (at most 8 devices), so every device shows without scrolling.
@@ -100,10 +126,16 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
                                   2 * m_devices->frameWidth() + m_devices->horizontalScrollBar()->sizeHint().height());
     }
     for (int r = 0; r < replicas; ++r) {
+        std::int64_t linkBytes = 0;
+        for (int to = 0; captured && to < replicas; ++to) linkBytes += capture.linkBytes(r, to);
+        const QString sentTip = captured ? tr("%1 of gradient over its links + %2 of step figures (%3 to each of %4)")
+                                               .arg(formatBytes(linkBytes), formatBytes(figureBytes * peers), formatBytes(figureBytes),
+                                                    countText(peers, tr("peer"), tr("peers")))
+                                         : QString();
         const std::int64_t meanNs = taken > 0 ? stats.totalCommunicationNs(r) / taken : 0;
         const std::int64_t waitNs = taken > 0 ? stats.totalWaitNs(r) / taken : 0;
         setCell(*m_devices, r, 0, tr("cpu:%1").arg(r), {}, replicaColor(r));
-        setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)));
+        setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)), sentTip);
         setCell(*m_devices, r, 2, formatBytes(stats.totalBytesSent(r)), tr("over %1 steps").arg(steps));
         setCell(*m_devices, r, 3, formatNs(meanNs),
                 tr("Mean time per step from the end of cpu:%1's backward pass to the end of its all-reduce; %2 of it "

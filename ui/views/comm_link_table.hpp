@@ -21,7 +21,8 @@ public:
 
     /// Fills the link list from `capture` (may be empty) and the device table from `stats`.
     void setData(const AllReduceCapture& capture, const CommStats& stats, int replicas);
-    /// One row per link used: link, bytes, time, over the run.
+    /// One row per link used: link, bytes, time, over the run; then (with 2 or more devices) the
+    /// step's figures that every device sends each peer with the last pack.
     QTableWidget& links() const { return *m_links; }
     /// One row per device: sent per step, sent in the run, time in the all-reduce per step.
     QTableWidget& devices() const { return *m_devices; }

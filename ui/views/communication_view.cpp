@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSlider>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableWidget>
@@ -107,6 +108,9 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_valueNames = new QLabel(this);
     m_valueNames->setWordWrap(true);
+    // Room for three wrapped lines (the names of four values at 1280 px): a splitter does not ask a
+    // wrapped label its height, and would squeeze the strips and the table above it instead.
+    m_valueNames->setMinimumHeight(3 * m_valueNames->fontMetrics().lineSpacing() + 4);
     m_valueNames->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     m_values->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_relative = new QCheckBox(tr("Relative to the largest"), this);
@@ -163,12 +167,21 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({600, 400});  // proportions: the step-through gets the larger part
+    split->setChildrenCollapsible(false);  // neither part below what it needs: the scroll area scrolls instead
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_frameTitle);
     layout->addWidget(m_frameText);
     layout->addWidget(m_summary);
-    layout->addWidget(split, 1);
+    // Below the height every part needs (1280×800), the parts scroll instead of squeezing the
+    // tables to a row or two (tests/ui/test_layout.cpp).
+    auto* splitArea = new QScrollArea(this);
+    splitArea->setObjectName(QStringLiteral("commScrollArea"));
+    splitArea->setWidget(split);
+    splitArea->setWidgetResizable(true);
+    splitArea->setFrameShape(QFrame::NoFrame);
+    splitArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(splitArea, 1);
 
     m_playTimer.setInterval(kFrameMs);
     connect(&m_playTimer, &QTimer::timeout, this, [this] {
@@ -247,15 +260,15 @@ void CommunicationView::onCaptured() {
         const std::int64_t bytes = latest.elements() * static_cast<std::int64_t>(sizeof(float));
         std::int64_t total = 0;
         for (const CapturedTransfer& t : latest.allTransfers()) total += t.bytes;
-        m_summary->setText(tr("The gradients of training step %1: %2 on %3 devices, %4 elements (%5) in %6 pack(s), "
-                              "%7 step(s) each. All links together moved %8 = %9 × the buffer.")
+        m_summary->setText(tr("The gradients of training step %1: %2 on %3 devices, %4 elements (%5) in %6, "
+                              "%7 each. All links together moved %8 = %9 × the buffer.")
                                .arg(latest.trainingStep())
                                .arg(algorithmTitle(latest))
                                .arg(latest.ranks())
                                .arg(latest.elements())
                                .arg(formatBytes(bytes))
-                               .arg(latest.packs().size())
-                               .arg(latest.stepsPerPack())
+                               .arg(countText(static_cast<qint64>(latest.packs().size()), tr("pack"), tr("packs")))
+                               .arg(countText(latest.stepsPerPack(), tr("step"), tr("steps")))
                                .arg(formatBytes(total))
                                .arg(bytes > 0 ? static_cast<double>(total) / static_cast<double>(bytes) : 0.0, 0, 'g', 3));
     }

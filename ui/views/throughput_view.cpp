@@ -11,6 +11,7 @@
 #include "bridge/session_controller.hpp"
 #include "charts/line_chart.hpp"
 #include "charts/stacked_bar_chart.hpp"
+#include "count_text.hpp"
 #include "panels/explanations.hpp"
 #include "run_palette.hpp"
 #include "views/chart_feeder.hpp"
@@ -26,6 +27,9 @@ ThroughputView::ThroughputView(SessionController& controller, QWidget* parent) :
     m_summary->setWordWrap(true);
     m_rate = new LineChart(this);
     m_rate->setTitle(tr("Throughput"));
+    // The first window can be a single warm-up step without the pace's pause (14,000 samples/s beside
+    // 600): it must not set the scale for the rest of the run.
+    m_rate->setIgnoreSpikes(true);
     m_rate->setEmptyText(tr("Press Play: samples per second over all replicas appear here (one point per "
                             "window of training: a few milliseconds early in a run, a quarter second later)."));
     m_time = new LineChart(this);
@@ -69,18 +73,22 @@ bool ThroughputView::refresh() {
 }
 
 qsizetype ThroughputView::refreshRate(const RunHistory& history) {
+    m_rate->setAxisTitles(tr("step"), tr("samples per second"));
+    const qsizetype drawn =
+        feedChart(*m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}}, XAxis::Step);
+    // After the feed: the summary names what this fit cut off.
     const QLocale locale;
-    QString summary = tr("%1 samples/s · %2 steps/s · last step %3 ms · %4 replica(s)")
+    QString summary = tr("%1 samples/s · %2 steps/s · last step %3 ms · %4")
                           .arg(locale.toString(history.samplesPerSecond(), 'f', 0))
                           .arg(locale.toString(history.stepsPerSecond(), 'f', 1))
                           .arg(locale.toString(history.lastStepMs(), 'f', 3))
-                          .arg(history.replicaCount());
+                          .arg(countText(history.replicaCount(), tr("replica"), tr("replicas")));
+    if (std::isfinite(m_rate->cutPeak()))
+        summary += tr(" · throughput peaks up to %1 samples/s are cut off the chart").arg(locale.toString(m_rate->cutPeak(), 'f', 0));
     if (std::isfinite(m_time->cutPeak()))
         summary += tr(" · step-time peaks up to %1 ms are cut off the chart").arg(locale.toString(m_time->cutPeak(), 'f', 2));
     setSteadyText(*m_summary, summary);
-    m_rate->setAxisTitles(tr("step"), tr("samples per second"));
-    return feedChart(*m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}},
-                     XAxis::Step);
+    return drawn;
 }
 
 qsizetype ThroughputView::refreshTime(const RunHistory& history) {

@@ -22,6 +22,25 @@ namespace distlab::ui {
 namespace {
 constexpr int kDefaultVisibleSteps = 12;
 constexpr std::int64_t kNsPerScrollUnit = 1000;  // the scroll bar counts microseconds
+// Steps that fill less than this share of their own time span are spread out by a pace (20 steps/s
+// of 0.1 ms each): drawn a dozen at a time they would be hairlines.
+constexpr double kSparseStepsShare = 0.25;
+constexpr double kSingleStepRoom = 1.25;  // the window over the newest step alone: a quarter more than it
+
+/// The window span (ns) that shows the recent steps readably: about a dozen back to back, or the
+/// newest step alone when a pace leaves long gaps between them.
+std::int64_t defaultSpanNs(const RunHistory& history) {
+    const int count = history.timelineCount();
+    const int first = std::max(0, count - kDefaultVisibleSteps);
+    const TimelineStep& newest = history.timelineStep(count - 1);
+    const std::int64_t extent = newest.endNs - history.timelineStep(first).startNs;
+    std::int64_t busy = 0;
+    for (int i = first; i < count; ++i) busy += history.timelineStep(i).endNs - history.timelineStep(i).startNs;
+    const bool sparse = static_cast<double>(busy) < kSparseStepsShare * static_cast<double>(extent);
+    const std::int64_t span =
+        sparse ? static_cast<std::int64_t>(kSingleStepRoom * static_cast<double>(newest.endNs - newest.startNs)) : extent;
+    return std::max<std::int64_t>(span, 10'000);
+}
 
 QString legendHtml() {
     QString html;
@@ -113,11 +132,7 @@ bool TimelineView::refresh() {
                                .arg(history.timelineCount());
     if (m_origin->text() != origin) m_origin->setText(origin);
     const TimelineStep& newest = history.timelineStep(history.timelineCount() - 1);
-    if (!m_userZoomed) {
-        // About a dozen steps, measured from the recent ones (steps speed up after the first few).
-        const int first = std::max(0, history.timelineCount() - kDefaultVisibleSteps);
-        m_spanNs = std::max<std::int64_t>(newest.endNs - history.timelineStep(first).startNs, 10'000);
-    }
+    if (!m_userZoomed) m_spanNs = defaultSpanNs(history);  // measured from the recent steps (they speed up after the first few)
     if (following()) applyWindow(newest.endNs - m_spanNs + m_spanNs / 50, m_spanNs, false);
     syncScrollBar();
     m_canvas->update();
@@ -125,6 +140,13 @@ bool TimelineView::refresh() {
 }
 
 void TimelineView::zoom(double factor) {
+    // Following, the zoom keeps the newest step where it is, at the right edge: the window's middle
+    // may be a pace's empty gap between two steps.
+    const RunHistory& history = controller().history();
+    if (following() && history.timelineCount() > 0) {
+        zoomAround(factor, history.timelineStep(history.timelineCount() - 1).endNs);
+        return;
+    }
     zoomAround(factor, m_canvas->windowStartNs() + m_canvas->windowSpanNs() / 2);
 }
 

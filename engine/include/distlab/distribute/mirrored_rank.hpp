@@ -25,6 +25,10 @@ namespace distlab {
 
 struct ReplicaBatch;  // distribute/replica_step.hpp
 
+/// Values in a step's figures (loss sum, correct, examples): they ride on the gradient's last pack,
+/// so each rank sends these float32 values to each of its peers on top of the gradient.
+inline constexpr std::size_t kStepFigureValues = 3;
+
 /// The step's figures over every rank, the same on each (they come out of one all-reduce).
 struct GlobalStepStats {
     double lossSum = 0.0;       ///< per-example losses of the whole global batch, summed
@@ -89,7 +93,7 @@ private:
     std::vector<double> m_gradientBlockSums;  ///< the update's scratch for the gradient's norm (reductions.hpp)
     bool m_fusesUpdate = false;  ///< a lone rank's plain SGD step applied inside backward (FusedSgdStep)
     SpanRecorder m_spans;  ///< this rank's spans of the current step
-    std::array<float, 3> m_figures{};  ///< loss sum, correct, examples: reduced like the gradient
+    std::array<float, kStepFigureValues> m_figures{};  ///< loss sum, correct, examples: reduced like the gradient
     ReplicaStepStats m_stats;
     GlobalStepStats m_global;
     std::array<std::int64_t, kMaxWatchedValues> m_watched{};
