@@ -246,13 +246,15 @@ private slots:
             for (int to = 0; to < kReplicas; ++to) row += capture.linkBytes(from, to);
             QCOMPARE(view.stats().lastBytesSent(from), row + 12 * (kReplicas - 1));
         }
-        // The link list: the ring's 4 links, each with its bytes; the device table: what each sent.
+        // The link list: the ring's 4 links, each with its bytes, then the step figures' 12 bytes
+        // every device sends each peer; the device table: what each sent.
         QTableWidget& links = view.linkTable();
-        QTRY_COMPARE_WITH_TIMEOUT(links.rowCount(), kReplicas, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(links.rowCount(), kReplicas + 1, 5000);
         for (int row = 0; row < kReplicas; ++row) {
             QCOMPARE(links.item(row, 0)->text(), QStringLiteral("cpu:%1 → cpu:%2").arg(row).arg((row + 1) % kReplicas));
             QCOMPARE(links.item(row, 1)->text(), QStringLiteral("%1 B").arg(capture.linkBytes(row, (row + 1) % kReplicas)));
         }
+        QCOMPARE(links.item(kReplicas, 1)->text(), QStringLiteral("12 B"));
         QTRY_COMPARE_WITH_TIMEOUT(view.deviceTable().rowCount(), kReplicas, 5000);
         QCOMPARE(view.deviceTable().item(0, 1)->text(), QStringLiteral("%1 B").arg(view.stats().lastBytesSent(0)));
         QVERIFY(m_recorder->errors.isEmpty());

@@ -51,7 +51,9 @@ ShortcutsDialog::ShortcutsDialog(const QMenuBar& bar, QWidget* parent) : QDialog
     table->setHorizontalHeaderLabels({tr("Command"), tr("Shortcut")});
     table->verticalHeader()->setVisible(false);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::NoSelection);  // a list to read, nothing to pick
+    table->setFocusPolicy(Qt::NoFocus);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
     for (int row = 0; row < entries.size(); ++row) {
         table->setItem(row, 0, new QTableWidgetItem(entries[row].command));
         table->setItem(row, 1, new QTableWidgetItem(entries[row].shortcut));
