@@ -253,7 +253,7 @@ bool TrainingSession::runOneStep() {
 }
 
 void TrainingSession::publishTelemetry(const StepReport& report) {
-    m_telemetry.steps().tryPush(toStepRecord(report, m_config.data.globalBatchSize));
+    m_telemetry.steps().tryPush(toStepRecord(report));
     for (int r = 0; r < static_cast<int>(report.replicas.size()); ++r) {
         if (!report.replicas[static_cast<std::size_t>(r)].active) continue;  // an asynchronous worker that did not contribute
         m_telemetry.replica(r).tryPush(toReplicaRecord(report, r, m_watchGenerationLocal));

@@ -5,7 +5,7 @@
 
 namespace distlab {
 
-StepRecord toStepRecord(const StepReport& report, std::int64_t samples) {
+StepRecord toStepRecord(const StepReport& report) {
     StepRecord step;
     step.step = report.step;
     step.epoch = report.epoch;
@@ -14,7 +14,7 @@ StepRecord toStepRecord(const StepReport& report, std::int64_t samples) {
     step.learningRate = report.learningRate;
     step.startNs = report.startNs;
     step.endNs = report.endNs;
-    step.samples = samples;
+    step.samples = report.samples;
     step.worker = report.worker;
     step.staleness = report.staleness;
     step.serverBusyNs = report.serverBusyNs;

@@ -20,7 +20,7 @@ struct StepRecord {
     float learningRate = 0.0f;
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;
-    std::int64_t samples = 0;     ///< samples consumed by this step (the global batch)
+    std::int64_t samples = 0;     ///< samples whose gradients reached this update (StepReport::samples)
     std::int32_t worker = -1;     ///< parameter servers, async: whose gradient this update applied
     std::int64_t staleness = 0;   ///< parameter servers: updates between the gradient's read and its apply
     std::int64_t serverBusyNs = 0;

@@ -8,8 +8,8 @@
 
 namespace distlab {
 
-/// The whole step; `samples` is what the step consumed (the global batch).
-StepRecord toStepRecord(const StepReport& report, std::int64_t samples);
+/// The whole step.
+StepRecord toStepRecord(const StepReport& report);
 /// Lane `replica`'s part of the step (its step ends when the report's does); `watchGeneration`
 /// says which setWatched() choice its watched values answer.
 ReplicaRecord toReplicaRecord(const StepReport& report, int replica, std::uint32_t watchGeneration);
