@@ -54,7 +54,7 @@ bool BenchReport::write() {
     report["steps"] = double(steps);
     report["measured_seconds"] = seconds;
     report["steps_per_sec"] = stepsPerSecond;
-    report["samples_per_sec"] = stepsPerSecond * double(m_controller.config().data.globalBatchSize);
+    report["samples_per_sec"] = stepsPerSecond * double(m_controller.config().samplesPerUpdate());
     report["replicas"] = double(m_controller.config().strategy.replicaCount());
     report["ticks"] = double(m_tickMs.size());
     report["tick_ms_p50"] = percentile(m_tickMs, 0.5);

@@ -64,6 +64,7 @@ int runBench(const BenchOptions& options) {
     stepMs.reserve(kKeptSteps);
     Rng reservoir(1);
     std::int64_t measuredSteps = 0;
+    std::int64_t measuredSamples = 0;  // whose gradients reached an update (StepReport::samples)
     double commNs = 0;
     double serverBusyNs = 0;
     double stalenessSum = 0;
@@ -88,6 +89,7 @@ int runBench(const BenchOptions& options) {
             now = after;
         }
         if (!report.applied) continue;
+        measuredSamples += report.samples;
         serverBusyNs += double(report.serverBusyNs);
         stalenessSum += double(report.staleness);
         const double ms = double(report.endNs - report.startNs) * 1e-6;
@@ -109,7 +111,7 @@ int runBench(const BenchOptions& options) {
         std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(index), sorted.end());
         return sorted[index];
     };
-    const double samplesPerSec = steps * double(config->data.globalBatchSize) / elapsed;
+    const double samplesPerSec = double(measuredSamples) / elapsed;
     nlohmann::ordered_json out;
     out["name"] = config->name;
     out["samples_per_sec"] = samplesPerSec;

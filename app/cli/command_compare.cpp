@@ -31,8 +31,7 @@ struct CompareOptions {
 
 /// One JSON line per update of a variant: its label, then the metrics' figures (docs/interfaces.md §7),
 /// the times from the one phase split.
-std::string metricsLine(const std::string& label, const StepReport& report, const std::optional<EvalResult>& test,
-                        std::int64_t globalBatchSize) {
+std::string metricsLine(const std::string& label, const StepReport& report, const std::optional<EvalResult>& test) {
     const PhaseSplit split = splitStep(report);
     const double stepMs = double(stepDurationNs(report)) * 1e-6;
     nlohmann::ordered_json line;
@@ -41,7 +40,7 @@ std::string metricsLine(const std::string& label, const StepReport& report, cons
     line["loss"] = report.loss;
     if (report.accuracy >= 0) line["train_accuracy"] = report.accuracy;
     line["step_ms"] = stepMs;
-    line["samples_per_sec"] = stepMs > 0 ? double(globalBatchSize) * 1e3 / stepMs : 0.0;
+    line["samples_per_sec"] = stepMs > 0 ? double(report.samples) * 1e3 / stepMs : 0.0;
     line["compute_ms"] = split[Phase::Compute] * 1e-6;
     line["optimizer_ms"] = split[Phase::Optimizer] * 1e-6;
     line["comm_ms"] = split[Phase::Communication] * 1e-6;
@@ -84,7 +83,7 @@ public:
         if (interrupted()) m_runner.cancelAll();
         if (m_metrics == nullptr) return;
         const StudyVariant& v = m_runner.study().variants[static_cast<std::size_t>(variant)];
-        const std::string line = metricsLine(v.label, report, test, v.config.data.globalBatchSize);
+        const std::string line = metricsLine(v.label, report, test);
         const std::lock_guard lock(m_mutex);  // simultaneous variants call from their own threads
         m_metrics->append(line);
     }

@@ -142,6 +142,7 @@ int runTrain(const TrainOptions& options) {
 
     catchInterrupts();
     const std::int64_t firstStep = trainer.stepsDone();
+    std::int64_t samplesRun = 0;  // whose gradients reached an update (StepReport::samples)
     ProgressReporter progress(firstStep, config->steps, options.quiet);
     const std::int64_t startNs = nowNs();
     double lastLoss = std::nan("");
@@ -179,6 +180,7 @@ int runTrain(const TrainOptions& options) {
             break;
         }
         lastLoss = report.loss;
+        samplesRun += report.samples;
         const bool lastStep = limited && trainer.stepsDone() >= config->steps;
         const bool evaluateNow = lastStep || (config->evalEvery > 0 && report.step % config->evalEvery == 0);
         std::optional<EvalResult> test;
@@ -186,7 +188,7 @@ int runTrain(const TrainOptions& options) {
         recorder->record(report, test);
         const double seconds = double(nowNs() - startNs) * 1e-9;
         progress.update(report.step, report.loss,
-                        seconds > 0 ? double((report.step - firstStep) * config->data.globalBatchSize) / seconds : 0.0);
+                        seconds > 0 ? double(samplesRun) / seconds : 0.0);
         if (options.haltOnNonFinite && !std::isfinite(report.loss)) {
             failure = "training diverged: the loss is not finite at step " + std::to_string(report.step) +
                       " (lower optimizer.learning_rate, or pass --keep-going-on-nan)";
@@ -224,10 +226,9 @@ int runTrain(const TrainOptions& options) {
             }
     }
 
-    const std::int64_t stepsRun = trainer.stepsDone() - firstStep;
     std::string summary = "{\"steps\":" + std::to_string(trainer.stepsDone()) + ",\"final_loss\":" + jsonNumber(lastLoss) +
                           ",\"samples_per_sec\":" +
-                          jsonNumber(wallSeconds > 0 ? double(stepsRun * config->data.globalBatchSize) / wallSeconds : 0.0) +
+                          jsonNumber(wallSeconds > 0 ? double(samplesRun) / wallSeconds : 0.0) +
                           ",\"wall_seconds\":" + jsonNumber(wallSeconds) + ",\"replicas\":" + std::to_string(trainer.replicaCount());
     if (!trainer.data().test.empty()) {
         const EvalResult test = trainer.evaluate(trainer.data().test);

@@ -152,6 +152,27 @@ private slots:
         auto odd = equivalenceStudyOf(run, 30);
         QVERIFY2(odd, odd ? "" : odd.error().message.c_str());
         QCOMPARE(odd->variants.size(), std::size_t{2});
+        // From a parameter-server run (workers, speeds, a partitioner): before, every variant kept the
+        // run's parameter-server keys and the lab failed with "strategy.workers: unknown key".
+        run.strategy.type = StrategyKind::ParameterServer;
+        run.strategy.workers = 4;
+        run.strategy.workerSpeed = {1.0, 1.0, 1.0, 0.5};
+        run.strategy.partitioner.kind = PartitionerConfig::Kind::Fixed;
+        run.strategy.partitioner.numShards = 2;
+        run.data.globalBatchSize = 24;
+        auto servers = equivalenceStudyOf(run, 30);
+        QVERIFY2(servers, servers ? "" : servers.error().message.c_str());
+        QCOMPARE(servers->variants.size(), std::size_t{5});
+        QCOMPARE(servers->variants[0].config.strategy.type, StrategyKind::OneDevice);  // exactly one device
+        QCOMPARE(servers->variants[0].config.strategy.replicaCount(), std::int64_t{1});
+        QCOMPARE(servers->variants[0].config.strategy.gradientAccumulationSteps, std::int64_t{1});
+        QCOMPARE(servers->variants[2].config.strategy.replicaCount(), std::int64_t{4});
+        QCOMPARE(servers->variants[2].config.strategy.crossDeviceOps, CrossDeviceOps::HierarchicalCopy);
+        QCOMPARE(servers->variants[3].config.strategy.gradientAccumulationSteps, std::int64_t{2});
+        const StrategyConfig& async = servers->variants[4].config.strategy;
+        QCOMPARE(async.type, StrategyKind::ParameterServer);
+        QCOMPARE(async.workers, std::int64_t{2});
+        QVERIFY(async.workerSpeed.empty());
     }
 
     void aVariantThatCannotBeBuiltFailsAlone() {

@@ -162,6 +162,48 @@ private slots:
         QVERIFY(relativeError(valuesOf(ps), mirrored.replicaModel(0).store().values()) < 1e-5);
     }
 
+    // One definition of the samples an update trained on (docs/semantics.md §10), on worked numbers:
+    // K updates of W workers with batch B are K x W x B samples in sync mode (K x A x B when A
+    // gradients are averaged), K x B in async mode; mirrored, K x G. Each worker counts the updates
+    // its gradients reached.
+    void samplesCountEveryAveragedWorker() {
+        const DataSplit data = makeClassificationData(240, 5, 3, 3);
+        constexpr std::int64_t kUpdates = 25, kWorkers = 3, kBatch = 8;
+        auto samplesOf = [](Trainer& trainer) {
+            std::int64_t samples = 0;
+            for (std::int64_t i = 0; i < kUpdates; ++i) samples += trainer.step().samples;
+            return samples;
+        };
+        RunConfig sync = psConfig(kWorkers, ParameterServerMode::Sync);
+        sync.data.globalBatchSize = kBatch;
+        {
+            ParameterServerTrainer ps(sync, data);
+            QCOMPARE(samplesOf(ps), std::int64_t{25 * 3 * 8});
+            for (int w = 0; w < kWorkers; ++w) QCOMPARE(ps.workerStatus(w).updates, kUpdates);
+        }
+        QCOMPARE(sync.samplesPerUpdate(), std::int64_t{3 * 8});
+        sync.strategy.gradientsToAggregate = 2;
+        {
+            ParameterServerTrainer ps(sync, data);
+            QCOMPARE(samplesOf(ps), std::int64_t{25 * 2 * 8});
+        }
+        QCOMPARE(sync.samplesPerUpdate(), std::int64_t{2 * 8});
+        RunConfig async = psConfig(kWorkers, ParameterServerMode::Async);
+        async.data.globalBatchSize = kBatch;
+        {
+            ParameterServerTrainer ps(async, data);
+            QCOMPARE(samplesOf(ps), std::int64_t{25 * 8});
+            std::int64_t updates = 0;
+            for (int w = 0; w < kWorkers; ++w) updates += ps.workerStatus(w).updates;
+            QCOMPARE(updates, kUpdates);  // one worker's gradient per update
+        }
+        QCOMPARE(async.samplesPerUpdate(), std::int64_t{8});
+        RunConfig mirroredConfig = smallConfig(3, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.0, 1);
+        mirroredConfig.data.globalBatchSize = 24;
+        MirroredTrainer mirrored(mirroredConfig, data);
+        QCOMPARE(samplesOf(mirrored), std::int64_t{25 * 24});
+    }
+
     void equalAsyncWorkersHaveStalenessNMinusOne() {
         const DataSplit data = makeClassificationData(240, 5, 3, 3);
         for (int workers : {2, 4}) {
@@ -239,10 +281,12 @@ private slots:
         const std::string checkpoint = (dir.path() + "/ps.safetensors").toStdString();
         const DataSplit data = makeClassificationData(240, 5, 3, 3);
         const RunConfig config = psConfig(2, ParameterServerMode::Async);
+        WorkerStatus atCheckpoint[2];
         {
             ParameterServerTrainer ps(config, data);
             for (int i = 0; i < 40; ++i) ps.step();
             QVERIFY(saveCheckpoint(ps, checkpoint).ok());
+            for (int w = 0; w < 2; ++w) atCheckpoint[w] = ps.workerStatus(w);
             for (int i = 0; i < 5; ++i) ps.step();
             ps.killParameterServer(1);
             try {
@@ -255,6 +299,15 @@ private slots:
         ParameterServerTrainer resumed(config, data);
         QVERIFY(resumeCheckpoint(resumed, checkpoint).ok());
         QCOMPARE(resumed.stepsDone(), std::int64_t{40});
+        // The workers go on counting from the checkpoint's figures (40 updates between them).
+        QCOMPARE(atCheckpoint[0].updates + atCheckpoint[1].updates, std::int64_t{40});
+        for (int w = 0; w < 2; ++w) {
+            const WorkerStatus status = resumed.workerStatus(w);
+            QCOMPARE(status.updates, atCheckpoint[w].updates);
+            // Pushed when saved: at least the applied ones, at most what had been pushed just after
+            // (the workers go on computing while the coordinator writes the checkpoint).
+            QVERIFY(status.gradients >= status.updates && status.gradients <= atCheckpoint[w].gradients);
+        }
         while (resumed.stepsDone() < 100) resumed.step();
         QCOMPARE(resumed.stepsDone(), std::int64_t{100});
     }

@@ -214,6 +214,71 @@ private slots:
         QCOMPARE(optimizers->variants[1].config.optimizer.learningRate, base->optimizer.learningRate);
     }
 
+    // The issue: "New study from this run" on a parameter-server run failed with "variants[0]:
+    // strategy.workers: unknown key" (the strategy knob set only the type on the base's object). Every
+    // knob works from every strategy the app runs, or says why it is unavailable.
+    void everyKnobWorksFromEveryStrategy() {
+        const std::vector<std::vector<std::string>> strategies{
+            {"strategy.type=one_device"},
+            {"strategy.type=mirrored", "strategy.replicas=2", "strategy.gradient_accumulation_steps=2"},
+            {"strategy.type=central_storage", "strategy.replicas=2"},
+            {"strategy.type=parameter_server", "strategy.workers=4", "strategy.worker_speed=[1, 1, 1, 0.5]",
+             "strategy.partitioner={\"type\": \"fixed\", \"num_shards\": 2}"},
+            {"strategy.type=parameter_server", "strategy.workers=4", "strategy.mode=sync", "strategy.gradients_to_aggregate=3"},
+        };
+        for (const auto& overrides : strategies) {
+            auto text = applyOverrides(kBase, overrides, "base.json");
+            QVERIFY(text.ok());
+            auto base = parseRunConfig(*text, "base.json");
+            QVERIFY2(base.ok(), base.ok() ? "" : base.error().message.c_str());
+            const QString name = q(configName(base->strategy.type));
+            for (const StudyKnob& knob : studyKnobs()) {
+                const std::vector<std::string> values = !knob.choices.empty() ? knob.choices
+                                                        : knob.key == "data.global_batch_size" ? std::vector<std::string>{"32", "64"}
+                                                                                               : std::vector<std::string>{"0.01", "0.1"};
+                auto study = studyVarying(*base, {{knob.key, values}});
+                const std::string reason = knobUnavailableReason(*base, knob.key);
+                if (!reason.empty()) {
+                    QVERIFY(!study.ok());
+                    QCOMPARE(study.error().message, reason);
+                    continue;
+                }
+                QVERIFY2(study.ok(), qPrintable(name + " " + q(knob.key) + ": " + (study.ok() ? QString() : q(study.error().message))));
+            }
+        }
+        // Only accumulation under parameter servers is unavailable, and it says why.
+        auto servers = parseRunConfig(*applyOverrides(kBase, strategies[3], "base.json"), "base.json");
+        QVERIFY(servers.ok());
+        QVERIFY(knobUnavailableReason(*servers, "strategy.gradient_accumulation_steps").starts_with("Parameter servers apply every gradient"));
+        // What the variants are, from a parameter-server run: the strategy knob gives each kind with as
+        // many lanes as the run's 4 workers; replicas are the servers' workers.
+        auto kinds = studyVarying(*servers, {{"strategy.type", studyKnobs()[0].choices}});
+        QVERIFY(kinds.ok());
+        QCOMPARE(kinds->variants[0].config.strategy.type, StrategyKind::OneDevice);
+        QCOMPARE(kinds->variants[1].config.strategy.type, StrategyKind::Mirrored);
+        QCOMPARE(kinds->variants[1].config.strategy.replicaCount(), std::int64_t{4});
+        QCOMPARE(kinds->variants[3].config.strategy, servers->strategy);  // the run itself
+        auto workers = studyVarying(*servers, {{"strategy.replicas", {"2", "4"}}});
+        QVERIFY(workers.ok());
+        QCOMPARE(workers->variants[0].config.strategy.type, StrategyKind::ParameterServer);
+        QCOMPARE(workers->variants[0].config.strategy.workers, std::int64_t{2});
+        QCOMPARE(workers->variants[0].config.strategy.workerSpeed, (std::vector<double>{1.0, 1.0}));
+        QCOMPARE(workers->variants[1].config.strategy.workers, std::int64_t{4});
+        // Two knobs compose: the kind and then the lanes.
+        auto both = studyVarying(*servers, {{"strategy.type", {"\"mirrored\"", "\"parameter_server\""}}, {"strategy.replicas", {"2", "4"}}});
+        QVERIFY2(both.ok(), both.ok() ? "" : both.error().message.c_str());
+        QCOMPARE(both->variants[1].config.strategy.type, StrategyKind::Mirrored);
+        QCOMPARE(both->variants[1].config.strategy.replicaCount(), std::int64_t{4});
+        QCOMPARE(both->variants[2].config.strategy.workers, std::int64_t{2});
+        // One device's replicas knob gives mirrored replicas beyond the first.
+        auto oneDevice = parseRunConfig(*applyOverrides(kBase, strategies[0], "base.json"), "base.json");
+        auto replicas = studyVarying(*oneDevice, {{"strategy.replicas", {"1", "2"}}});
+        QVERIFY(replicas.ok());
+        QCOMPARE(replicas->variants[0].config.strategy.type, StrategyKind::OneDevice);
+        QCOMPARE(replicas->variants[1].config.strategy.type, StrategyKind::Mirrored);
+        QCOMPARE(replicas->variants[1].config.strategy.replicaCount(), std::int64_t{2});
+    }
+
     void theTableQuotesCsvCells() {
         StudyRow a;
         a.label = "a, the first";

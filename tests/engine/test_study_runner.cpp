@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -216,6 +217,32 @@ private slots:
         QCOMPARE(table.header.back(), std::string("prediction_error"));
         QVERIFY(!table.rows[0].back().empty());
         QVERIFY(table.rows[2].back().empty());
+    }
+
+    // The example that compares async with sync parameter servers (4 workers, batch 64 each): a sync
+    // update averages 4 workers' batches (256 samples; "3 of 4": 192), an async one applies one
+    // worker's (64). samples/s counts them all, so the table's ranking is the truth in samples/s
+    // (before, every update counted 64 samples and sync read 0.397x async where it was 1.6x).
+    void parameterServerSamplesCountEveryAveragedGradient() {
+        Result<Study> study = loadStudy(std::string(DISTLAB_EXAMPLES_DIR) + "/parameter-server-sync-async.study.json");
+        QVERIFY2(study.ok(), study ? "" : study.error().message.c_str());
+        for (StudyVariant& variant : study->variants) variant.config.steps = 60;
+        StudyRunner runner(std::move(*study));
+        const std::vector<StudyRow> rows = runner.run(nullptr);
+        QCOMPARE(rows.size(), std::size_t{3});
+        const std::int64_t perUpdate[3] = {64, 4 * 64, 3 * 64};  // async, sync, sync 3 of 4
+        for (std::size_t v = 0; v < rows.size(); ++v) {
+            QCOMPARE(rows[v].state, VariantState::Finished);
+            QCOMPARE(rows[v].steps, std::int64_t{60});
+            QCOMPARE(rows[v].samples, 60 * perUpdate[v]);
+            QCOMPARE(rows[v].samplesPerSecond, double(60 * perUpdate[v]) / rows[v].trainingSeconds);
+            QCOMPARE(runner.study().variants[v].config.samplesPerUpdate(), perUpdate[v]);
+        }
+        const StudyTable table = makeStudyTable(rows, 0);
+        const auto speedColumn = std::find(table.header.begin(), table.header.end(), "speed_vs_baseline") - table.header.begin();
+        const double syncRatio = std::stod(table.rows[1][static_cast<std::size_t>(speedColumn)]);
+        const double truth = (60.0 * 256 / rows[1].trainingSeconds) / (60.0 * 64 / rows[0].trainingSeconds);
+        QVERIFY2(std::abs(syncRatio - truth) < 1e-3 * truth, qPrintable(QStringLiteral("%1 vs %2").arg(syncRatio).arg(truth)));
     }
 
     void thinnedCurvesStayBoundedAndSpanTheRun() {

@@ -2,21 +2,32 @@
 // opens in the equivalence window (not the study window), shows every variant's class before
 // anything runs, runs to the end with must-equal variants near float rounding and the async
 // parameter servers far above on the log10 chart; Run ▸ Equivalence lab… (after New study) makes
-// a lab of the current run, and Cancel stops it.
+// a lab of the current run, and Cancel stops it. From a parameter-server run, both Run ▸ New study
+// from this run and Run ▸ Equivalence lab work, and the dialog speaks to a person.
 #include <QtTest>
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
+#include <QStandardItemModel>
+#include <QTimer>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
 #include <distlab/study/equivalence.hpp>
+#include <distlab/study/study_knobs.hpp>
 
 #include "charts/line_chart.hpp"
 #include "main_window.hpp"
 #include "study/equivalence_controller.hpp"
 #include "study/equivalence_window.hpp"
+#include "study/new_study_dialog.hpp"
+#include "study/study_controller.hpp"
 #include "study/study_window.hpp"
 #include "ui_test_support.hpp"
 
@@ -26,6 +37,13 @@ using namespace distlab::ui::testing;
 
 namespace {
 constexpr int kLabTimeoutMs = 120000;
+
+int knobIndex(const char* key) {
+    const auto& knobs = studyKnobs();
+    for (std::size_t k = 0; k < knobs.size(); ++k)
+        if (knobs[k].key == key) return static_cast<int>(k);
+    return -1;
+}
 }
 
 class TestEquivalenceWindow : public QObject {
@@ -138,6 +156,77 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!controller.isRunning() && controller.progress(0).state == VariantState::Cancelled, kLabTimeoutMs);
         QVERIFY(controller.progress(0).stepsDone < 1'000'000);
         QVERIFY(lab->runAction()->isEnabled());
+    }
+
+    // The issue: both menu items failed on any parameter-server run with "variants[0]:
+    // strategy.workers: unknown key".
+    void bothMenuItemsWorkFromAParameterServerRun() {
+        QVERIFY(m_window->openConfig(QStringLiteral(DISTLAB_EXAMPLES_DIR "/circle-parameter-server-4.json")));
+        QTRY_COMPARE_WITH_TIMEOUT(m_window->controller().config().strategy.type, StrategyKind::ParameterServer, kLoadTimeoutMs);
+        QCoreApplication::processEvents();
+
+        // New study: the dialog is modal; it is driven once it shows, as a person would.
+        QString accumulationTip, problem;
+        bool accumulationEnabled = true, drove = false;
+        QTimer::singleShot(0, m_window.get(), [&] {
+            auto* dialog = m_window->findChild<NewStudyDialog*>();
+            if (dialog == nullptr) return;
+            auto* knobs = dialog->findChild<QComboBox*>(QStringLiteral("knob0"));
+            auto* model = qobject_cast<QStandardItemModel*>(knobs->model());
+            const QStandardItem* accumulation = model->item(knobIndex("strategy.gradient_accumulation_steps"));
+            accumulationEnabled = accumulation->isEnabled();
+            accumulationTip = accumulation->toolTip();
+            // Two knobs with a variant that cannot run: the dialog names it by its label.
+            dialog->findChild<QCheckBox*>()->setChecked(true);
+            dialog->choose(0, knobIndex("strategy.type"), {QStringLiteral("\"mirrored\""), QStringLiteral("\"parameter_server\"")});
+            dialog->choose(1, knobIndex("data.global_batch_size"), {QStringLiteral("30"), QStringLiteral("64")});
+            dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+            problem = dialog->findChild<QLabel*>(QStringLiteral("newStudyProblem"))->text();
+            // Every strategy, from this parameter-server run.
+            dialog->findChild<QCheckBox*>()->setChecked(false);
+            QStringList strategies;
+            for (const std::string& choice : studyKnobs()[static_cast<std::size_t>(knobIndex("strategy.type"))].choices)
+                strategies.append(QString::fromStdString(choice));
+            dialog->choose(0, knobIndex("strategy.type"), strategies);
+            dialog->setSteps(20);
+            drove = true;
+            dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+            if (dialog->isVisible()) dialog->reject();
+        });
+        runMenuAction(QStringLiteral("newStudyAction"))->trigger();
+        QVERIFY(drove);
+        QVERIFY(!accumulationEnabled);
+        QVERIFY2(accumulationTip.contains(QStringLiteral("do not accumulate")), qPrintable(accumulationTip));
+        QVERIFY2(problem.startsWith(QStringLiteral("The variant “mirrored, 30” is not a run the app can train")), qPrintable(problem));
+        QVERIFY2(!problem.contains(QStringLiteral("variants[")), qPrintable(problem));
+        StudyWindow* study = m_window->studyWindow();
+        QVERIFY(study != nullptr && study->isVisible());
+        const auto& variants = study->controller().study().variants;
+        QCOMPARE(variants.size(), std::size_t{4});
+        QCOMPARE(variants[0].config.strategy.type, StrategyKind::OneDevice);
+        QCOMPARE(variants[1].config.strategy.type, StrategyKind::Mirrored);
+        QCOMPARE(variants[1].config.strategy.replicaCount(), std::int64_t{4});
+        QCOMPARE(variants[2].config.strategy.type, StrategyKind::CentralStorage);
+        QCOMPARE(variants[3].config.strategy, m_window->controller().config().strategy);
+        study->close();
+
+        // The equivalence lab of the same run, run to the end.
+        runMenuAction(QStringLiteral("equivalenceLabAction"))->trigger();
+        auto* lab = m_window->findChild<EquivalenceWindow*>();
+        QVERIFY(lab != nullptr && lab->isVisible());
+        EquivalenceController& controller = lab->controller();
+        QCOMPARE(controller.variantCount(), 5);  // one device, mirrored 2 and 4, accumulation 2, async servers
+        auto short_ = equivalenceStudyOf(m_window->controller().config(), 20);
+        QVERIFY2(short_, short_ ? "" : short_.error().message.c_str());
+        lab->setStudy(std::move(*short_), {});
+        lab->runAction()->trigger();
+        auto allFinished = [&controller] {
+            for (int v = 0; v < controller.variantCount(); ++v)
+                if (controller.progress(v).state != VariantState::Finished) return false;
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(allFinished(), kLabTimeoutMs);
+        QVERIFY2(m_recorder->errors.isEmpty(), qPrintable(m_recorder->errors.join(QStringLiteral("; "))));
     }
 };
 

@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -42,6 +43,21 @@ using namespace distlab::ui;
 using namespace distlab::ui::testing;
 
 namespace {
+// The header's "U updates/s, applying G gradients/s"; {-1, -1} when it shows no such pair.
+std::pair<double, double> headerRates(const ParameterServerView& view) {
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("parameterServerSummary"));
+    static const QRegularExpression rates(QStringLiteral("([\\d,]+) updates/s, applying ([\\d,]+) gradients/s"));
+    const QRegularExpressionMatch match = rates.match(summary != nullptr ? summary->text() : QString());
+    if (!match.hasMatch()) return {-1.0, -1.0};
+    return {QLocale().toDouble(match.captured(1)), QLocale().toDouble(match.captured(2))};
+}
+
+std::int64_t appliedSum(const TopologyCanvas& canvas) {
+    std::int64_t sum = 0;
+    for (int w = 0; w < canvas.workerCount(); ++w) sum += canvas.worker(w).applied;
+    return sum;
+}
+
 std::vector<std::int64_t> appliedCounts(const TopologyCanvas& canvas) {
     std::vector<std::int64_t> counts;
     for (int w = 0; w < canvas.workerCount(); ++w) counts.push_back(canvas.worker(w).applied);
@@ -199,6 +215,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().lastStep().step >= switchedAt + 50, 30000);
         QCOMPARE(window.controller().history().lastStep().staleness, std::int64_t{0});
         QCOMPARE(view.histogram().theory(), 0.0);
+        // A sync update averages the 4 workers' gradients: the header tells updates/s from the
+        // gradients/s they apply, 4 to 1 (before, it called the gradients/s "updates/s").
+        QTRY_VERIFY_WITH_TIMEOUT(headerRates(view).first > 0 && std::abs(headerRates(view).second / headerRates(view).first - 4.0) < 0.5,
+                                 10000);
         // A worker's speed edited in the strategy panel applies live too.
         options.speedBox(0).setValue(0.5);
         window.applySetupNow();
@@ -212,6 +232,52 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.workers, 3, kLoadTimeoutMs);
         QTRY_COMPARE_WITH_TIMEOUT(view.topology().workerCount(), 3, kLoadTimeoutMs);
         QVERIFY(m_recorder->errors.isEmpty());
+    }
+
+    // The issue's case: a run resumed from its checkpoint said "Resumed from the checkpoint at update
+    // N"; an example opened afterwards said it too, of a run that was not its own.
+    void aFreshRunDoesNotSayItWasResumed() {
+        MainWindow& window = *m_window;
+        startFourWorkers();
+        ParameterServerView& view = window.parameterServerView();
+        window.views().setCurrentWidget(&view);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 50, 30000);
+        QVERIFY(view.saveCheckpoint());
+        QVERIFY(view.resumeCheckpoint());
+        auto* text = view.findChild<QLabel*>(QStringLiteral("checkpointText"));
+        QVERIFY(text != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(text->text().contains(QStringLiteral("Resumed from the checkpoint at update")), kLoadTimeoutMs);
+        QVERIFY(window.openConfig(QStringLiteral(DISTLAB_EXAMPLES_DIR "/circle-parameter-server-4.json"), false));
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().name, std::string("circle-parameter-server-4"), kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(view.showingRun() && view.topology().workerCount() == 4, 5000);
+        QCoreApplication::processEvents();
+        QVERIFY2(!text->text().contains(QStringLiteral("Resumed")), qPrintable(text->text()));
+        QCOMPARE(appliedSum(view.topology()), std::int64_t{0});
+    }
+
+    // A worker's speed typed into the set-up dock's box while the run trains applies to the running
+    // workers, as the note and Explain say, and no note says it waits for a new run.
+    void dockWorkerSpeedAppliesLiveWhileTraining() {
+        MainWindow& window = *m_window;
+        QVERIFY(window.openConfig(QStringLiteral(DISTLAB_EXAMPLES_DIR "/circle-parameter-server-4.json"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Running, kLoadTimeoutMs);
+        window.views().setCurrentWidget(&window.parameterServerView());
+        QTRY_COMPARE_WITH_TIMEOUT(window.parameterServerView().topology().workerCount(), 4, 5000);
+        ParameterServerOptions& options = window.setup().strategyPanel().parameterServerOptions();
+        QDoubleSpinBox& box = options.speedBox(2);
+        QTRY_VERIFY_WITH_TIMEOUT(box.isVisibleTo(&options), 5000);
+        QCOMPARE(window.controller().state(), SessionState::Running);
+        box.setFocus();
+        QTest::keyClick(&box, Qt::Key_Down);  // 1.00 -> 0.95, as a person lowers it
+        QTest::keyClick(&box, Qt::Key_Down);  // 0.90
+        QCOMPARE(box.value(), 0.9);
+        ParameterServerControls* controls = window.controller().parameterServerControls();
+        QVERIFY(controls != nullptr);
+        QTRY_COMPARE_WITH_TIMEOUT(controls->workerStatus(2).speed, 0.9, 5000);  // once the typing pauses
+        QVERIFY2(!window.setup().hasPendingNote(), qPrintable(window.setup().findChild<QLabel*>(QStringLiteral("setupPendingNote"))->text()));
+        QCOMPARE(window.controller().config().strategy.workerSpeed.at(2), 0.9);
+        QTRY_COMPARE_WITH_TIMEOUT(window.parameterServerView().workerControls().speedSlider(2).value(), 90, 5000);
+        QVERIFY(m_recorder->questions.isEmpty());
     }
 
     void losingAServerStopsTheRunAndTheCheckpointResumes() {
@@ -313,6 +379,9 @@ private slots:
         QVERIFY(controls != nullptr);
         QTRY_VERIFY_WITH_TIMEOUT(!controls->workerStatus(2).alive, 5000);
         QCOMPARE(controls->workerStatus(1).speed, 0.3);
+        // The worker cards go on from the checkpoint: its updates, one worker's gradient each
+        // (async), not 0 at update `kept`.
+        QTRY_COMPARE_WITH_TIMEOUT(appliedSum(view.topology()), kept, 5000);
         QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().stepsSeen() >= 50, 30000);

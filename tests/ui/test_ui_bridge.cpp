@@ -295,7 +295,8 @@ private slots:
         RunHistory history(2);
         const ReplicaRecord records[2] = {toReplicaRecord(report, 0, 1), toReplicaRecord(report, 1, 1)};
         const ReplicaRecord* pointers[2] = {&records[0], &records[1]};
-        history.addStep(toStepRecord(report, 32), pointers);
+        report.samples = 32;
+        history.addStep(toStepRecord(report), pointers);
         const MetricRow row = history.rows().front();
         QCOMPARE(row.computeMs, cli[Phase::Compute] / 1e6);
         QCOMPARE(row.optimizerMs, cli[Phase::Optimizer] / 1e6);

@@ -6,6 +6,7 @@
 #include <QMetaObject>
 
 #include <distlab/io/checkpoint.hpp>
+#include <distlab/io/run_config_json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -351,7 +352,9 @@ bool SessionController::applyLive(const RunConfig& draft) {
     RunConfig structural = draft;
     structural.strategy.mode = m_config.strategy.mode;
     structural.strategy.workerSpeed = m_config.strategy.workerSpeed;
-    if (!(structural == m_config)) return false;
+    // Compared as they train: a field the strategy does not use (the set-up's device list under
+    // parameter servers, a config file's partitioner sizes of another kind) is not an edit.
+    if (!(withUnusedKeysReset(structural) == withUnusedKeysReset(m_config))) return false;
     const std::vector<double> speeds = draft.strategy.workerSpeed;
     for (int w = 0; w < static_cast<int>(m_config.strategy.workers); ++w) {
         const double speed = w < static_cast<int>(speeds.size()) ? speeds[static_cast<std::size_t>(w)] : 1.0;

@@ -8,6 +8,8 @@
 #include <QToolBox>
 #include <QVBoxLayout>
 
+#include <distlab/io/run_config_json.hpp>
+
 #include "panels/data_panel.hpp"
 #include "panels/model_panel.hpp"
 #include "panels/strategy_panel.hpp"
@@ -155,7 +157,8 @@ QStringList changedParts(const RunConfig& a, const RunConfig& b) {
     QStringList parts;
     if (!(a.model == b.model)) parts.append(RunSetupPanel::tr("the model"));
     if (!(a.data == b.data) || a.seed != b.seed) parts.append(RunSetupPanel::tr("the data"));
-    StrategyConfig sa = a.strategy, sb = b.strategy;
+    // Compared as they train: a field the strategy does not use is not an edit.
+    StrategyConfig sa = withUnusedKeysReset(a).strategy, sb = withUnusedKeysReset(b).strategy;
     if (sa.type == StrategyKind::ParameterServer && sb.type == StrategyKind::ParameterServer) {
         sb.mode = sa.mode;  // both apply live
         sb.workerSpeed = sa.workerSpeed;

@@ -8,6 +8,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QStandardItemModel>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -22,6 +24,22 @@ namespace {
 QString shown(const std::string& json) {
     QString text = QString::fromStdString(json);
     if (text.size() >= 2 && text.startsWith(QLatin1Char('"')) && text.endsWith(QLatin1Char('"'))) text = text.mid(1, text.size() - 2);
+    return text;
+}
+
+// The engine names what is wrong as a study file would ("study: variants[2]: data.global_batch_size:
+// ..."); here there is no file: the variant is named by its label, the rest said as a sentence.
+QString problemText(const std::string& message, const QStringList& labels) {
+    QString text = QString::fromStdString(message);
+    if (text.startsWith(QLatin1String("study: "))) text = text.mid(7);
+    static const QRegularExpression variant(QStringLiteral("^variants\\[(\\d+)\\]: (.*)$"), QRegularExpression::DotMatchesEverythingOption);
+    if (const QRegularExpressionMatch match = variant.match(text); match.hasMatch()) {
+        const int index = match.captured(1).toInt();
+        const QString label = index < labels.size() ? labels[index] : QString::number(index + 1);
+        return NewStudyDialog::tr("The variant “%1” is not a run the app can train: %2").arg(label, match.captured(2));
+    }
+    if (text.startsWith(QLatin1String("variants: "))) text = text.mid(10);
+    if (!text.isEmpty()) text[0] = text[0].toUpper();
     return text;
 }
 }  // namespace
@@ -72,7 +90,20 @@ NewStudyDialog::KnobPicker NewStudyDialog::makePicker(int slot) {
     KnobPicker picker;
     picker.knob = new QComboBox(this);
     picker.knob->setObjectName(QStringLiteral("knob%1").arg(slot));
-    for (const StudyKnob& knob : studyKnobs()) picker.knob->addItem(QString::fromStdString(knob.label));
+    // A knob that cannot vary this run is listed, greyed, with the reason as its tooltip.
+    auto* model = qobject_cast<QStandardItemModel*>(picker.knob->model());
+    int firstAvailable = -1;
+    for (const StudyKnob& knob : studyKnobs()) {
+        picker.knob->addItem(QString::fromStdString(knob.label));
+        const std::string reason = knobUnavailableReason(m_base, knob.key);
+        if (QStandardItem* item = model != nullptr ? model->item(picker.knob->count() - 1) : nullptr; item && !reason.empty()) {
+            item->setEnabled(false);
+            item->setToolTip(QString::fromStdString(reason));
+        } else if (firstAvailable < 0) {
+            firstAvailable = picker.knob->count() - 1;
+        }
+    }
+    picker.knob->setCurrentIndex(std::max(0, firstAvailable));
     picker.choices = new QListWidget(this);
     picker.choices->setObjectName(QStringLiteral("knobChoices%1").arg(slot));
     picker.choices->setMaximumHeight(110);
@@ -143,7 +174,13 @@ std::optional<Study> NewStudyDialog::study() {
     base.steps = m_steps->value();
     auto made = studyVarying(base, knobs, "study");
     if (!made) {
-        m_problem->setText(QString::fromStdString(made.error().message));
+        // The labels studyVarying gives: every value of the first knob, times the second's.
+        QStringList labels;
+        const std::vector<std::string> none{""};
+        for (const std::string& a : knobs[0].values)
+            for (const std::string& b : knobs.size() > 1 ? knobs[1].values : none)
+                labels.append(b.empty() ? shown(a) : shown(a) + QStringLiteral(", ") + shown(b));
+        m_problem->setText(problemText(made.error().message, labels));
         return std::nullopt;
     }
     m_problem->clear();

@@ -43,6 +43,7 @@ ParameterServerView::ParameterServerView(SessionController& controller, QWidget*
         m_lostServer = -1;
         m_lostAt = -1;
         m_drawnUpdates = -1;
+        m_resumeMessage.clear();  // said of the run replaced; a resume of this one says so again when done
         m_status.clear();
         m_histogram->clear();
         updateCheckpointText();
@@ -50,6 +51,7 @@ ParameterServerView::ParameterServerView(SessionController& controller, QWidget*
     connect(&controller, &SessionController::checkpointChanged, this, &ParameterServerView::updateCheckpointText);
     connect(&controller, &SessionController::resumeFinished, this, [this](bool ok, const QString& message) {
         m_resumeMessage = ok ? tr("%1 Press Play to go on.").arg(message) : message;
+        m_topologyReady = false;  // read the workers again: they now count from the checkpoint's figures
         updateCheckpointText();
     });
     connect(&controller, &SessionController::stateChanged, this, &ParameterServerView::onStateChanged);
@@ -104,6 +106,7 @@ QWidget* ParameterServerView::buildRunPage() {
     auto* compare = new QPushButton(tr("Compare…"), content);
     compare->setToolTip(tr("Train this model mirrored, with async and with sync parameter servers side by side"));
     m_checkpointText = new QLabel(content);
+    m_checkpointText->setObjectName(QStringLiteral("checkpointText"));
     m_checkpointText->setWordWrap(true);
 
     auto* top = new QHBoxLayout();
@@ -215,9 +218,13 @@ void ParameterServerView::buildTopology() {
     m_workers->setWorkerCount(workers);
     m_status.assign(static_cast<std::size_t>(workers), WorkerStatus{});
     for (int w = 0; w < workers; ++w) m_status[static_cast<std::size_t>(w)] = controls->workerStatus(w);
+    // From the run's own counts: a resumed run starts from its checkpoint's, not from 0.
     m_lastApplied.assign(static_cast<std::size_t>(workers), 0);
-    m_rateBase.assign(static_cast<std::size_t>(workers), 0);
+    for (int w = 0; w < workers; ++w) m_lastApplied[static_cast<std::size_t>(w)] = m_status[static_cast<std::size_t>(w)].updates;
+    m_rateBase = m_lastApplied;
     m_rates.assign(static_cast<std::size_t>(workers), 0.0);
+    m_updatesBase = controller().stepsDone();
+    m_updateRate = 0.0;
     m_rateClock.start();
     const QSignalBlocker blocker(m_mode);
     m_mode->setCurrentIndex(controls->mode() == ParameterServerMode::Sync ? 1 : 0);
@@ -254,7 +261,7 @@ bool ParameterServerView::refresh() {
         // the worker as last seen, never a default one.
         if (controls != nullptr) m_status[index] = controls->workerStatus(w);
         const WorkerStatus status = m_status[index];
-        const std::int64_t applied = tally.applied(w);
+        const std::int64_t applied = status.updates;
         if (applied > m_lastApplied[index]) m_canvas->pulse(w);
         m_lastApplied[index] = applied;
         if (elapsed >= kRateWindowMs) {
@@ -266,7 +273,12 @@ bool ParameterServerView::refresh() {
         live += status.alive && !status.paused ? 1 : 0;
         pushed += status.gradients;
     }
-    if (elapsed >= kRateWindowMs) m_rateClock.restart();
+    const std::int64_t updates = controller().stepsDone();
+    if (elapsed >= kRateWindowMs) {
+        m_updateRate = double(updates - m_updatesBase) * 1000.0 / double(elapsed);
+        m_updatesBase = updates;
+        m_rateClock.restart();
+    }
     m_canvas->setWorkers(std::move(boxes));
     const bool sync = config.strategy.mode == ParameterServerMode::Sync;
     const double theory = sync ? 0.0 : std::max(0, live - 1);
@@ -277,10 +289,14 @@ bool ParameterServerView::refresh() {
         updateStalenessText(live, theory);
     }
     const QLocale locale;
-    double total = 0.0;
-    for (double rate : m_rates) total += rate;
-    m_summary->setText(tr("%1 updates applied from %2 gradients pushed · %3 updates/s · %4 of %5 workers live")
-                           .arg(locale.toString(tally.updates()), locale.toString(pushed), locale.toString(total, 'f', 0))
+    // An async update applies one gradient; a sync one averages several, so it applies more gradients
+    // a second than updates.
+    double gradientRate = 0.0;
+    for (double rate : m_rates) gradientRate += rate;
+    m_summary->setText(tr("%1 updates applied from %2 gradients pushed · %3 updates/s, applying %4 gradients/s · "
+                          "%5 of %6 workers live")
+                           .arg(locale.toString(updates), locale.toString(pushed), locale.toString(m_updateRate, 'f', 0),
+                                locale.toString(gradientRate, 'f', 0))
                            .arg(live).arg(workers));
     return fresh && tally.updates() > 0;
 }

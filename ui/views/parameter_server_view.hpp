@@ -80,7 +80,9 @@ private:
     int m_lostServer = -1;
     std::vector<std::int64_t> m_lastApplied;  // per worker, at the last frame: the pulses of this one
     std::vector<std::int64_t> m_rateBase;     // per worker, at the start of the rate window
-    std::vector<double> m_rates;              // updates per second
+    std::vector<double> m_rates;              // per worker: its gradients applied per second
+    std::int64_t m_updatesBase = 0;           // updates at the start of the rate window
+    double m_updateRate = 0.0;                // updates applied per second
     QElapsedTimer m_rateClock;
     std::int64_t m_drawnUpdates = -1;
     std::vector<WorkerStatus> m_status;       // per worker, as last read while the run was live

@@ -215,6 +215,7 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
     ++m_stepsDone;
     m_report.step = m_stepsDone;
     const auto global = static_cast<double>(m_config.data.globalBatchSize);
+    m_report.samples = m_config.data.globalBatchSize;
     m_report.loss = lossSum / global;
     m_report.accuracy = m_host->data().train.isClassification() ? static_cast<double>(correct) / global : -1.0;
 }

@@ -98,6 +98,7 @@ const StepReport& MirroredTrainer::step() {
     // The global figures as rank 0 received them from the reduction (every rank holds the same).
     const GlobalStepStats& global = m_ranks[0]->global();
     const auto batch = static_cast<double>(m_config.data.globalBatchSize);
+    m_report.samples = m_config.data.globalBatchSize;
     m_report.loss = global.lossSum / batch;
     m_report.accuracy = m_data.train.isClassification() ? static_cast<double>(global.correct) / batch : -1.0;
     return m_report;

@@ -138,7 +138,15 @@ void ParameterServerTrainer::killParameterServer(int server) {
 WorkerStatus ParameterServerTrainer::workerStatus(int worker) const {
     const Worker& w = *m_workers[static_cast<std::size_t>(worker)];
     std::lock_guard lock(m_mutex);
-    return {w.alive && !w.killed.load(), w.paused.load(), w.speed.load(), w.gradients};
+    return {w.alive && !w.killed.load(), w.paused.load(), w.speed.load(), w.gradients, w.updates};
+}
+
+void ParameterServerTrainer::restoreWorkerCounts(int worker, std::int64_t gradients, std::int64_t updates) {
+    if (worker < 0 || worker >= workerCount()) return;
+    Worker& w = *m_workers[static_cast<std::size_t>(worker)];
+    std::lock_guard lock(m_mutex);
+    w.gradients = gradients;
+    w.updates = updates;
 }
 
 void ParameterServerTrainer::grantPermit(Worker& worker) {
@@ -255,6 +263,7 @@ const StepReport& ParameterServerTrainer::stepAsync() {
     reportWorker(worker);
     m_report.worker = worker.index;
     m_report.staleness = staleness;
+    m_report.samples = worker.stats.examples;
     m_report.loss = worker.stats.localLoss();
     m_report.accuracy = m_data.train.isClassification() && worker.stats.examples > 0
                             ? double(worker.stats.correct) / double(worker.stats.examples) : -1.0;
@@ -262,6 +271,7 @@ const StepReport& ParameterServerTrainer::stepAsync() {
     m_report.startNs = std::min(start, applyStart);
 
     lock.lock();
+    ++worker.updates;
     worker.state = Worker::State::Idle;
     grantPermit(worker);  // it reads the new parameters and goes on while we report
     return m_report;
@@ -326,11 +336,15 @@ const StepReport& ParameterServerTrainer::stepSync() {
     }
     m_report.worker = -1;
     m_report.staleness = 0;
+    m_report.samples = examples;  // every averaged worker's batch
     m_report.loss = examples > 0 ? lossSum / double(examples) : 0.0;
     m_report.accuracy = m_data.train.isClassification() && examples > 0 ? double(correct) / double(examples) : -1.0;
     fillReport(start);
     lock.lock();
-    for (Worker* worker : fresh) worker->state = Worker::State::Idle;  // permits come with the next update
+    for (Worker* worker : fresh) {
+        ++worker->updates;
+        worker->state = Worker::State::Idle;  // permits come with the next update
+    }
     fresh.clear();
     return m_report;
 }

@@ -34,6 +34,7 @@ struct ParameterServerTrainer::Worker {
     State state = State::Idle;
     bool alive = true;
     std::int64_t gradients = 0;
+    std::int64_t updates = 0;  // updates that applied this worker's gradient
     // Set from any thread:
     std::atomic<double> speed{1.0};
     std::atomic<bool> paused{false};

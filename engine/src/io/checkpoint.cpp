@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/io/run_config_json.hpp"
 #include "distlab/io/safetensors.hpp"
 
@@ -59,6 +60,43 @@ Result<std::int64_t> metadataInteger(const SafeTensorsFile& file, const std::str
     return value;
 }
 
+// A parameter-server checkpoint's per-worker counts, comma-separated in worker order.
+constexpr const char* kWorkerGradientsKey = "worker_gradients";
+constexpr const char* kWorkerUpdatesKey = "worker_updates";
+
+std::string joinCounts(const ParameterServerControls& controls, bool updates) {
+    std::string text;
+    for (int w = 0; w < controls.workerCount(); ++w) {
+        const WorkerStatus status = controls.workerStatus(w);
+        text += (w > 0 ? "," : "") + std::to_string(updates ? status.updates : status.gradients);
+    }
+    return text;
+}
+
+/// The per-worker counts under `key`; empty when the key is absent (a checkpoint of another
+/// strategy, or one written before the counts were kept: they then start from 0).
+Result<std::vector<std::int64_t>> workerCounts(const SafeTensorsFile& file, const std::string& key, const std::string& path) {
+    const auto found = file.metadata.find(key);
+    if (found == file.metadata.end()) return std::vector<std::int64_t>{};
+    std::vector<std::int64_t> counts;
+    const std::string& text = found->second;
+    const char* at = text.data();
+    const char* end = text.data() + text.size();
+    while (at < end) {
+        std::int64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(at, end, value);
+        if (ec != std::errc{} || value < 0 || (ptr != end && *ptr != ',')) {
+            at = nullptr;
+            break;
+        }
+        counts.push_back(value);
+        at = ptr == end ? end : ptr + 1;
+    }
+    if (at == nullptr || (!text.empty() && text.back() == ','))
+        return Error{path + ": __metadata__." + key + ": \"" + text + "\" is not comma-separated non-negative integers"};
+    return counts;
+}
+
 }  // namespace
 
 Status saveWeights(const Model& model, const std::string& path) {
@@ -99,6 +137,10 @@ SafeTensorsFile checkpointContents(Trainer& trainer) {
     file.metadata["optimizer_iterations"] = std::to_string(optimizer.iterations());
     file.metadata["learning_rate"] = std::to_string(trainer.learningRate());
     file.metadata["config"] = runConfigToJson(trainer.config());
+    if (const ParameterServerControls* controls = trainer.parameterServerControls()) {
+        file.metadata[kWorkerGradientsKey] = joinCounts(*controls, /*updates=*/false);
+        file.metadata[kWorkerUpdatesKey] = joinCounts(*controls, /*updates=*/true);
+    }
     return file;
 }
 
@@ -121,6 +163,11 @@ Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::st
                      std::to_string(trainer.data().train.count) + " training samples of this run's data"};
 
     // Validate everything before touching the trainer, so a bad file changes nothing.
+    ParameterServerControls* controls = trainer.parameterServerControls();
+    auto gradients = workerCounts(*file, kWorkerGradientsKey, path);
+    auto updates = workerCounts(*file, kWorkerUpdatesKey, path);
+    for (const auto* counts : {&gradients, &updates})
+        if (controls != nullptr && !*counts) return counts->error();
     ParameterStore& store = trainer.primaryModel().store();
     Optimizer& optimizer = trainer.replicaOptimizer(0);
     std::vector<ExpectedTensor> expected = expectedParameters(store);
@@ -144,6 +191,11 @@ Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::st
     }
     trainer.broadcastParameters();
     trainer.restoreProgress(*step, *epoch, *cursor);
+    // Counts of another number of workers (a config edited before resuming) are not these workers'.
+    const auto workers = controls != nullptr ? static_cast<std::size_t>(controls->workerCount()) : 0;
+    if (controls != nullptr && gradients->size() == workers && updates->size() == workers)
+        for (int w = 0; w < static_cast<int>(workers); ++w)
+            controls->restoreWorkerCounts(w, (*gradients)[static_cast<std::size_t>(w)], (*updates)[static_cast<std::size_t>(w)]);
     return Ok{};
 }
 

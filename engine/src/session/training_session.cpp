@@ -266,7 +266,7 @@ bool TrainingSession::runOneStep() {
 }
 
 void TrainingSession::publishTelemetry(const StepReport& report, const std::optional<EvalRecord>& evaluation) {
-    StepRecord step = toStepRecord(report, m_config.data.globalBatchSize);
+    StepRecord step = toStepRecord(report);
     if (evaluation) step.evaluation = *evaluation;
     m_telemetry.stepChannel().publish(step);
     for (int r = 0; r < static_cast<int>(report.replicas.size()); ++r) {

@@ -3,21 +3,25 @@
 #include "distlab/study/equivalence.hpp"
 
 #include "distlab/io/run_config_json.hpp"
+#include "study/strategy_override.hpp"
 
 namespace distlab {
 
 namespace {
 
-/// Overrides that turn any run into the named synchronous strategy (every knob the other
-/// strategies set is put back, so the variant is exactly what its label says).
-std::vector<std::pair<std::string, std::string>> synchronous(const char* type, std::int64_t replicas, const char* ops,
-                                                             std::int64_t accumulation) {
-    return {{"strategy.type", std::string("\"") + type + "\""},
-            {"strategy.replicas", std::to_string(replicas)},
-            {"strategy.cross_device_ops", std::string("\"") + ops + "\""},
-            {"strategy.num_packs", "1"},
-            {"strategy.bytes_per_pack", "0"},
-            {"strategy.gradient_accumulation_steps", std::to_string(accumulation)}};
+/// The whole strategy of a variant, written from the defaults, so that it is exactly what its label
+/// says whatever strategy the run has (a parameter-server run's `workers` would be an unknown key
+/// under one_device, were only the type overridden).
+std::vector<std::pair<std::string, std::string>> strategyOf(const RunConfig& run, const StrategyConfig& strategy) {
+    return {strategyOverride(run, strategy)};
+}
+
+std::vector<std::pair<std::string, std::string>> synchronous(const RunConfig& run, StrategyKind type, std::int64_t replicas,
+                                                             CrossDeviceOps ops, std::int64_t accumulation) {
+    StrategyConfig strategy = strategyWithLanes(strategyOfKind(StrategyConfig{}, type), replicas);
+    strategy.crossDeviceOps = ops;
+    strategy.gradientAccumulationSteps = accumulation;
+    return strategyOf(run, strategy);
 }
 
 }  // namespace
@@ -29,17 +33,18 @@ Result<Study> equivalenceStudyOf(const RunConfig& run, std::int64_t steps) {
     spec.steps = steps;
     spec.baseConfigJson = runConfigToJson(run);
     const std::int64_t batch = run.data.globalBatchSize;
-    spec.variants.push_back({"one device", {}, synchronous("one_device", 1, "ring", 1)});
+    using enum StrategyKind;
+    spec.variants.push_back({"one device", {}, synchronous(run, OneDevice, 1, CrossDeviceOps::Ring, 1)});
     // Only what the global batch allows: G must divide by replicas × accumulation (docs/semantics.md §4.3).
-    if (batch % 2 == 0) spec.variants.push_back({"mirrored 2, ring", {}, synchronous("mirrored", 2, "ring", 1)});
-    if (batch % 4 == 0) spec.variants.push_back({"mirrored 4, hierarchical copy", {}, synchronous("mirrored", 4, "hierarchical_copy", 1)});
-    if (batch % 2 == 0) spec.variants.push_back({"accumulation 2", {}, synchronous("one_device", 1, "ring", 2)});
-    spec.variants.push_back({"async parameter servers (2 workers)",
-                             {},
-                             {{"strategy.type", "\"parameter_server\""},
-                              {"strategy.workers", "2"},
-                              {"strategy.mode", "\"async\""},
-                              {"strategy.gradient_accumulation_steps", "1"}}});
+    if (batch % 2 == 0) spec.variants.push_back({"mirrored 2, ring", {}, synchronous(run, Mirrored, 2, CrossDeviceOps::Ring, 1)});
+    if (batch % 4 == 0)
+        spec.variants.push_back({"mirrored 4, hierarchical copy", {}, synchronous(run, Mirrored, 4, CrossDeviceOps::HierarchicalCopy, 1)});
+    if (batch % 2 == 0) spec.variants.push_back({"accumulation 2", {}, synchronous(run, OneDevice, 1, CrossDeviceOps::Ring, 2)});
+    StrategyConfig servers;
+    servers.type = ParameterServer;
+    servers.workers = 2;
+    servers.mode = ParameterServerMode::Async;
+    spec.variants.push_back({"async parameter servers (2 workers)", {}, strategyOf(run, servers)});
     return buildStudy(std::move(spec), "equivalence lab of " + run.name, run.baseDirectory);
 }
 

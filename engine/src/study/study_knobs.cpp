@@ -1,6 +1,7 @@
 #include "distlab/study/study_knobs.hpp"
 
 #include "io/run_config_json_reader.hpp"
+#include "study/strategy_override.hpp"
 
 #include "distlab/io/run_config_json.hpp"
 
@@ -28,7 +29,47 @@ std::pair<std::string, std::string> overrideOf(const RunConfig& base, const std:
     return {"optimizer", optimizer.dump()};
 }
 
+constexpr const char* kStrategyTypeKey = "strategy.type";
+constexpr const char* kReplicasKey = "strategy.replicas";
+constexpr const char* kAccumulationKey = "strategy.gradient_accumulation_steps";
+
+// The variant's overrides for one value per knob. The strategy's kind and its lanes are applied to
+// the strategy itself and written as one whole "strategy" object (strategy_override.hpp), first,
+// so that the other knobs' keys apply on top of it.
+std::vector<std::pair<std::string, std::string>> variantOverrides(const RunConfig& base, const std::vector<KnobValues>& knobs,
+                                                                  const std::vector<const std::string*>& values) {
+    std::vector<std::pair<std::string, std::string>> overrides;
+    StrategyConfig strategy = base.strategy;
+    bool wholeStrategy = false;
+    for (std::size_t k = 0; k < knobs.size(); ++k) {
+        const std::string& key = knobs[k].key;
+        const std::string& value = *values[k];
+        if (key == kStrategyTypeKey) {
+            for (const StrategyKind kind : {StrategyKind::OneDevice, StrategyKind::Mirrored, StrategyKind::CentralStorage,
+                                            StrategyKind::ParameterServer})
+                if (value == quoted(configName(kind))) {
+                    strategy = strategyOfKind(strategy, kind);
+                    wholeStrategy = true;
+                }
+        } else if (key == kReplicasKey && !value.empty() && value.find_first_not_of("0123456789") == std::string::npos) {
+            strategy = strategyWithLanes(strategy, std::stoll(value));
+            wholeStrategy = true;
+        } else {
+            overrides.push_back(overrideOf(base, key, value));
+        }
+    }
+    if (wholeStrategy) overrides.insert(overrides.begin(), strategyOverride(base, strategy));
+    return overrides;
+}
+
 }  // namespace
+
+std::string knobUnavailableReason(const RunConfig& base, const std::string& key) {
+    if (key == kAccumulationKey && base.strategy.type == StrategyKind::ParameterServer)
+        return "Parameter servers apply every gradient as it comes: they do not accumulate gradients. Vary the "
+               "strategy first, or study accumulation from a one-device or mirrored run.";
+    return {};
+}
 
 const std::vector<StudyKnob>& studyKnobs() {
     static const std::vector<StudyKnob> knobs{
@@ -50,6 +91,8 @@ const std::vector<StudyKnob>& studyKnobs() {
 
 Result<Study> studyVarying(const RunConfig& base, const std::vector<KnobValues>& knobs, const std::string& fileName) {
     if (knobs.empty() || knobs.size() > 2) return Error{fileName + ": vary one or two knobs (got " + std::to_string(knobs.size()) + ")"};
+    for (const KnobValues& knob : knobs)
+        if (const std::string reason = knobUnavailableReason(base, knob.key); !reason.empty()) return Error{reason};
     StudySpec spec;
     spec.name = base.name;
     spec.baseConfigJson = runConfigToJson(base);
@@ -60,11 +103,12 @@ Result<Study> studyVarying(const RunConfig& base, const std::vector<KnobValues>&
         for (const std::string& b : second) {
             StudyVariantSpec variant;
             variant.label = labelOf(a);
-            variant.overrides.push_back(overrideOf(base, knobs[0].key, a));
+            std::vector<const std::string*> values{&a};
             if (knobs.size() > 1) {
                 variant.label += ", " + labelOf(b);
-                variant.overrides.push_back(overrideOf(base, knobs[1].key, b));
+                values.push_back(&b);
             }
+            variant.overrides = variantOverrides(base, knobs, values);
             spec.variants.push_back(std::move(variant));
         }
     }

@@ -49,14 +49,13 @@ struct StudyRunner::Lane {
     std::string predictionNote;
 
     /// Publishes an applied update (and its evaluation) to the readers.
-    void record(const VariantTally& tally, const StepReport& report, const std::optional<EvalResult>& test,
-                std::int64_t globalBatchSize) {
+    void record(const VariantTally& tally, const StepReport& report, const std::optional<EvalResult>& test) {
         const StudyRow& latest = tally.row();
         const double stepMs = double(stepDurationNs(report)) * 1e-6;
         const PhaseSplit& split = tally.lastSplit();
         const std::lock_guard lock(mutex);
         curves.steps.add({report.step, latest.trainingSeconds, report.loss, report.accuracy >= 0 ? report.accuracy : std::nan(""),
-                          stepMs, stepMs > 0 ? double(globalBatchSize) * 1e3 / stepMs : 0.0, split[Phase::Compute] * 1e-6,
+                          stepMs, stepMs > 0 ? double(report.samples) * 1e3 / stepMs : 0.0, split[Phase::Compute] * 1e-6,
                           split[Phase::Communication] * 1e-6, waitingAndIdleNs(split) * 1e-6, split[Phase::Optimizer] * 1e-6});
         curves.timelines.add(report);
         if (test)
@@ -166,7 +165,7 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
     Lane& lane = *m_lanes[static_cast<std::size_t>(index)];
     const StudyVariant& variant = m_study.variants[static_cast<std::size_t>(index)];
     const RunConfig& config = variant.config;
-    VariantTally tally(variant.label, config.data.globalBatchSize, m_study.spec.targetAccuracy);
+    VariantTally tally(variant.label, m_study.spec.targetAccuracy);
     auto publishState = [&](VariantState state, const std::string& message) {
         if (state == VariantState::Finished || state == VariantState::Cancelled || state == VariantState::Failed)
             tally.finish(state, message);
@@ -224,7 +223,7 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
             else if (test) tally.addAccuracy(test->accuracy);
             else if (!hasTest) tally.addAccuracy(report.accuracy);
             finalTestDone = test && last;
-            lane.record(tally, report, test, config.data.globalBatchSize);
+            lane.record(tally, report, test);
             if (observer != nullptr) observer->onStep(index, report, test);
             if (!std::isfinite(report.loss)) {
                 outcome = VariantState::Failed;

@@ -34,8 +34,7 @@ std::int64_t stepBytesCommunicated(const StepReport& report) {
     return bytes;
 }
 
-VariantTally::VariantTally(std::string label, std::int64_t globalBatchSize, std::optional<double> targetAccuracy)
-    : m_globalBatchSize(globalBatchSize), m_target(targetAccuracy) {
+VariantTally::VariantTally(std::string label, std::optional<double> targetAccuracy) : m_target(targetAccuracy) {
     m_row.label = std::move(label);
 }
 
@@ -50,7 +49,8 @@ void VariantTally::addStep(const StepReport& report, std::int64_t stepNs) {
     row.shares = phaseShares(row.phaseTotalsNs);
     m_bytes += double(stepBytesCommunicated(report));
     row.bytesPerStep = m_bytes / double(row.steps);
-    row.samplesPerSecond = m_trainingNs > 0 ? double(row.steps * m_globalBatchSize) / row.trainingSeconds : 0.0;
+    row.samples += report.samples;
+    row.samplesPerSecond = m_trainingNs > 0 ? double(row.samples) / row.trainingSeconds : 0.0;
 }
 
 void VariantTally::addAccuracy(double accuracy) {

@@ -6,7 +6,7 @@
 
 namespace distlab {
 
-StepRecord toStepRecord(const StepReport& report, std::int64_t samples) {
+StepRecord toStepRecord(const StepReport& report) {
     StepRecord step;
     step.step = report.step;
     step.epoch = report.epoch;
@@ -25,7 +25,7 @@ StepRecord toStepRecord(const StepReport& report, std::int64_t samples) {
         high = std::max(high, lane.watched[0]);
     }
     if (step.hasLanes) step.watchedSpread = high - low;
-    step.samples = samples;
+    step.samples = report.samples;
     step.worker = report.worker;
     step.staleness = report.staleness;
     step.serverBusyNs = report.serverBusyNs;

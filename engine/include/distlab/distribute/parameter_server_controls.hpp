@@ -15,6 +15,7 @@ struct WorkerStatus {
     bool paused = false;
     double speed = 1.0;            ///< 0.1-1.0: a worker at 0.5 takes twice as long per step
     std::int64_t gradients = 0;    ///< gradients this worker has pushed
+    std::int64_t updates = 0;      ///< updates that applied this worker's gradient (sync: averaged into)
 };
 
 class ParameterServerControls {
@@ -37,6 +38,9 @@ public:
     virtual double updateRateLimit() const = 0;
     virtual ParameterServerMode mode() const = 0;
     virtual WorkerStatus workerStatus(int worker) const = 0;
+    /// Sets a worker's counts (gradients pushed, updates applied) to a checkpoint's, so a resumed run
+    /// goes on counting from there. Not while a step runs.
+    virtual void restoreWorkerCounts(int worker, std::int64_t gradients, std::int64_t updates) = 0;
     /// Where every variable shard lives.
     virtual const std::vector<ShardPlacement>& placements() const = 0;
 };

@@ -71,6 +71,7 @@ public:
     void setUpdateRateLimit(double updatesPerSecond) override;
     double updateRateLimit() const override { return m_rateLimit.load(std::memory_order_relaxed); }
     WorkerStatus workerStatus(int worker) const override;
+    void restoreWorkerCounts(int worker, std::int64_t gradients, std::int64_t updates) override;
     const std::vector<ShardPlacement>& placements() const override { return m_placements; }
 
     struct Worker;  // defined in parameter_server_worker.hpp

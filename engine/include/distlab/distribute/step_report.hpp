@@ -37,6 +37,9 @@ struct StepReport {
     std::int64_t epoch = 0;         ///< epoch this step's batch came from
     double loss = 0.0;              ///< global mean loss of the batch (sum / global batch)
     double accuracy = -1.0;         ///< fraction correct in the batch; -1 for regression
+    /// Samples whose gradients reached this update (docs/semantics.md §10): the global batch G; an
+    /// async parameter-server update, the applied worker's batch; a sync one, every averaged worker's.
+    std::int64_t samples = 0;
     float learningRate = 0.0f;
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;         ///< all replicas done

@@ -1,6 +1,7 @@
 #pragma once
 // The run config of docs/interfaces.md §1 as a plain struct. Parsing and validation live in
 // run_config_json.hpp; this header has no JSON dependency so every module can use it.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -147,6 +148,17 @@ struct RunConfig {
     std::int64_t evalEvery = 0;  ///< steps between test evaluations; 0: only at the end
     std::string baseDirectory;  ///< where relative data paths resolve (the config file's folder)
     bool operator==(const RunConfig&) const = default;
+
+    /// Samples whose gradients reach one update when every worker takes part (docs/semantics.md §10,
+    /// what StepReport::samples measures): the global batch G, and for synchronous parameter servers
+    /// G for each of the gradients averaged (`gradients_to_aggregate`, 0: every worker).
+    std::int64_t samplesPerUpdate() const {
+        if (strategy.type != StrategyKind::ParameterServer || strategy.mode != ParameterServerMode::Sync)
+            return data.globalBatchSize;
+        const std::int64_t averaged = strategy.gradientsToAggregate > 0
+                                          ? std::min(strategy.gradientsToAggregate, strategy.workers) : strategy.workers;
+        return averaged * data.globalBatchSize;
+    }
 };
 
 // The config's spelling of each value ("relu", "mirrored", ...). Not called toString: Qt Test looks

@@ -28,10 +28,17 @@ struct KnobValues {
     std::vector<std::string> values;
 };
 
+/// Why the knob `key` cannot vary a study of `base` (a sentence for the person choosing), or empty
+/// when it can: accumulation under parameter servers, which never accumulate. Any thread.
+std::string knobUnavailableReason(const RunConfig& base, const std::string& key);
+
 /// The study of `base` varied over one or two knobs: a variant for each value (each pair of values
 /// for two knobs), labelled by its values ("ring", "ring, 4"), the base written inline, the first
-/// variant the baseline. Errors: fewer than 2 or more than 6 variants, or a variant whose config is
-/// invalid (named as parseStudy names it, `fileName` standing for the study).
+/// variant the baseline. The strategy knob and the replicas knob work from every strategy: they
+/// write the variant's whole strategy (replicas of a parameter-server run are its workers; of a
+/// one-device run, mirrored replicas). Errors: an unavailable knob (knobUnavailableReason), fewer
+/// than 2 or more than 6 variants, or a variant whose config is invalid (named as parseStudy names
+/// it, `fileName` standing for the study).
 Result<Study> studyVarying(const RunConfig& base, const std::vector<KnobValues>& knobs, const std::string& fileName = "study");
 
 }  // namespace distlab

@@ -51,7 +51,8 @@ struct StudyRow {
     double accuracy = std::numeric_limits<double>::quiet_NaN();
     std::optional<std::int64_t> stepsToTarget;  ///< the first update whose accuracy reached the target
     std::optional<double> secondsToTarget;      ///< training seconds up to that update
-    double samplesPerSecond = 0.0;  ///< steps x global batch / trainingSeconds
+    std::int64_t samples = 0;       ///< samples whose gradients reached an update (StepReport::samples), summed
+    double samplesPerSecond = 0.0;  ///< samples / trainingSeconds
     double bytesPerStep = 0.0;      ///< mean bytes all lanes sent per update
     std::optional<std::int64_t> peakMemoryBytes;  ///< sequential runs only (devices' accounting is per process)
     PhaseSplit phaseTotalsNs;  ///< splitStep summed over the updates
@@ -61,7 +62,7 @@ struct StudyRow {
 /// Builds a row step by step. One thread (the variant's).
 class VariantTally {
 public:
-    VariantTally(std::string label, std::int64_t globalBatchSize, std::optional<double> targetAccuracy);
+    VariantTally(std::string label, std::optional<double> targetAccuracy);
     /// Counts an applied update that took `stepNs` of training time.
     void addStep(const StepReport& report, std::int64_t stepNs);
     /// An accuracy measured after the latest update (a test evaluation, or the batch's without test data).
@@ -76,7 +77,6 @@ public:
 
 private:
     StudyRow m_row;
-    std::int64_t m_globalBatchSize;
     std::optional<double> m_target;
     std::int64_t m_trainingNs = 0;
     double m_bytes = 0.0;  ///< stepBytesCommunicated summed

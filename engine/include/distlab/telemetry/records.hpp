@@ -43,7 +43,7 @@ struct StepRecord {
     PhaseSplit phases;            ///< splitStep: where the step's time went, mean over its active lanes
     float watchedSpread = 0.0f;   ///< largest minus smallest copy of the first watched value (active lanes)
     bool hasLanes = false;        ///< some lane took part (phases and watchedSpread mean something)
-    std::int64_t samples = 0;     ///< samples consumed by this step (the global batch)
+    std::int64_t samples = 0;     ///< samples whose gradients reached this update (StepReport::samples)
     std::int32_t worker = -1;     ///< parameter servers, async: whose gradient this update applied
     std::int64_t staleness = 0;   ///< parameter servers: updates between the gradient's read and its apply
     std::int64_t serverBusyNs = 0;

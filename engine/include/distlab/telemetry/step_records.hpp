@@ -9,8 +9,8 @@
 namespace distlab {
 
 /// The whole step, with its time split (splitStep) and its length (stepDurationNs) worked out here
-/// once for every view and export; `samples` is what the step consumed (the global batch).
-StepRecord toStepRecord(const StepReport& report, std::int64_t samples);
+/// once for every view and export.
+StepRecord toStepRecord(const StepReport& report);
 /// Lane `replica`'s part of the step (its step ends when the report's does); `watchGeneration`
 /// says which setWatched() choice its watched values answer.
 ReplicaRecord toReplicaRecord(const StepReport& report, int replica, std::uint32_t watchGeneration);
