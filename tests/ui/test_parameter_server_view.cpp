@@ -359,7 +359,7 @@ private slots:
         QVERIFY2(summary->text().contains(QStringLiteral("3 of 4 workers")), qPrintable(summary->text()));
         QCOMPARE(view.histogram().theory(), 2.0);  // the 3 workers that were live, not 4
         auto* staleness = view.findChild<QLabel*>(QStringLiteral("stalenessText"));
-        QVERIFY2(staleness->text().contains(QStringLiteral("theory for 3 live worker(s)")), qPrintable(staleness->text()));
+        QVERIFY2(staleness->text().contains(QStringLiteral("theory for 3 live workers")), qPrintable(staleness->text()));
 
         // A way on: the note names the checkpoint's update, and Resume is enabled.
         const std::int64_t kept = window.controller().checkpointStep();

@@ -12,6 +12,7 @@
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
+#include "count_text.hpp"
 #include "panels/explanations.hpp"
 #include "views/staleness_histogram.hpp"
 #include "views/topology_canvas.hpp"
@@ -308,12 +309,14 @@ void ParameterServerView::updateStalenessText(int liveWorkers, double theory) {
                                     "parameters and drop the others, so every applied update has staleness 0.</p>"));
         return;
     }
-    m_stalenessText->setText(tr("<p>Mean over the last %5 updates <b>%1</b> (whole run %2); theory for %3 live worker(s): "
+    m_stalenessText->setText(tr("<p>Mean over the last %5 <b>%1</b> (whole run %2); theory for %3: "
                                 "<b>N − 1 = %4</b>.</p><p>While one worker computes its gradient, each of the other "
                                 "N − 1 pushes about one update, so the parameters have moved on by about N − 1 updates "
                                 "when its gradient is applied. Pause or kill a worker and N drops.</p>")
                                  .arg(tally.windowMean(), 0, 'f', 2).arg(tally.runMean(), 0, 'f', 2)
-                                 .arg(liveWorkers).arg(theory, 0, 'f', 0).arg(QLocale().toString(tally.windowCount())));
+                                 .arg(countText(liveWorkers, tr("live worker"), tr("live workers")))
+                                 .arg(theory, 0, 'f', 0)
+                                 .arg(countText(tally.windowCount(), tr("update"), tr("updates"))));
 }
 
 bool ParameterServerView::saveCheckpoint() {
