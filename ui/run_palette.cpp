@@ -36,4 +36,10 @@ bool darkPalette() {
     return palette.color(QPalette::Window).lightness() < 128;
 }
 
+QColor mixColors(const QColor& a, const QColor& b, double t) {
+    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
+
 }  // namespace distlab::ui

@@ -20,6 +20,9 @@ QString phaseLabel(Phase phase);
 /// How far apart (RGB distance) every phase colour is from every replica colour.
 inline constexpr double kMinColourDistance = 60.0;
 
+/// The colour `t` of the way from `a` to `b` (0: a, 1: b), each RGB channel in a straight line.
+QColor mixColors(const QColor& a, const QColor& b, double t);
+
 /// True when the application palette is dark (views pick their own colours to match).
 bool darkPalette();
 

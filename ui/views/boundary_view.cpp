@@ -7,6 +7,7 @@
 
 #include "bridge/session_controller.hpp"
 #include "panels/explanations.hpp"
+#include "run_palette.hpp"
 
 namespace distlab::ui {
 
@@ -15,11 +16,6 @@ const QColor kNegative(0xf5, 0x93, 0x22);  // Playground's orange (class 0)
 const QColor kPositive(0x08, 0x77, 0xbd);  // Playground's blue (class 1)
 constexpr qint64 kRebuildPeriodMs = 200;  // five heat maps a second: the boundary moves slowly
 constexpr int kLayerMargin = 8;             // pixels round the plot in the points layer (a dot's radius and pen)
-QColor mix(const QColor& a, const QColor& b, double t) {
-    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
-                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
 }  // namespace
 
 BoundaryView::BoundaryView(SessionController& controller, QWidget* parent) : LiveView(controller, parent) {
@@ -68,7 +64,7 @@ QColor BoundaryView::colorOf(double value) const {
     const double half = std::max(1e-9, 0.5 * (m_valueHigh - m_valueLow));
     const double t = std::clamp((value - middle) / half, -1.0, 1.0);
     const QColor neutral = palette().base().color();
-    return t < 0 ? mix(neutral, kNegative, -t) : mix(neutral, kPositive, t);
+    return t < 0 ? mixColors(neutral, kNegative, -t) : mixColors(neutral, kPositive, t);
 }
 
 void BoundaryView::rebuildImage(const ModelSnapshot& snapshot) {
@@ -93,7 +89,7 @@ void BoundaryView::rebuildImage(const ModelSnapshot& snapshot) {
             const float value = snapshot.grid[static_cast<std::size_t>(row * resolution + col)];
             QColor color = colorOf(std::isfinite(value) ? value : 0.5 * (m_valueLow + m_valueHigh));
             // Paler than the points, so they stand out (as in Playground).
-            line[col] = mix(palette().base().color(), color, 0.5).rgb();
+            line[col] = mixColors(palette().base().color(), color, 0.5).rgb();
         }
     }
 }

@@ -16,12 +16,6 @@ constexpr int kTopHeight = 18;     // pack labels and element markers
 constexpr int kStripsLegendHeight = 24;
 constexpr int kBandHeight = 4;     // the contributors' colours under each chunk
 constexpr int kRowGap = 6;
-
-QColor mix(const QColor& a, const QColor& b, double t) {
-    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
-                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
 }  // namespace
 
 BufferStrips::BufferStrips(QWidget* parent) : QWidget(parent) {
@@ -33,7 +27,7 @@ QColor BufferStrips::contributionColor(int count, int ranks) {
     // Partial sums from pale (the replica's own gradient) to deep blue; the complete sum is green.
     if (ranks > 1 && count >= ranks) return QColor::fromRgb(0x2ca25f);
     const double t = ranks > 2 ? std::clamp(static_cast<double>(count - 1) / (ranks - 2), 0.0, 1.0) : 0.0;
-    return mix(QColor::fromRgb(0xe6eef5), QColor::fromRgb(0x3b6fa8), t);
+    return mixColors(QColor::fromRgb(0xe6eef5), QColor::fromRgb(0x3b6fa8), t);
 }
 
 void BufferStrips::setCaptureFrame(const AllReduceCapture* capture, int frame) {

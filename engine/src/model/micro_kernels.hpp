@@ -97,10 +97,14 @@ __attribute__((always_inline)) inline void withWholeTileFlags(const TileEpilogue
 /// Decided per vector, the 32 vectors' branches were most of the kernel's instructions outside
 /// its k loop. The same shape as writeWholeTile256, written out per instruction set for the reason
 /// microKernel256 gives.
+/// Not always_inline: the flag dispatch between the kernel and here (withWholeTileFlags, built for
+/// the default target) would then have to inline an AVX-512 function, which fails to compile where
+/// -march=native has no AVX-512 (Zen 3). microKernel512's `flatten` inlines the whole chain into the
+/// kernel instead: the same instructions as before (objdump, -march=sapphirerapids).
 template <int kRows, int kVectors, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
-__attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c,
-                                                                                std::int64_t ldc, __m512 factor,
-                                                                                const float* bias, const float* mask) {
+__attribute__((target("avx512f"))) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c,
+                                                                  std::int64_t ldc, __m512 factor,
+                                                                  const float* bias, const float* mask) {
     __m512 biasVector[kVectors];
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) biasVector[v] = kBias ? _mm512_loadu_ps(bias + v * kVector512) : _mm512_setzero_ps();
@@ -128,9 +132,9 @@ __attribute__((target("avx512f"), always_inline)) inline void writeWholeTile512(
 /// inlined into the blocking loops, its accumulators (16 of 8 x 32's) spilled and every product ran
 /// a third slower.
 template <Block block>
-__attribute__((target("avx512f"), noinline)) void microKernel512(std::int64_t depth, const float* a, const float* b,
-                                                              float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols,
-                                                              float scale, const TileEpilogue& step) {
+__attribute__((target("avx512f"), noinline, flatten)) void microKernel512(std::int64_t depth, const float* a, const float* b,
+                                                                       float* c, std::int64_t ldc, std::int64_t rows,
+                                                                       std::int64_t cols, float scale, const TileEpilogue& step) {
     constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.columns / kVector512);
     constexpr std::int64_t kVector = kVector512;
     // Where C is only written (beta 0: the weight gradients, megabytes written once a step) or is
