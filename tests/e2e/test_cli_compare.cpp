@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -91,14 +92,18 @@ private slots:
         QFile csvFile(dir.filePath("t.csv"));
         QVERIFY(csvFile.open(QIODevice::ReadOnly));
         const QStringList csv = linesOf(QString::fromUtf8(csvFile.readAll()));
-        QVERIFY2(csv[0].endsWith(",step_ms,predicted_step_ms,prediction_error"), qPrintable(csv[0]));
+        // Near the left, right after the seconds the measured step is taken from.
+        QVERIFY2(csv[0].startsWith("variant,state,steps,seconds,step_ms,predicted_step_ms,prediction_error,final_loss,"),
+                 qPrintable(csv[0]));
         for (int row = 1; row <= 2; ++row) {
             const QStringList cells = csv[row].split(',');
-            const int n = static_cast<int>(cells.size());
-            QVERIFY(cells[n - 3].toDouble() > 0);  // measured
-            QVERIFY(cells[n - 2].toDouble() > 0);  // predicted
-            QVERIFY2(cells[n - 1].startsWith('+') || cells[n - 1].startsWith('-'), qPrintable(csv[row]));
+            QVERIFY(cells[4].toDouble() > 0);  // measured
+            QVERIFY(cells[5].toDouble() > 0);  // predicted
+            QVERIFY2(cells[6].startsWith('+') || cells[6].startsWith('-'), qPrintable(csv[row]));
         }
+        // The printed table has the same columns in the same order.
+        QVERIFY2(result.out.contains(QRegularExpression("variant +state +steps +seconds +step_ms +predicted_step_ms +prediction_error +final_loss")),
+                 qPrintable(result.out));
     }
 
     void aBadStudyIsAnInputError() {

@@ -302,6 +302,34 @@ private slots:
         QVERIFY2(csv.find(",250,2.500,") != std::string::npos, csv.c_str());  // samples/s and the ratio to a
         QVERIFY2(csv.find(",0.750,0.000,0.250,0.000\n") != std::string::npos, csv.c_str());  // idle counts as waiting
     }
+
+    void aPredictionSitsBesideItsMeasurement() {
+        StudyRow a;
+        a.label = "a";
+        a.state = VariantState::Finished;
+        a.steps = 200;
+        a.trainingSeconds = 0.5;  // 2.5 ms a step
+        a.samplesPerSecond = 51200.0;
+        a.finalLoss = 0.25;
+        StudyRow b = a;
+        b.label = "b";
+        b.trainingSeconds = 0.8;  // 4 ms a step, not predicted
+        const std::vector<StudyRow> rows{a, b};
+        const std::vector<std::optional<StepTimePrediction>> predictions{StepTimePrediction{2.75}, std::nullopt};
+        const StudyTable table = makeStudyTable(rows, 0, predictions);
+        // Right after seconds (step_ms = seconds / steps), not after the sixteen other columns.
+        const std::vector<std::string> header{"variant",         "state",          "steps",           "seconds",
+                                              "step_ms",         "predicted_step_ms", "prediction_error", "final_loss",
+                                              "test_loss",       "accuracy",       "steps_to_target", "seconds_to_target",
+                                              "samples_per_sec", "speed_vs_baseline", "bytes_per_step", "peak_memory_mib",
+                                              "compute_share",   "comm_share",     "wait_share",      "optimizer_share"};
+        QCOMPARE(table.header, header);
+        const std::string csv = studyTableCsv(table);
+        // 2.75 predicted over 2.5 measured, less 1: +10 %; b was measured but not predicted.
+        QVERIFY2(csv.find("\na,finished,200,0.500,2.5,2.75,+0.100,0.25,") != std::string::npos, csv.c_str());
+        QVERIFY2(csv.find("\nb,finished,200,0.800,4,,,0.25,") != std::string::npos, csv.c_str());
+        for (const auto& row : table.rows) QCOMPARE(row.size(), header.size());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStudyFile)

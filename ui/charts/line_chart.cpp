@@ -139,6 +139,11 @@ QStringList LineChart::seriesNames() const {
     return names;
 }
 
+QList<QPointF> LineChart::seriesPoints(const QString& name) const {
+    auto found = m_impl->index.constFind(name);
+    return found == m_impl->index.constEnd() ? QList<QPointF>() : m_impl->series[static_cast<std::size_t>(*found)].points;
+}
+
 void LineChart::setFixedYRange(double low, double high) {
     m_impl->fixedLow = low;
     m_impl->fixedHigh = high;

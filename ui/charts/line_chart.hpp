@@ -69,6 +69,8 @@ public:
     int seriesCount() const;
     /// Names of the series, in legend order.
     QStringList seriesNames() const;
+    /// The points of series `name` as last set (empty when there is none).
+    QList<QPointF> seriesPoints(const QString& name) const;
     /// A vertical cursor at data x `x` with `text` beside it (charts that move together: a study's);
     /// NaN removes it.
     void setCursor(double x, const QString& text = {});

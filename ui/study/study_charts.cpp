@@ -4,13 +4,16 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSettings>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "bridge/series_renderer.hpp"
 #include "charts/line_chart.hpp"
+#include "charts/smoothing_control.hpp"
 #include "run_palette.hpp"
 #include "study/study_controller.hpp"
 
@@ -18,7 +21,8 @@ namespace distlab::ui {
 
 namespace {
 
-constexpr double kLossSmoothing = 0.6;  // TensorBoard's default: per-update losses are noisy
+constexpr double kDefaultSmoothing = 0.6;  // TensorBoard's default: per-update values are noisy
+const QString kSmoothingKey = QStringLiteral("study/smoothing");
 constexpr StudyMetric kOverlayMetrics[] = {StudyMetric::Loss, StudyMetric::Accuracy, StudyMetric::StepMs,
                                            StudyMetric::SamplesPerSecond};
 
@@ -64,6 +68,7 @@ StudyCharts::StudyCharts(StudyController& controller, QWidget* parent)
     m_axis = new QComboBox(this);
     m_axis->addItems({tr("Updates"), tr("Training seconds")});
     m_axis->setAccessibleName(tr("X axis"));
+    m_smoothing = new SmoothingControl(QSettings().value(kSmoothingKey, kDefaultSmoothing).toDouble(), this);
     auto* controls = new QHBoxLayout();
     controls->addWidget(new QLabel(tr("Charts"), this));
     controls->addWidget(m_layout);
@@ -71,6 +76,8 @@ StudyCharts::StudyCharts(StudyController& controller, QWidget* parent)
     controls->addSpacing(16);
     controls->addWidget(new QLabel(tr("X axis"), this));
     controls->addWidget(m_axis);
+    controls->addSpacing(16);
+    controls->addWidget(m_smoothing);
     controls->addStretch(1);
     m_grid = new QGridLayout();
     auto* layout = new QVBoxLayout(this);
@@ -84,6 +91,11 @@ StudyCharts::StudyCharts(StudyController& controller, QWidget* parent)
     connect(m_layout, &QComboBox::currentIndexChanged, this, changed);
     connect(m_metric, &QComboBox::currentIndexChanged, this, changed);
     connect(m_axis, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_smoothing, &SmoothingControl::weightChanged, this, [this](double weight) {
+        QSettings().setValue(kSmoothingKey, weight);
+        m_drawn = 0;  // the same charts, every curve drawn again
+        refresh();
+    });
     connect(&m_controller, &StudyController::updated, this, &StudyCharts::refresh);
 }
 
@@ -165,11 +177,15 @@ void StudyCharts::fill(LineChart& chart, StudyMetric metric, int onlyVariant) {
         const auto& points = m_controller.curves(v).steps.points();
         QList<QPointF> line;
         line.reserve(static_cast<qsizetype>(points.size()));
-        DebiasedEma ema(kLossSmoothing);
+        // The Learning view's smoothing, weighted per update: a kept point stands for the updates
+        // since the one kept before it, so the curve keeps its look when the runner thins it.
+        DebiasedEma ema(m_smoothing->weight());
+        std::int64_t previousStep = -1;
         for (const StudyCurvePoint& point : points) {
             double y = valueOf(point, metric);
             if (!std::isfinite(y)) continue;
-            if (metric == StudyMetric::Loss) y = ema.add(y);
+            y = ema.add(y, previousStep < 0 ? 1 : std::max<std::int64_t>(1, point.step - previousStep));
+            previousStep = point.step;
             const double x = wall ? point.seconds : static_cast<double>(point.step);
             line.append(QPointF(x, y));
         }

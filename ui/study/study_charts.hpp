@@ -1,8 +1,9 @@
 #pragma once
 // A study's curves: as overlays (one chart per metric, every variant on it) or as small multiples
 // (one chart per variant for the chosen metric, one y range for all), against updates or training
-// seconds; a cursor that moves together on every chart and names each variant's value there.
-// Fed from StudyController's copies. GUI thread.
+// seconds, smoothed with the Learning view's control (SmoothingControl); a cursor that moves
+// together on every chart and names each variant's value there. Fed from StudyController's copies.
+// GUI thread.
 #include <QWidget>
 
 #include <cstdint>
@@ -14,6 +15,7 @@ class QGridLayout;
 namespace distlab::ui {
 
 class LineChart;
+class SmoothingControl;
 class StudyController;
 
 /// What a study chart plots.
@@ -32,6 +34,8 @@ public:
     void setMetric(StudyMetric metric);
     /// X axis: updates (false) or training seconds (true).
     void setWallTime(bool on);
+    /// The smoothing slider (the Learning view's class); its weight smooths every curve per update.
+    SmoothingControl& smoothing() const { return *m_smoothing; }
     /// Redraws from the controller's copies when they changed.
     void refresh();
     /// Puts the cursor at data x `x` on every chart (NaN removes it), as moving the pointer does.
@@ -51,6 +55,7 @@ private:
     QComboBox* m_layout;
     QComboBox* m_metric;
     QComboBox* m_axis;
+    SmoothingControl* m_smoothing;
     QGridLayout* m_grid;
     std::vector<LineChart*> m_charts;
     std::vector<StudyMetric> m_chartMetric;  // per chart

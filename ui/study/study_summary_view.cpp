@@ -1,6 +1,8 @@
 #include "study/study_summary_view.hpp"
 
 #include <QHeaderView>
+#include <QMenu>
+#include <QSettings>
 
 #include <algorithm>
 
@@ -10,6 +12,9 @@
 namespace distlab::ui {
 
 namespace {
+const QString kHiddenColumnsKey = QStringLiteral("study/hiddenColumns");
+const QString kNameColumn = QStringLiteral("variant");
+
 // A cell that shows the table's own text ("1.000") and sorts by its number when it has one.
 class SummaryCell : public QTableWidgetItem {
 public:
@@ -39,7 +44,67 @@ StudySummaryView::StudySummaryView(StudyController& controller, QWidget* parent)
     setSortingEnabled(true);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     verticalHeader()->setVisible(false);
+    const QSettings settings;
+    m_hidden = settings.contains(kHiddenColumnsKey) ? settings.value(kHiddenColumnsKey).toStringList() : defaultHiddenColumns();
+    m_columnMenu = new QMenu(tr("Columns"), this);
+    m_columnMenu->setObjectName(QStringLiteral("studyColumnsMenu"));
+    connect(m_columnMenu, &QMenu::aboutToShow, this, &StudySummaryView::fillColumnMenu);
+    horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    horizontalHeader()->setToolTip(tr("Click a heading to sort by it; right-click the headings to choose the columns shown"));
+    connect(horizontalHeader(), &QHeaderView::customContextMenuRequested, this,
+            [this](const QPoint& at) { m_columnMenu->popup(horizontalHeader()->viewport()->mapToGlobal(at)); });
     connect(&m_controller, &StudyController::updated, this, &StudySummaryView::refresh);
+}
+
+QStringList StudySummaryView::defaultHiddenColumns() {
+    // Shown by default: the variant and its state, the measured step time with its prediction,
+    // loss, accuracy, time to the target, speed and the communication share. A column not named
+    // here (a new one) is shown, so nothing new goes unseen.
+    return {QStringLiteral("steps"),           QStringLiteral("seconds"),       QStringLiteral("test_loss"),
+            QStringLiteral("steps_to_target"), QStringLiteral("bytes_per_step"), QStringLiteral("peak_memory_mib"),
+            QStringLiteral("compute_share"),   QStringLiteral("wait_share"),    QStringLiteral("optimizer_share")};
+}
+
+bool StudySummaryView::isColumnShown(const QString& name) const { return name == kNameColumn || !m_hidden.contains(name); }
+
+void StudySummaryView::setColumnShown(const QString& name, bool shown) {
+    if (name == kNameColumn || isColumnShown(name) == shown) return;
+    if (shown) m_hidden.removeAll(name);
+    else m_hidden.append(name);
+    saveHiddenColumns();
+    applyColumnVisibility();
+}
+
+void StudySummaryView::showDefaultColumns() {
+    m_hidden = defaultHiddenColumns();
+    QSettings().remove(kHiddenColumnsKey);
+    applyColumnVisibility();
+}
+
+void StudySummaryView::saveHiddenColumns() const { QSettings().setValue(kHiddenColumnsKey, m_hidden); }
+
+void StudySummaryView::applyColumnVisibility() {
+    for (int c = 0; c < columnCount(); ++c)
+        if (const QTableWidgetItem* heading = horizontalHeaderItem(c)) setColumnHidden(c, !isColumnShown(heading->text()));
+}
+
+void StudySummaryView::fillColumnMenu() {
+    m_columnMenu->clear();
+    // The columns of the table as it is now (the predicted ones only once the study is predicted).
+    for (int c = 0; c < columnCount(); ++c) {
+        const QTableWidgetItem* heading = horizontalHeaderItem(c);
+        if (heading == nullptr) continue;
+        const QString name = heading->text();
+        QAction* action = m_columnMenu->addAction(name);
+        action->setObjectName(QStringLiteral("column:") + name);
+        action->setCheckable(true);
+        action->setChecked(isColumnShown(name));
+        action->setEnabled(name != kNameColumn);  // a row without its name says nothing
+        connect(action, &QAction::toggled, this, [this, name](bool on) { setColumnShown(name, on); });
+    }
+    m_columnMenu->addSeparator();
+    QAction* defaults = m_columnMenu->addAction(tr("Default columns"), this, &StudySummaryView::showDefaultColumns);
+    defaults->setObjectName(QStringLiteral("defaultColumns"));
 }
 
 StudyTable StudySummaryView::table() const {
@@ -80,6 +145,7 @@ void StudySummaryView::refresh() {
             setItem(r, c, item);
         }
     }
+    applyColumnVisibility();
     setSortingEnabled(true);
     if (sortColumn >= 0 && sortColumn < columnCount()) sortItems(sortColumn, order);
 }

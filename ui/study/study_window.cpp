@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -35,7 +36,8 @@ namespace distlab::ui {
 namespace {
 std::string local(const QString& path) { return QFile::encodeName(path).toStdString(); }
 
-enum ProgressColumn { Variant, State, Progress, Loss, Cancel, ProgressColumns };
+// Prefixed: the unity build puts this file beside others with a Variant or State column.
+enum ProgressColumn { ProgressVariant, ProgressState, ProgressBar, ProgressLoss, ProgressCancel, ProgressColumns };
 }  // namespace
 
 StudyWindow::StudyWindow(QWidget* parent)
@@ -56,7 +58,7 @@ StudyWindow::StudyWindow(QWidget* parent)
     m_progress->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_progress->verticalHeader()->setVisible(false);
     m_progress->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_progress->horizontalHeader()->setSectionResizeMode(Progress, QHeaderView::Stretch);
+    m_progress->horizontalHeader()->setSectionResizeMode(ProgressBar, QHeaderView::Stretch);
     m_splitter = new QSplitter(Qt::Vertical, this);
     m_splitter->addWidget(m_progress);
     m_splitter->addWidget(m_views);
@@ -116,6 +118,14 @@ void StudyWindow::buildToolBar() {
     m_baseline->setToolTip(tr("The variant the table's speed ratios are taken against"));
     bar->addWidget(m_baseline);
     connect(m_baseline, &QComboBox::currentIndexChanged, m_controller, &StudyController::setBaseline);
+    // The table's column chooser, also on its headings' context menu: here it can be found.
+    auto* columns = new QToolButton(bar);
+    columns->setObjectName(QStringLiteral("studyColumnsButton"));
+    columns->setText(tr("Columns"));
+    columns->setToolTip(tr("Choose the summary table's columns (also by right-clicking its headings)"));
+    columns->setMenu(m_summary->columnMenu());
+    columns->setPopupMode(QToolButton::InstantPopup);
+    bar->addWidget(columns);
     bar->addSeparator();
     bar->addAction(tr("Save study…"), this, [this] {
         const QString path = askSavePath(this, tr("Save study"), tr("Studies (*.study.json)"), QStringLiteral("study.json"),
@@ -152,16 +162,16 @@ void StudyWindow::setStudy(Study study, const QString& path) {
     for (int v = 0; v < m_controller->variantCount(); ++v) {
         auto* label = new QTableWidgetItem(QString::fromStdString(m_controller->study().variants[static_cast<std::size_t>(v)].label));
         label->setForeground(StudyCharts::variantColor(v));
-        m_progress->setItem(v, Variant, label);
-        m_progress->setItem(v, State, new QTableWidgetItem());
-        m_progress->setItem(v, Loss, new QTableWidgetItem());
+        m_progress->setItem(v, ProgressVariant, label);
+        m_progress->setItem(v, ProgressState, new QTableWidgetItem());
+        m_progress->setItem(v, ProgressLoss, new QTableWidgetItem());
         auto* bar = new QProgressBar(m_progress);
         bar->setRange(0, 1000);
-        m_progress->setCellWidget(v, Progress, bar);
+        m_progress->setCellWidget(v, ProgressBar, bar);
         auto* cancel = new QPushButton(tr("Cancel"), m_progress);
         cancel->setObjectName(QStringLiteral("cancelVariant%1").arg(v));
         connect(cancel, &QPushButton::clicked, this, [this, v] { m_controller->cancel(v); });
-        m_progress->setCellWidget(v, Cancel, cancel);
+        m_progress->setCellWidget(v, ProgressCancel, cancel);
     }
     updateProgress();
     updateActions();
@@ -199,15 +209,15 @@ void StudyWindow::updateProgress() {
     const QLocale locale;
     for (int v = 0; v < m_controller->variantCount() && v < m_progress->rowCount(); ++v) {
         const VariantProgress& progress = m_controller->progress(v);
-        m_progress->item(v, State)->setText(QString::fromLatin1(variantStateName(progress.state)));
-        if (auto* bar = qobject_cast<QProgressBar*>(m_progress->cellWidget(v, Progress))) {
+        m_progress->item(v, ProgressState)->setText(QString::fromLatin1(variantStateName(progress.state)));
+        if (auto* bar = qobject_cast<QProgressBar*>(m_progress->cellWidget(v, ProgressBar))) {
             bar->setValue(progress.steps > 0 ? static_cast<int>(1000 * progress.stepsDone / progress.steps) : 0);
             bar->setFormat(tr("%1 / %2 updates").arg(locale.toString(progress.stepsDone), locale.toString(progress.steps)));
         }
-        m_progress->item(v, Loss)->setText(std::isfinite(progress.loss) ? QString::number(progress.loss, 'g', 4) : QString());
+        m_progress->item(v, ProgressLoss)->setText(std::isfinite(progress.loss) ? QString::number(progress.loss, 'g', 4) : QString());
         const bool live = progress.state == VariantState::Waiting || progress.state == VariantState::Loading ||
                           progress.state == VariantState::Running;
-        if (QWidget* cancel = m_progress->cellWidget(v, Cancel)) cancel->setEnabled(m_controller->isRunning() && live);
+        if (QWidget* cancel = m_progress->cellWidget(v, ProgressCancel)) cancel->setEnabled(m_controller->isRunning() && live);
     }
 }
 

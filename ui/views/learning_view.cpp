@@ -3,12 +3,12 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSlider>
 #include <QVBoxLayout>
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "charts/line_chart.hpp"
+#include "charts/smoothing_control.hpp"
 #include "panels/explanations.hpp"
 #include "views/chart_feeder.hpp"
 
@@ -28,22 +28,14 @@ QColor faint(QColor color) {
 
 LearningView::LearningView(SessionController& controller, QWidget* parent) : LiveView(controller, parent) {
     setExplainKey(this, QStringLiteral("view.learning"));
-    m_smoothing = new QSlider(Qt::Horizontal, this);
-    m_smoothing->setRange(0, 99);
-    m_smoothing->setValue(90);  // per-step batch losses are noisy: smooth more than TensorBoard's 0.6
-    m_smoothing->setMaximumWidth(240);
-    m_smoothing->setAccessibleName(tr("Smoothing"));
-    m_smoothingValue = new QLabel(this);
-    m_smoothingValue->setMinimumWidth(36);
+    m_smoothing = new SmoothingControl(0.9, this);  // per-step batch losses are noisy: smooth more than TensorBoard's 0.6
     m_axis = new QComboBox(this);
     m_axis->addItem(tr("Step"));
     m_axis->addItem(tr("Wall time (s)"));
     m_axis->setAccessibleName(tr("X axis"));
 
     auto* controls = new QHBoxLayout();
-    controls->addWidget(new QLabel(tr("Smoothing"), this));
     controls->addWidget(m_smoothing);
-    controls->addWidget(m_smoothingValue);
     controls->addSpacing(24);
     controls->addWidget(new QLabel(tr("X axis"), this));
     controls->addWidget(m_axis);
@@ -67,13 +59,11 @@ LearningView::LearningView(SessionController& controller, QWidget* parent) : Liv
     layout->addLayout(charts, 1);
 
     auto changed = [this] {
-        m_smoothingValue->setText(QString::number(smoothing(), 'f', 2));
         invalidate();
         refreshIfVisible();
     };
-    connect(m_smoothing, &QSlider::valueChanged, this, changed);
+    connect(m_smoothing, &SmoothingControl::weightChanged, this, changed);
     connect(m_axis, &QComboBox::currentIndexChanged, this, changed);
-    m_smoothingValue->setText(QString::number(smoothing(), 'f', 2));
 }
 
 void LearningView::setReference(const RunHistory* reference, const QString& label) {
@@ -83,9 +73,9 @@ void LearningView::setReference(const RunHistory* reference, const QString& labe
     refreshIfVisible();
 }
 
-double LearningView::smoothing() const { return m_smoothing->value() / 100.0; }
+double LearningView::smoothing() const { return m_smoothing->weight(); }
 
-void LearningView::setSmoothing(double weight) { m_smoothing->setValue(static_cast<int>(weight * 100.0 + 0.5)); }
+void LearningView::setSmoothing(double weight) { m_smoothing->setWeight(weight); }
 
 void LearningView::addReferenceCurves(std::vector<Curve>& curves, GlobalSeries train, GlobalSeries test, double weight) const {
     if (m_reference == nullptr) return;

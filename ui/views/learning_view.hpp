@@ -8,12 +8,11 @@
 #include "views/live_view.hpp"
 
 class QComboBox;
-class QLabel;
-class QSlider;
 
 namespace distlab::ui {
 
 class LineChart;
+class SmoothingControl;
 
 class LearningView : public LiveView {
     Q_OBJECT
@@ -42,8 +41,7 @@ private:
     QString m_referenceLabel;
     LineChart* m_loss;
     LineChart* m_accuracy;
-    QSlider* m_smoothing;
-    QLabel* m_smoothingValue;
+    SmoothingControl* m_smoothing;
     QComboBox* m_axis;
     ChartTurns m_turns{2};  // loss, accuracy
     std::pair<double, double> m_sharedRange{0.0, 0.0};  // both charts' x range

@@ -58,15 +58,21 @@ StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline,
         });
     }
     if (predictions.empty()) return table;
-    for (const char* column : {"step_ms", "predicted_step_ms", "prediction_error"}) table.header.emplace_back(column);
+    // The prediction right beside its measurement, near the left where the eye starts (not after
+    // sixteen other columns): after `seconds`, of which the measured step is `seconds` / `steps`.
+    constexpr std::ptrdiff_t kAfterSeconds = 4;
+    const std::vector<std::string> predictedHeader{"step_ms", "predicted_step_ms", "prediction_error"};
+    table.header.insert(table.header.begin() + kAfterSeconds, predictedHeader.begin(), predictedHeader.end());
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const StudyRow& row = rows[r];
         const double measuredMs = row.steps > 0 ? row.trainingSeconds * 1e3 / double(row.steps) : 0.0;
         const std::optional<StepTimePrediction> predicted = r < predictions.size() ? predictions[r] : std::nullopt;
-        std::vector<std::string>& cells = table.rows[r];
-        cells.push_back(row.steps > 0 ? number(measuredMs) : std::string());
-        cells.push_back(predicted ? number(predicted->stepMs) : std::string());
-        cells.push_back(predicted && measuredMs > 0 ? number(predicted->stepMs / measuredMs - 1.0, "%+.3f") : std::string());
+        const std::vector<std::string> cells{
+            row.steps > 0 ? number(measuredMs) : std::string(),
+            predicted ? number(predicted->stepMs) : std::string(),
+            predicted && measuredMs > 0 ? number(predicted->stepMs / measuredMs - 1.0, "%+.3f") : std::string(),
+        };
+        table.rows[r].insert(table.rows[r].begin() + kAfterSeconds, cells.begin(), cells.end());
     }
     return table;
 }

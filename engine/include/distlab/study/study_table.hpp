@@ -18,9 +18,10 @@ struct StudyTable {
 };
 
 /// The table of `rows`, with `speed_vs_baseline` = samples/s over the baseline row's. With
-/// `predictions` (one per row; empty where a variant could not be predicted) three more columns:
-/// the measured mean `step_ms`, the `predicted_step_ms` and `prediction_error` (predicted over
-/// measured, less 1: +0.10 is a prediction 10 % too slow).
+/// `predictions` (one per row; empty where a variant could not be predicted) three more columns,
+/// right after `seconds` so that each prediction sits beside its measurement: the measured mean
+/// `step_ms`, the `predicted_step_ms` and `prediction_error` (predicted over measured, less 1:
+/// +0.10 is a prediction 10 % too slow).
 StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline,
                           std::span<const std::optional<StepTimePrediction>> predictions = {});
 /// The table as CSV: the header line, then one line per row; a cell holding a comma, quote or
