@@ -97,13 +97,14 @@ __attribute__((always_inline)) inline void withWholeTileFlags(const TileEpilogue
 /// Decided per vector, the 32 vectors' branches were most of the kernel's instructions outside
 /// its k loop. The same shape as writeWholeTile256, written out per instruction set for the reason
 /// microKernel256 gives.
-/// Not always_inline: the flag dispatch between the kernel and here (withWholeTileFlags, built for
-/// the default target) would then have to inline an AVX-512 function, which fails to compile where
-/// -march=native has no AVX-512 (Zen 3). microKernel512's `flatten` inlines the whole chain into the
-/// kernel instead: the same instructions as before (objdump, -march=sapphirerapids).
+/// Not always_inline, and no vector taken by value: the flag dispatch between the kernel and here
+/// (withWholeTileFlags, built for the default target) would otherwise have to inline an AVX-512
+/// function (GCC refuses) or pass a 512-bit vector without AVX-512 (clang refuses: an ABI change)
+/// where -march=native has no AVX-512 (Zen 3). microKernel512's `flatten` inlines the whole chain
+/// into the kernel instead: the same instructions as with always_inline (objdump, -march=sapphirerapids).
 template <int kRows, int kVectors, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
 __attribute__((target("avx512f"))) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c,
-                                                                  std::int64_t ldc, __m512 factor,
+                                                                  std::int64_t ldc, const __m512& factor,
                                                                   const float* bias, const float* mask) {
     __m512 biasVector[kVectors];
 #pragma GCC unroll 4
