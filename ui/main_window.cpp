@@ -406,15 +406,12 @@ bool MainWindow::confirmClose() {
     const QString study = m_studyWindow != nullptr ? m_studyWindow->unsavedResults() : QString();
     if (!study.isEmpty()) lost.append(study);
     if (lost.isEmpty()) return true;
-    if (!m_prompts.saveDiscardCancel) return false;
-    const SaveChoice choice = m_prompts.saveDiscardCancel(
-        this, tr("Quit DistLab?"),
-        tr("Quitting now loses %1. Save before quitting?").arg(locale.createSeparatedList(lost)));
-    if (choice == SaveChoice::Cancel) return false;
-    if (choice == SaveChoice::Discard) return true;
     // Save: each in turn; a save dialog cancelled (or a save that failed) keeps the window open.
-    if (runHasUnsavedSteps() && !saveRunAsked()) return false;
-    return study.isEmpty() || m_studyWindow->exportTableAsked();
+    return allowLosingWork(m_prompts, this, tr("Quit DistLab?"),
+                           tr("Quitting now loses %1. Save before quitting?").arg(locale.createSeparatedList(lost)), [&] {
+                               if (runHasUnsavedSteps() && !saveRunAsked()) return false;
+                               return study.isEmpty() || m_studyWindow->exportTableAsked();
+                           });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

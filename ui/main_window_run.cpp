@@ -70,16 +70,11 @@ bool MainWindow::runHasUnsavedSteps() const { return m_controller->hasRun() && m
 
 bool MainWindow::confirmDiscard(const QString& what) {
     if (!runHasUnsavedSteps()) return true;  // nothing trained, or all of it saved: nothing to lose
-    if (!m_prompts.saveDiscardCancel) return false;
-    switch (m_prompts.saveDiscardCancel(this, tr("Save the current run?"),
-                                        tr("To %1, the current run \"%2\" is discarded: its %3, curves and weights are lost "
-                                           "unless you save it first (a saved run reopens where it stopped).")
-                                            .arg(what, QString::fromStdString(m_controller->config().name), trainedSteps(m_controller->stepsDone())))) {
-        case SaveChoice::Save: return saveRunAsked();
-        case SaveChoice::Discard: return true;
-        case SaveChoice::Cancel: return false;
-    }
-    return false;
+    return allowLosingWork(m_prompts, this, tr("Save the current run?"),
+                           tr("To %1, the current run \"%2\" is discarded: its %3, curves and weights are lost "
+                              "unless you save it first (a saved run reopens where it stopped).")
+                               .arg(what, QString::fromStdString(m_controller->config().name), trainedSteps(m_controller->stepsDone())),
+                           [this] { return saveRunAsked(); });
 }
 
 void MainWindow::showSaved(const QString& what, const QString& path) { ui::showSaved(*this, what, path); }

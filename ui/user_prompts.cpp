@@ -36,6 +36,17 @@ UserPrompts UserPrompts::messageBoxes() {
     return prompts;
 }
 
+bool allowLosingWork(const UserPrompts& prompts, QWidget* parent, const QString& title, const QString& question,
+                     const std::function<bool()>& save) {
+    if (!prompts.saveDiscardCancel) return false;
+    switch (prompts.saveDiscardCancel(parent, title, question)) {
+        case SaveChoice::Save: return save();
+        case SaveChoice::Discard: return true;
+        case SaveChoice::Cancel: return false;
+    }
+    return false;
+}
+
 void showSaved(QMainWindow& window, const QString& what, const QString& path) {
     window.statusBar()->showMessage(
         QMainWindow::tr("Saved %1 to %2").arg(what, QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath())), 10000);

@@ -31,6 +31,10 @@ struct UserPrompts {
     static UserPrompts messageBoxes();
 };
 
+/// Before work is lost: asks `prompts` Save / Discard / Cancel; true to go on (Discard, or Save and
+/// `save()` saved it), false to stop (Cancel, no prompt to ask with, or a save cancelled or failed).
+bool allowLosingWork(const UserPrompts& prompts, QWidget* parent, const QString& title, const QString& question,
+                     const std::function<bool()>& save);
 /// "Saved WHAT to PATH" (the absolute path) in `window`'s status bar, for ten seconds.
 void showSaved(QMainWindow& window, const QString& what, const QString& path);
 /// A save's outcome told to the person: the error through `prompts`, titled `failureTitle`, or

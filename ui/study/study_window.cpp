@@ -265,14 +265,9 @@ QString StudyWindow::unsavedResults() const {
 bool StudyWindow::confirmDiscardResults(const QString& what) {
     const QString results = unsavedResults();
     if (results.isEmpty()) return true;
-    if (!m_prompts.saveDiscardCancel) return false;
-    switch (m_prompts.saveDiscardCancel(this, tr("Export the study's results?"),
-                                        tr("To %1, %2 are discarded unless you export its table first.").arg(what, results))) {
-        case SaveChoice::Save: return exportTableAsked();
-        case SaveChoice::Discard: return true;
-        case SaveChoice::Cancel: return false;
-    }
-    return false;
+    return allowLosingWork(m_prompts, this, tr("Export the study's results?"),
+                           tr("To %1, %2 are discarded unless you export its table first.").arg(what, results),
+                           [this] { return exportTableAsked(); });
 }
 
 bool StudyWindow::exportPicture(const QString& path) {
