@@ -72,14 +72,15 @@ private slots:
     void initTestCase() { useIsolatedSettings(QStringLiteral("distlab-test-view-scales")); }
 
     void throughputIgnoresTheWarmUpWindow() {
-        // Steps of about 0.8 GFLOP (a few to tens of milliseconds), paced at about 4 a second: the
-        // first throughput window closes after the first step alone (it lasts over the 2 ms a first
-        // window needs), without the pace's pause, so it reads many times the paced rate of
-        // 512 × 4 = 2,048 samples/s (16 times on a 2-core Zen 3; 4 times on one four times slower).
+        // Steps of about 0.1 GFLOP (milliseconds), paced at about 4 a second: the first throughput
+        // window closes after the first step alone (it lasts over the 2 ms a first window needs),
+        // without the pace's pause, so it reads many times the paced rate of 256 × 4 = 1,024
+        // samples/s (while the first step, warm-up included, takes well under 40 ms, as it does on
+        // a 2-core Zen 3 busy with another test).
         RunConfig config = MainWindow::defaultConfig();
-        config.model.layers[0].units = 512;
-        config.model.layers[1].units = 512;
-        config.data.globalBatchSize = 512;
+        config.model.layers[0].units = 256;
+        config.model.layers[1].units = 256;
+        config.data.globalBatchSize = 256;
         config.data.samples = 2048;
         Recorder recorder;
         auto window = pacedWindow(recorder, config);
@@ -89,11 +90,11 @@ private slots:
         showTab(*window, window->throughputView());
         const DecimatedSeries& rate = window->controller().history().series(GlobalSeries::SamplesPerSecond);
         QVERIFY(rate.heldCount() >= 20);
-        const double paced = 512.0 * 3.97;
+        const double paced = 256.0 * 3.97;
         const double firstWindow = rate.first().high;
         // Only a machine whose first step takes under 2 ms (no warm-up window), or one so slow that the
         // step nears the pace, has no outlier to cut.
-        if (firstWindow < 3.0 * paced) {
+        if (firstWindow < 6.0 * paced) {  // short of that, the chart rightly keeps it (2 x its 98th percentile)
             skipped = true;  // ctest reports the whole program as skipped (main, SKIP_RETURN_CODE)
             QSKIP(qPrintable(QStringLiteral("no warm-up outlier on this machine (first window %1 samples/s)").arg(firstWindow)));
         }
