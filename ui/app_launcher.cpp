@@ -12,7 +12,7 @@
 #include <memory>
 #include <utility>
 
-#include <distlab/io/atomic_file.hpp>
+#include <distlab/files/atomic_file.hpp>
 
 #include "bench_report.hpp"
 #include "bridge/session_controller.hpp"

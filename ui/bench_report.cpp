@@ -11,7 +11,7 @@
 
 #include "bridge/session_controller.hpp"
 #include "distlab/comm/spin_barrier.hpp"
-#include "distlab/io/atomic_file.hpp"
+#include "distlab/files/atomic_file.hpp"
 
 namespace distlab::ui {
 namespace {

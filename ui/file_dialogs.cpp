@@ -4,7 +4,7 @@
 #include <QFileInfo>
 #include <QSettings>
 
-#include <distlab/io/file_names.hpp>
+#include <distlab/files/file_names.hpp>
 
 namespace distlab::ui {
 

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 #include <distlab/session/session_observer.hpp>
 #include <distlab/study/study.hpp>
 

@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include <distlab/io/pytorch_export.hpp>
+#include <distlab/exports/pytorch_export.hpp>
 
 #include "bridge/session_controller.hpp"
 #include "file_dialogs.hpp"

@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include <distlab/io/checkpoint.hpp>
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/formats/checkpoint.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "bridge/session_controller.hpp"
 #include "count_text.hpp"

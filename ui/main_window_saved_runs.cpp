@@ -10,7 +10,7 @@
 #include <QLocale>
 #include <QStatusBar>
 
-#include <distlab/io/saved_run.hpp>
+#include <distlab/formats/saved_run.hpp>
 
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"

@@ -8,7 +8,7 @@
 #include <QFileInfo>
 #include <QMenu>
 
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 #include <distlab/study/equivalence.hpp>
 #include <distlab/study/study.hpp>
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <distlab/io/atomic_file.hpp>
-#include <distlab/io/chrome_trace_writer.hpp>
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/files/atomic_file.hpp>
+#include <distlab/formats/chrome_trace_writer.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "bridge/run_history.hpp"
 #include "run_palette.hpp"

@@ -6,7 +6,7 @@
 #include <QStringList>
 
 #include <distlab/core/error.hpp>
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QWidget;
 

@@ -5,7 +5,7 @@
 #include <QFileInfo>
 #include <QObject>
 
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "bridge/saved_history.hpp"
 #include "run_files.hpp"

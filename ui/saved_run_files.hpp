@@ -5,8 +5,8 @@
 #include <QString>
 
 #include <distlab/core/error.hpp>
-#include <distlab/io/run_config.hpp>
-#include <distlab/io/saved_run.hpp>
+#include <distlab/config/run_config.hpp>
+#include <distlab/formats/saved_run.hpp>
 
 #include "bridge/run_history.hpp"
 

@@ -10,8 +10,8 @@
 #include <QScrollBar>
 #include <QVBoxLayout>
 
-#include <distlab/io/atomic_file.hpp>
-#include <distlab/io/tensorflow_code.hpp>
+#include <distlab/files/atomic_file.hpp>
+#include <distlab/exports/tensorflow_code.hpp>
 
 #include "file_dialogs.hpp"
 #include "python_highlighter.hpp"

@@ -1,13 +1,13 @@
 #pragma once
 // File ▸ Show as TensorFlow code: a non-modal window with the current run's config as TensorFlow code
-// (distlab/io/tensorflow_code.hpp), read-only and highlighted, with Copy and Save as. The window
+// (distlab/exports/tensorflow_code.hpp), read-only and highlighted, with Copy and Save as. The window
 // follows the run: setConfig regenerates the text (cheap: text only, no engine work). GUI thread.
 #include <QDialog>
 #include <QString>
 
 #include <functional>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QPlainTextEdit;
 class QPushButton;

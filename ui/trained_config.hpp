@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 namespace distlab::ui {
 

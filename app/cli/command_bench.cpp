@@ -15,7 +15,7 @@
 #include "distlab/device/fma_probe.hpp"
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 #include "run_setup.hpp"
 

@@ -16,7 +16,7 @@
 #include "commands.hpp"
 #include "distlab/comm/all_reduce_benchmark.hpp"
 #include "distlab/comm/in_process_group.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "distlab/tensor/aligned_allocator.hpp"
 #include "run_setup.hpp"
 

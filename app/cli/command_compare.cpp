@@ -10,8 +10,8 @@
 
 #include "commands.hpp"
 #include "distlab/data/dataset.hpp"
-#include "distlab/io/atomic_file.hpp"
-#include "distlab/io/staged_file.hpp"
+#include "distlab/files/atomic_file.hpp"
+#include "distlab/files/staged_file.hpp"
 #include "distlab/study/study_runner.hpp"
 #include "distlab/study/study_table.hpp"
 #include "interrupts.hpp"

@@ -12,7 +12,7 @@
 
 #include "commands.hpp"
 #include "distlab/data/dataset.hpp"
-#include "distlab/io/atomic_file.hpp"
+#include "distlab/files/atomic_file.hpp"
 #include "distlab/study/equivalence.hpp"
 #include "interrupts.hpp"
 #include "run_setup.hpp"

@@ -12,8 +12,8 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/data/dataset.hpp"
-#include "distlab/io/pytorch_export.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/exports/pytorch_export.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "run_setup.hpp"
 #include "train_files.hpp"
 

@@ -9,9 +9,9 @@
 
 #include "commands.hpp"
 #include "distlab/data/dataset.hpp"
-#include "distlab/io/atomic_file.hpp"
-#include "distlab/io/run_config_json.hpp"
-#include "distlab/io/tensorflow_code.hpp"
+#include "distlab/files/atomic_file.hpp"
+#include "distlab/config/run_config_json.hpp"
+#include "distlab/exports/tensorflow_code.hpp"
 #include "run_setup.hpp"
 #include "train_files.hpp"
 

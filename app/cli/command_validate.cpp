@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "distlab/distribute/trainer.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "run_setup.hpp"
 
 namespace distlab::cli {

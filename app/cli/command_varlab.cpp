@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "distlab/core/error.hpp"
 #include "distlab/distribute/varlab_script.hpp"
-#include "distlab/io/input_file.hpp"
+#include "distlab/files/input_file.hpp"
 
 namespace distlab::cli {
 

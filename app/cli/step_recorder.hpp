@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 
-#include "distlab/distribute/step_report.hpp"
-#include "distlab/io/chrome_trace_writer.hpp"
-#include "distlab/io/metrics_writer.hpp"
+#include "distlab/telemetry/step_report.hpp"
+#include "distlab/formats/chrome_trace_writer.hpp"
+#include "distlab/formats/metrics_writer.hpp"
 
 namespace distlab::cli {
 

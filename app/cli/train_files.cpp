@@ -1,6 +1,6 @@
 #include "train_files.hpp"
 
-#include "distlab/io/atomic_file.hpp"
+#include "distlab/files/atomic_file.hpp"
 
 namespace distlab::cli {
 namespace {

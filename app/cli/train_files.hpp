@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
-#include "distlab/io/input_file.hpp"
+#include "distlab/files/input_file.hpp"
 
 namespace distlab::cli {
 

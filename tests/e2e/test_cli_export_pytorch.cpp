@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "cli_runner.hpp"
-#include "distlab/io/safetensors.hpp"
+#include "distlab/formats/safetensors.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "distlab/comm/communicator.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab::testing {
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the run-config tests share: the example config of docs/interfaces.md §1.1 and small helpers.
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include <QString>
 

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "distlab/io/checkpoint.hpp"
-#include "distlab/io/safetensors.hpp"
+#include "distlab/formats/checkpoint.hpp"
+#include "distlab/formats/safetensors.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;

@@ -13,11 +13,11 @@
 #include <QtTest>
 #include <zlib.h>
 
-#include "distlab/io/atomic_file.hpp"
+#include "distlab/files/atomic_file.hpp"
 #include "file_test_support.hpp"
-#include "distlab/io/input_file.hpp"
-#include "distlab/io/staged_file.hpp"
-#include "io/byte_stream.hpp"
+#include "distlab/files/input_file.hpp"
+#include "distlab/files/staged_file.hpp"
+#include "files/byte_stream.hpp"
 
 using namespace distlab;
 

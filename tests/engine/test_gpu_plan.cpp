@@ -9,7 +9,7 @@
 #include "distribute/gpu_mirror_state.hpp"
 #include "distribute/gpu_step_timing.hpp"
 #include "distlab/distribute/trainer.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 
 using namespace distlab;
 

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "distlab/io/chrome_trace_writer.hpp"
+#include "distlab/formats/chrome_trace_writer.hpp"
 #include "file_test_support.hpp"
-#include "distlab/io/metrics_writer.hpp"
+#include "distlab/formats/metrics_writer.hpp"
 
 using namespace distlab;
 using nlohmann::json;

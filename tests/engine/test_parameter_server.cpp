@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "distlab/distribute/parameter_server_trainer.hpp"
-#include "distlab/io/checkpoint.hpp"
+#include "distlab/formats/checkpoint.hpp"
 #include "distlab/session/training_session.hpp"
 #include "distribute/parameter_transport.hpp"
 #include "trainer_fixtures.hpp"

@@ -2,7 +2,7 @@
 // one replica, a step's mean over its active replicas, the timeline spans, odd timestamps.
 #include <QtTest>
 
-#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/step_report.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 #include "distlab/telemetry/step_records.hpp"
 

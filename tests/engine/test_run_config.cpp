@@ -1,6 +1,6 @@
 // Run config: the spec's example, defaults, round trip, overrides, files and enums (bad input:
 // test_run_config_errors.cpp).
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include <QDir>
 #include <QFile>

@@ -1,6 +1,6 @@
 // Run configs that are not right: syntax errors named by byte, line and column, every bad value
 // named by its JSON path, and mutated bytes that never crash the reader.
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include <QtTest>
 

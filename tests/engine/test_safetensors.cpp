@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "distlab/io/atomic_file.hpp"
+#include "distlab/files/atomic_file.hpp"
 #include "file_test_support.hpp"
-#include "distlab/io/safetensors.hpp"
+#include "distlab/formats/safetensors.hpp"
 
 using namespace distlab;
 

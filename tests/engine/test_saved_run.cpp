@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "distlab/io/checkpoint.hpp"
-#include "distlab/io/safetensors.hpp"
-#include "distlab/io/saved_run.hpp"
+#include "distlab/formats/checkpoint.hpp"
+#include "distlab/formats/safetensors.hpp"
+#include "distlab/formats/saved_run.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;

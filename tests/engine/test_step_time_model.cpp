@@ -2,7 +2,7 @@
 // step_time_cache.hpp): the alpha-beta fit, interpolation in rows, the cost formulas on made-up
 // calibrations (exact numbers), the calibration cache on disk, and the strategies it refuses.
 // Accuracy against measured steps is test_step_time_accuracy's.
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 #include <distlab/study/step_time_cache.hpp>
 #include <distlab/study/step_time_model.hpp>
 

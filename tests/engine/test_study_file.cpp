@@ -1,7 +1,7 @@
 // Study files (docs/interfaces.md §13.1): every limit refused with the file and the field named,
 // overrides applied by the --set code, config files relative to the study, the ready examples,
 // the spec written back, and the summary table's CSV.
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 #include <distlab/study/study.hpp>
 #include <distlab/study/study_knobs.hpp>
 #include <distlab/study/study_table.hpp>

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "allocation_counter.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/tensor/tensor.hpp"
 
 using namespace distlab;

@@ -15,8 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "distlab/io/run_config_json.hpp"
-#include "distlab/io/tensorflow_code.hpp"
+#include "distlab/config/run_config_json.hpp"
+#include "distlab/exports/tensorflow_code.hpp"
 
 namespace {
 

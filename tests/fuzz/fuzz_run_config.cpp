@@ -1,6 +1,6 @@
 // libFuzzer target: the run-config reader. Any text gives a config or an error, never a crash; a
 // config it accepts is written back and read again to the same JSON (the writer and reader agree).
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

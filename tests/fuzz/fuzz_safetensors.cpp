@@ -1,6 +1,6 @@
 // libFuzzer target: the safetensors reader (header JSON, offsets, dtypes). Any bytes give a file or
 // an error; a file it accepts serializes and parses again to the same tensors.
-#include "distlab/io/safetensors.hpp"
+#include "distlab/formats/safetensors.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -19,7 +19,7 @@
 
 #include <distlab/comm/collective_trace.hpp>
 #include <distlab/comm/in_process_group.hpp>
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "bridge/all_reduce_capture.hpp"
 #include "bridge/comm_capture.hpp"

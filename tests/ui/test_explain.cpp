@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 #include "main_window.hpp"
 #include "panels/explain_panel.hpp"

@@ -15,7 +15,7 @@
 
 #include <memory>
 
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "file_dialogs.hpp"
 #include "main_window.hpp"

@@ -17,7 +17,7 @@
 #include <memory>
 
 #include <distlab/device/device_info.hpp>
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "app_launcher.hpp"
 #include "bridge/run_history.hpp"

@@ -18,7 +18,7 @@
 
 #include <memory>
 
-#include <distlab/io/tensorflow_code.hpp>
+#include <distlab/exports/tensorflow_code.hpp>
 
 #include "main_window.hpp"
 #include "tensorflow_code_dialog.hpp"

@@ -18,7 +18,7 @@
 
 #include <memory>
 
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "bridge/session_controller.hpp"
 #include "main_window.hpp"

@@ -9,7 +9,7 @@
 
 #include <distlab/comm/collective_trace.hpp>
 #include <distlab/comm/gradient_packer.hpp>
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 namespace distlab::ui {
 

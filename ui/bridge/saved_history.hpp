@@ -5,7 +5,7 @@
 #include <string>
 
 #include <distlab/core/error.hpp>
-#include <distlab/io/saved_run.hpp>
+#include <distlab/formats/saved_run.hpp>
 
 #include "bridge/run_history.hpp"
 

@@ -5,8 +5,8 @@
 #include <QLocale>
 #include <QMetaObject>
 
-#include <distlab/io/checkpoint.hpp>
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/formats/checkpoint.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include <algorithm>
 #include <chrono>

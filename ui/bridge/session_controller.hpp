@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 #include <distlab/session/training_session.hpp>
 
 namespace distlab::ui {

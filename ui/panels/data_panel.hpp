@@ -3,7 +3,7 @@
 // parameters and files, the global batch size, shuffling and the run's seed.
 #include <QWidget>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QCheckBox;
 class QComboBox;

@@ -11,8 +11,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <distlab/io/run_config_json.hpp>
-#include <distlab/model/layer_registry.hpp>
+#include <distlab/config/run_config_json.hpp>
+#include <distlab/config/layer_types.hpp>
 
 #include "panels/explanations.hpp"
 

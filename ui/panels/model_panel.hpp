@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QComboBox;
 class QPushButton;

@@ -7,7 +7,7 @@
 
 #include <array>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QComboBox;
 class QDoubleSpinBox;

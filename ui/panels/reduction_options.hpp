@@ -6,7 +6,7 @@
 // needs a new run (the main window asks). GUI thread only.
 #include <QWidget>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QComboBox;
 class QFormLayout;

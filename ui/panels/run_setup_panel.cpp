@@ -8,7 +8,7 @@
 #include <QToolBox>
 #include <QVBoxLayout>
 
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 #include "panels/data_panel.hpp"
 #include "panels/model_panel.hpp"

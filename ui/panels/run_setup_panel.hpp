@@ -5,7 +5,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QLabel;
 class QToolBox;

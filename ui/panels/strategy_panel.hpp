@@ -5,7 +5,7 @@
 // choice shows its explanation beside the control.
 #include <QWidget>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QComboBox;
 class QLabel;

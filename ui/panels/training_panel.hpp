@@ -3,7 +3,7 @@
 // itself (name, number of steps).
 #include <QWidget>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 class QCheckBox;
 class QComboBox;

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <distlab/io/atomic_file.hpp>
+#include <distlab/files/atomic_file.hpp>
 
 #include "charts/line_chart.hpp"
 #include "file_dialogs.hpp"

@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 #include <distlab/study/study.hpp>
 
 class QCheckBox;

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include <distlab/io/run_config_json.hpp>
+#include <distlab/config/run_config_json.hpp>
 
 namespace distlab::ui {
 

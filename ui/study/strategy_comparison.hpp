@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include <distlab/core/error.hpp>
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 #include <distlab/study/study.hpp>
 
 namespace distlab::ui {

@@ -22,7 +22,7 @@
 
 #include <cmath>
 
-#include <distlab/io/atomic_file.hpp>
+#include <distlab/files/atomic_file.hpp>
 
 #include "file_dialogs.hpp"
 #include "run_files.hpp"

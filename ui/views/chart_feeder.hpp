@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 #include "bridge/decimated_series.hpp"
 

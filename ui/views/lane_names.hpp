@@ -3,7 +3,7 @@
 // servers, a worker (its telemetry lane; the servers have their own view). GUI thread.
 #include <QString>
 
-#include <distlab/io/run_config.hpp>
+#include <distlab/config/run_config.hpp>
 
 namespace distlab::ui {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "data/data_sources.hpp"
-#include "distlab/io/input_file.hpp"
+#include "distlab/files/input_file.hpp"
 
 namespace distlab::data {
 namespace {

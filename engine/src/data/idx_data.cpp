@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "data/data_sources.hpp"
-#include "io/byte_stream.hpp"
+#include "files/byte_stream.hpp"
 
 namespace distlab::data {
 namespace {

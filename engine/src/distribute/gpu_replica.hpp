@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/model/loss.hpp"
 #include "distlab/model/model.hpp"
 #include "distlab/optim/optimizer.hpp"

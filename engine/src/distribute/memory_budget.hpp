@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "distlab/core/error.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/model/model.hpp"
 
 namespace distlab {

@@ -1,7 +1,7 @@
 #pragma once
 // Loss and accuracy of one model copy over a data set, in chunks (shared by every strategy).
 #include "distlab/data/dataset.hpp"
-#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/step_report.hpp"
 #include "distlab/model/loss.hpp"
 #include "distlab/model/model.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <optional>
 
-#include "distlab/model/layer_registry.hpp"
+#include "distlab/config/layer_types.hpp"
 #include "distribute/gpu_trainer_factory.hpp"
 #include "distribute/memory_budget.hpp"
 #include "tensor/parallel_ranges.hpp"

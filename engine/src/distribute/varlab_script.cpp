@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/run_config_json_reader.hpp"
+#include "config/run_config_json_reader.hpp"
 
 namespace distlab {
 

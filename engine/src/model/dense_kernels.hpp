@@ -8,7 +8,7 @@
 #include <numbers>
 #include <type_traits>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "model/matrix_product.hpp"
 #include "tensor/parallel_ranges.hpp"
 

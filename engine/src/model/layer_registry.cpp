@@ -2,7 +2,9 @@
 
 #include <array>
 #include <stdexcept>
+#include <string_view>
 
+#include "distlab/config/layer_types.hpp"
 #include "distlab/model/dense_layer.hpp"
 #include "distlab/model/residual_layer.hpp"
 
@@ -17,40 +19,20 @@ std::unique_ptr<Layer> makeResidual(const LayerConfig& config, std::string name,
     return std::make_unique<ResidualLayer>(std::move(name), inputs, config, method);
 }
 
-const std::array<LayerType, 2> kLayerTypes{{
-    {"dense", /*takesUnits=*/true, /*takesInnerLayers=*/false, &makeDense},
-    {"residual", /*takesUnits=*/false, /*takesInnerLayers=*/true, &makeResidual},
-}};
+struct LayerBuilder {
+    std::string_view type;  ///< a name of config/layer_types.hpp
+    std::unique_ptr<Layer> (*make)(const LayerConfig&, std::string, std::int64_t, AggregationMethod);
+};
+
+constexpr std::array<LayerBuilder, 2> kBuilders{{{"dense", &makeDense}, {"residual", &makeResidual}}};
 
 }  // namespace
 
-std::span<const LayerType> layerTypes() { return kLayerTypes; }
-
-std::string layerTypeNames() {
-    std::string names;
-    for (const LayerType& type : kLayerTypes) names += (names.empty() ? "" : ", ") + std::string(type.name);
-    return names;
-}
-
-const LayerType* findLayerType(std::string_view name) {
-    for (const LayerType& type : kLayerTypes)
-        if (type.name == name) return &type;
-    return nullptr;
-}
-
-const LayerType& layerTypeOf(const LayerConfig& config) {
-    if (const LayerType* type = findLayerType(config.type)) return *type;
-    throw std::invalid_argument("unknown layer type \"" + config.type + "\" (available: " + layerTypeNames() + ")");
-}
-
 std::unique_ptr<Layer> makeLayer(const LayerConfig& config, std::string name, std::int64_t inputs, AggregationMethod method) {
-    return layerTypeOf(config).make(config, std::move(name), inputs, method);
-}
-
-std::int64_t declaredOutputWidth(const std::vector<LayerConfig>& layers) {
-    for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
-        if (layerTypeOf(*layer).takesUnits) return layer->units;
-    return 0;
+    const std::string_view type = layerTypeOf(config).name;
+    for (const LayerBuilder& builder : kBuilders)
+        if (builder.type == type) return builder.make(config, std::move(name), inputs, method);
+    throw std::invalid_argument("the model has no builder for layer type \"" + config.type + "\"");
 }
 
 }  // namespace distlab

@@ -2,7 +2,7 @@
 // (docs/interfaces.md §13.7), so that a learner sees the rule on their own model and data without writing a file.
 #include "distlab/study/equivalence.hpp"
 
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "study/strategy_override.hpp"
 
 namespace distlab {

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "distlab/device/device_info.hpp"
-#include "distlab/io/atomic_file.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/files/atomic_file.hpp"
+#include "distlab/config/run_config_json.hpp"
 
 #ifndef DISTLAB_VERSION
 #define DISTLAB_VERSION "unknown"

@@ -12,7 +12,7 @@
 
 #include "distlab/comm/all_reduce_benchmark.hpp"
 #include "distlab/distribute/trainer.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 #include "distlab/optim/optimizer.hpp"
 #include "distribute/parameter_transport.hpp"
 #include "distribute/replica_step.hpp"

@@ -8,7 +8,7 @@
 
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/core/error.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/study/step_time_model.hpp"
 
 namespace distlab {

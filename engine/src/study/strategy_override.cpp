@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "distlab/io/run_config_json.hpp"
-#include "io/run_config_json_reader.hpp"
+#include "distlab/config/run_config_json.hpp"
+#include "config/run_config_json_reader.hpp"
 
 namespace distlab {
 

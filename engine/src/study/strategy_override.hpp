@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab {
 

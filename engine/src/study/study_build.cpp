@@ -3,14 +3,14 @@
 // and checked by the run config's reader, so a variant's error reads like a config's.
 #include "distlab/study/study.hpp"
 
-#include "io/run_config_json_reader.hpp"
+#include "config/run_config_json_reader.hpp"
 
 #include <filesystem>
 #include <set>
 #include <system_error>
 
-#include "distlab/io/input_file.hpp"
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/files/input_file.hpp"
+#include "distlab/config/run_config_json.hpp"
 
 namespace distlab {
 

@@ -1,9 +1,9 @@
 #include "distlab/study/study_knobs.hpp"
 
-#include "io/run_config_json_reader.hpp"
+#include "config/run_config_json_reader.hpp"
 #include "study/strategy_override.hpp"
 
-#include "distlab/io/run_config_json.hpp"
+#include "distlab/config/run_config_json.hpp"
 
 namespace distlab {
 

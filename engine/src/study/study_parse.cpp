@@ -3,12 +3,12 @@
 // "<file>: <json.path>: <what is wrong>".
 #include "distlab/study/study.hpp"
 
-#include "io/run_config_json_reader.hpp"
+#include "config/run_config_json_reader.hpp"
 
 #include <filesystem>
 #include <system_error>
 
-#include "distlab/io/input_file.hpp"
+#include "distlab/files/input_file.hpp"
 
 namespace distlab {
 

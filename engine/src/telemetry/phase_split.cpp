@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/step_report.hpp"
 #include "distlab/telemetry/records.hpp"
 
 namespace distlab {

@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab {
 

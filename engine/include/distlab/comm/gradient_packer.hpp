@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/model/parameter_store.hpp"
 
 namespace distlab {

@@ -10,7 +10,7 @@
 
 #include "distlab/comm/communicator.hpp"
 #include "distlab/comm/spin_barrier.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
-#include "distlab/io/input_file.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/files/input_file.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab {
 

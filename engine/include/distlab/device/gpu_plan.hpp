@@ -11,7 +11,7 @@
 
 #include "distlab/core/error.hpp"
 #include "distlab/device/device_info.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/model/parameter_store.hpp"
 
 namespace distlab {

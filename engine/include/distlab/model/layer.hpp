@@ -10,7 +10,7 @@
 #include <string>
 
 #include "distlab/core/rng.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/model/parameter_store.hpp"
 #include "distlab/tensor/tensor.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/tensor/tensor.hpp"
 
 namespace distlab {

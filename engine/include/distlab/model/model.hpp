@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/model/layer.hpp"
 #include "distlab/core/error.hpp"
 #include "distlab/model/parameter_store.hpp"

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "distlab/core/error.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 #include "distlab/study/step_time_model.hpp"
 
 namespace distlab {

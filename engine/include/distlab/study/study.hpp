@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
-#include "distlab/io/run_config.hpp"
+#include "distlab/config/run_config.hpp"
 
 namespace distlab {
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/step_report.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 
 namespace distlab {

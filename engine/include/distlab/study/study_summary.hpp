@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/step_report.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 
 namespace distlab {

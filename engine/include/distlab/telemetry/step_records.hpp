@@ -3,7 +3,7 @@
 // translation, so the app's views see exactly what the CLI's metrics see.
 #include <cstdint>
 
-#include "distlab/distribute/step_report.hpp"
+#include "distlab/telemetry/step_report.hpp"
 #include "distlab/telemetry/records.hpp"
 
 namespace distlab {

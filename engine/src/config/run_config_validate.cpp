@@ -1,0 +1,261 @@
+// Range and cross-field rules of the run config, with messages that name the JSON path.
+#include <distlab/config/run_config_json.hpp>
+
+#include "config/run_config_json_reader.hpp"
+#include "config/run_config_rules.hpp"
+#include "distlab/config/layer_types.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+namespace distlab {
+
+using namespace run_config_detail;
+
+namespace run_config_detail {
+namespace {
+
+// Names the spec lists for later versions: "not available yet" rather than "unknown".
+constexpr std::array<std::string_view, 5> kLaterLayerTypes{"conv2d", "max_pool2d", "flatten", "dropout",
+                                                          "batch_norm"};
+constexpr std::array<std::string_view, 7> kAllLayerTypes{"dense",   "residual", "conv2d",    "max_pool2d",
+                                                         "flatten", "dropout",  "batch_norm"};
+
+}  // namespace
+
+std::string layerTypeProblem(const std::string& type) {
+    if (findLayerType(type) != nullptr) return {};
+    for (std::string_view later : kLaterLayerTypes) {
+        if (type == later) return quotedJson(type) + " is not available yet in this version (available: " + layerTypeNames() + ")";
+    }
+    const std::string suggestion = closestName(type, kAllLayerTypes);
+    return "unknown layer type " + quotedJson(type) +
+           (suggestion.empty() ? "" : " (did you mean " + quotedJson(suggestion) + "?)") + "; available: " + layerTypeNames();
+}
+
+std::string strategyProblem(StrategyKind type) {
+    if (type == StrategyKind::OneDevice || type == StrategyKind::Mirrored || type == StrategyKind::CentralStorage ||
+        type == StrategyKind::ParameterServer)
+        return {};
+    return quotedJson(configName(type)) +
+           " is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server)";
+}
+
+std::string precisionProblem(Precision precision) {
+    if (precision == Precision::Float32) return {};
+    return quotedJson(configName(precision)) + " is not available yet in this version (available: float32)";
+}
+
+}  // namespace run_config_detail
+
+namespace {
+
+std::string got(std::int64_t value) { return " (got " + std::to_string(value) + ")"; }
+std::string got(double value) {
+    // JSON has no spelling for inf and NaN (nlohmann writes null); a struct from the GUI may hold them.
+    if (std::isnan(value)) return " (got nan)";
+    if (std::isinf(value)) return value > 0 ? " (got inf)" : " (got -inf)";
+    return " (got " + dumpJson(Json(value)) + ")";
+}
+
+void requireAtLeast(const std::string& file, const std::string& path, std::int64_t value, std::int64_t minimum) {
+    if (value < minimum) fail(file, path, "must be an integer >= " + std::to_string(minimum) + got(value));
+}
+
+// Checks lower <= value (or lower < value) and value < upper (or value <= upper); NaN fails both.
+void requireRange(const std::string& file, const std::string& path, double value, double lower, bool lowerOpen,
+                  double upper, bool upperOpen, const std::string& range) {
+    const bool aboveLower = lowerOpen ? value > lower : value >= lower;
+    const bool belowUpper = upperOpen ? value < upper : value <= upper;
+    if (!(aboveLower && belowUpper)) fail(file, path, "must be " + range + got(value));
+}
+
+void requireRange(const std::string& file, const std::string& path, std::int64_t value, std::int64_t low, std::int64_t high) {
+    if (value < low || value > high)
+        fail(file, path, "must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) + "]" + got(value));
+}
+
+void validateLayers(const std::vector<LayerConfig>& layers, const std::string& listPath, const std::string& file) {
+    if (layers.empty()) fail(file, listPath, "must list at least one layer");
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const LayerConfig& layer = layers[i];
+        const std::string path = indexPath(listPath, i);
+        if (const std::string problem = layerTypeProblem(layer.type); !problem.empty()) {
+            fail(file, path + ".type", problem);
+        }
+        if (layerTypeOf(layer).takesInnerLayers) {
+            validateLayers(layer.layers, path + ".layers", file);
+            if (layer.branches < 1 || layer.branches > 16)
+                fail(file, path + ".branches", "must be an integer in [1, 16]" + got(layer.branches));
+        } else {
+            requireRange(file, path + ".units", layer.units, 1, kMaxUnits);
+        }
+        if (layer.name.find('/') != std::string::npos) {
+            fail(file, path + ".name", quotedJson(layer.name) + " must not contain '/' (it separates parameter names)");
+        }
+        // Parameter names derive from layer names, so two layers may not share one, default names included.
+        const std::string name = layer.name.empty() ? layer.type + "_" + std::to_string(i) : layer.name;
+        for (std::size_t j = 0; j < names.size(); ++j) {
+            if (names[j] != name) continue;
+            if (layer.name.empty()) {
+                fail(file, path, "its default name " + quotedJson(name) + " is already the name of " + indexPath(listPath, j));
+            }
+            fail(file, path + ".name", quotedJson(name) + " is already the name of " + indexPath(listPath, j));
+        }
+        names.push_back(name);
+    }
+}
+
+void validateModel(const ModelConfig& model, const std::string& file) {
+    validateLayers(model.layers, "model.layers", file);
+}
+
+void validateData(const DataConfig& data, const std::string& file) {
+    requireAtLeast(file, "data.samples", data.samples, 1);
+    requireRange(file, "data.noise", data.noise, 0.0, false, 1.0, false, "in [0, 1]");
+    requireRange(file, "data.train_fraction", data.trainFraction, 0.0, true, 1.0, false, "in (0, 1]");
+    requireAtLeast(file, "data.features", data.features, 1);
+    requireAtLeast(file, "data.classes", data.classes, 1);
+    requireAtLeast(file, "data.outputs", data.outputs, 0);
+    requireAtLeast(file, "data.global_batch_size", data.globalBatchSize, 1);
+    if (data.source == DataSource::Csv && data.path.empty()) {
+        fail(file, "data.path", "required when data.source is \"csv\"");
+    }
+    if (data.source == DataSource::Idx) {
+        if (data.images.empty()) fail(file, "data.images", "required when data.source is \"idx\"");
+        if (data.labels.empty()) fail(file, "data.labels", "required when data.source is \"idx\"");
+    }
+    if (data.testImages.empty() != data.testLabels.empty()) {
+        fail(file, data.testImages.empty() ? "data.test_images" : "data.test_labels",
+             "required when " + std::string(data.testImages.empty() ? "data.test_labels" : "data.test_images") +
+                 " is given");
+    }
+}
+
+void validateOptimizer(const OptimizerConfig& optimizer, const std::string& file) {
+    const double infinity = std::numeric_limits<double>::infinity();
+    requireRange(file, "optimizer.learning_rate", optimizer.learningRate, 0.0, true, infinity, true,
+                 "> 0");
+    if (optimizer.type == OptimizerKind::Sgd) {
+        requireRange(file, "optimizer.momentum", optimizer.momentum, 0.0, false, 1.0, true, "in [0, 1)");
+    } else {
+        requireRange(file, "optimizer.beta1", optimizer.beta1, 0.0, false, 1.0, true, "in [0, 1)");
+        requireRange(file, "optimizer.beta2", optimizer.beta2, 0.0, false, 1.0, true, "in [0, 1)");
+        requireRange(file, "optimizer.epsilon", optimizer.epsilon, 0.0, true, infinity, true, "> 0");
+    }
+}
+
+void validateParameterServer(const StrategyConfig& strategy, const std::string& file) {
+    requireRange(file, "strategy.workers", strategy.workers, 1, 64);
+    requireRange(file, "strategy.parameter_servers", strategy.parameterServers, 1, 64);
+    requireRange(file, "strategy.replicas_per_worker", strategy.replicasPerWorker, 1, 64);
+    requireRange(file, "strategy.gradients_to_aggregate", strategy.gradientsToAggregate, 0, strategy.workers);
+    if (strategy.gradientAccumulationSteps != 1)
+        fail(file, "strategy.gradient_accumulation_steps", "parameter_server applies every gradient as it comes (use 1)");
+    if (strategy.workerSpeed.size() > static_cast<std::size_t>(strategy.workers))
+        fail(file, "strategy.worker_speed", std::to_string(strategy.workerSpeed.size()) + " speeds for " +
+                                                std::to_string(strategy.workers) + " workers");
+    for (std::size_t i = 0; i < strategy.workerSpeed.size(); ++i) {
+        const double speed = strategy.workerSpeed[i];
+        if (!(speed >= 0.1 && speed <= 1.0))
+            fail(file, indexPath("strategy.worker_speed", i), "must be in [0.1, 1.0] (1 = full speed, 0.5 = twice as slow)");
+    }
+    const PartitionerConfig& partitioner = strategy.partitioner;
+    if (partitioner.kind != PartitionerConfig::Kind::None) {
+        requireAtLeast(file, "strategy.partitioner.num_shards", partitioner.numShards, 1);
+        requireAtLeast(file, "strategy.partitioner.min_shard_bytes", partitioner.minShardBytes, 1);
+        requireAtLeast(file, "strategy.partitioner.max_shards", partitioner.maxShards, 1);
+        requireAtLeast(file, "strategy.partitioner.max_shard_bytes", partitioner.maxShardBytes, 1);
+    }
+}
+
+// One strategy's replicas all run on one kind of device: a step waits for its slowest replica, and
+// no reduction path joins host memory and GPU memory (docs/interfaces.md §1.7).
+void validateDeviceKinds(const std::vector<DeviceName>& devices, const std::string& file) {
+    for (std::size_t i = 1; i < devices.size(); ++i) {
+        if (devices[i].kind == devices[0].kind) continue;
+        fail(file, indexPath("strategy.devices", i),
+             quotedJson(devices[i].toString()) + " mixes device kinds with " + quotedJson(devices[0].toString()) +
+                 " at " + indexPath("strategy.devices", 0) +
+                 ": list only cpu:K or only gpu:K devices (a step would wait for the slowest kind, and no "
+                 "reduction joins host and GPU memory)");
+    }
+}
+
+void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
+    if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) {
+        fail(file, "strategy.type", problem);
+    }
+    // An empty list means {cpu:0} (run_config.hpp), so only the listed devices need checking.
+    const auto count = static_cast<std::int64_t>(strategy.devices.size());
+    if (count > kMaxReplicas) {
+        fail(file, "strategy.devices", "at most " + std::to_string(kMaxReplicas) + " devices" + got(count));
+    }
+    for (std::size_t i = 0; i < strategy.devices.size(); ++i) {
+        const DeviceName& device = strategy.devices[i];
+        const std::string path = indexPath("strategy.devices", i);
+        if (device.index < 0 || device.index > kMaxDeviceIndex) {
+            fail(file, path, "device index must be in [0, " + std::to_string(kMaxDeviceIndex) + "]" +
+                                 got(static_cast<std::int64_t>(device.index)));
+        }
+        for (std::size_t j = 0; j < i; ++j) {
+            if (strategy.devices[j] == device) {
+                fail(file, path, quotedJson(device.toString()) + " is listed twice (also at " +
+                                     indexPath("strategy.devices", j) + ")");
+            }
+        }
+    }
+    validateDeviceKinds(strategy.devices, file);
+    requireRange(file, "strategy.gpu.logical_per_physical", strategy.gpu.logicalPerPhysical, 1, kMaxLogicalPerPhysical);
+    requireRange(file, "strategy.gpu.memory_limit_mb", strategy.gpu.memoryLimitMb, 0, kMaxGpuMemoryLimitMb);
+    if (strategy.type == StrategyKind::OneDevice && count > 1) {
+        fail(file, "strategy.devices", "one_device runs on exactly one device (got " + std::to_string(count) + ")");
+    }
+    requireAtLeast(file, "strategy.num_packs", strategy.numPacks, 1);
+    requireAtLeast(file, "strategy.bytes_per_pack", strategy.bytesPerPack, 0);
+    if (strategy.bytesPerPack > 0 && strategy.numPacks > 1) {
+        fail(file, "strategy.bytes_per_pack", "give either strategy.num_packs or strategy.bytes_per_pack, not both");
+    }
+    requireAtLeast(file, "strategy.gradient_accumulation_steps", strategy.gradientAccumulationSteps, 1);
+    if (strategy.type == StrategyKind::ParameterServer) validateParameterServer(strategy, file);
+}
+
+void validateBatchSplit(const RunConfig& config, const std::string& file) {
+    // A parameter-server worker splits its own batch among its replicas.
+    const std::int64_t replicas = config.strategy.type == StrategyKind::ParameterServer
+                                      ? config.strategy.replicasPerWorker
+                                      : config.strategy.replicaCount();
+    const std::int64_t steps = config.strategy.gradientAccumulationSteps;
+    const std::int64_t batch = config.data.globalBatchSize;
+    // replicas * steps may overflow; then it exceeds any batch, which cannot divide.
+    const bool divides = steps <= batch / replicas && batch % (replicas * steps) == 0;
+    if (!divides) {
+        fail(file, "data.global_batch_size",
+             std::to_string(batch) + " does not divide among " + std::to_string(replicas) + " replica" +
+                 (replicas == 1 ? "" : "s") + " x " + std::to_string(steps) + " accumulation steps");
+    }
+}
+
+}  // namespace
+
+Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
+    return captureErrors([&]() -> Ok {
+        if (config.name.empty()) fail(fileName, "name", "must not be empty");
+        validateModel(config.model, fileName);
+        validateData(config.data, fileName);
+        validateOptimizer(config.optimizer, fileName);
+        validateStrategy(config.strategy, fileName);
+        if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {
+            fail(fileName, "precision", problem);
+        }
+        requireAtLeast(fileName, "steps", config.steps, 0);
+        requireRange(fileName, "threads", config.threads, 0, kMaxThreads);
+        requireAtLeast(fileName, "eval_every", config.evalEvery, 0);
+        validateBatchSplit(config, fileName);
+        return Ok{};
+    });
+}
+
+}  // namespace distlab
