@@ -164,6 +164,7 @@ void MainWindow::buildActions() {
     m_saveAs->setShortcut(QKeySequence::SaveAs);
     m_loadWeights = new QAction(tr("&Load weights…"), this);
     m_saveWeights = new QAction(tr("Save &weights…"), this);
+    m_saveWeights->setObjectName(QStringLiteral("saveWeightsAction"));
     m_exportMetrics = new QAction(tr("Export &metrics as CSV…"), this);
     m_exportTrace = new QAction(tr("Export &timeline as Chrome trace…"), this);
     m_savePng = new QAction(tr("Save current &view as PNG…"), this);
@@ -409,7 +410,7 @@ bool MainWindow::confirmClose() {
     // Save: each in turn; a save dialog cancelled (or a save that failed) keeps the window open.
     return allowLosingWork(m_prompts, this, tr("Quit DistLab?"),
                            tr("Quitting now loses %1. Save before quitting?").arg(locale.createSeparatedList(lost)), [&] {
-                               if (runHasUnsavedSteps() && !saveRunAsked()) return false;
+                               if (runHasUnsavedSteps() && !saveRunBeforeLosingIt()) return false;
                                return study.isEmpty() || m_studyWindow->exportTableAsked();
                            });
 }

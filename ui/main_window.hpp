@@ -6,9 +6,11 @@
 #include <QString>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 
 #include <distlab/config/run_config.hpp>
+#include <distlab/core/error.hpp>
 #include <distlab/session/session_observer.hpp>
 #include <distlab/study/study.hpp>
 
@@ -22,6 +24,10 @@ class QMenu;
 class QSlider;
 class QTabWidget;
 class QToolBar;
+
+namespace distlab {
+class Trainer;
+}
 
 namespace distlab::ui {
 
@@ -67,8 +73,11 @@ public:
     /// `overrides` (`--set` syntax, "strategy.replicas=4") apply to the file's config (a lesson's step).
     bool openConfig(const QString& path, bool play = false, const QStringList& overrides = {});
     bool saveConfig(const QString& path);
-    bool saveWeights(const QString& path);
-    bool loadWeights(const QString& path);
+    // The weights and saved runs are written or read by the trainer, on the run's session thread,
+    // between two steps: these return at once, the window shows it is busy (cursor, status bar, the
+    // file actions disabled) and goes on drawing, and sessionFileDone follows with the outcome.
+    void saveWeights(const QString& path);
+    void loadWeights(const QString& path);
     bool exportMetrics(const QString& path);
     /// Writes the current run as a PyTorch script (and its initial weights and data beside it) on a
     /// thread of its own; the status bar says when it is written, a dialog why not. With `wait`
@@ -80,10 +89,10 @@ public:
     /// That window, or null before it was first shown.
     TensorFlowCodeDialog* tensorFlowCodeDialog() const { return m_tensorFlowCode; }
     /// Saves the current run (paused or finished, at least one step) with its curves and metrics.
-    bool saveRun(const QString& path);
-    /// File ▸ Save run…: asks where (the prompts' save dialog), pausing a running run first (within
-    /// one step); false when the person cancelled or the save failed (the error was shown).
-    bool saveRunAsked();
+    void saveRun(const QString& path);
+    /// File ▸ Save run…: pauses a running run, asks where (the prompts' save dialog) once it is
+    /// paused, and saves it; sessionFileDone(false) when the person cancelled.
+    void saveRunAsked();
     /// True when the current run trained steps since it was last saved or opened from a saved run:
     /// what Quit, Open, Reset and set-up edits would lose, and ask about first.
     bool runHasUnsavedSteps() const;
@@ -156,6 +165,11 @@ public:
     /// File ▸ Examples: one action per example run (exampleFiles), opening it as File ▸ Open does.
     QMenu* examplesMenu() const { return m_examples; }
 
+signals:
+    /// A file action done by the trainer (saveWeights, loadWeights, saveRun, saveRunAsked) has ended:
+    /// `ok`, or its error was shown (or it was refused, or cancelled).
+    void sessionFileDone(bool ok);
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
@@ -211,6 +225,12 @@ private:
     bool confirmClose();
     /// "1 trained step", "1,200 trained steps".
     static QString trainedSteps(std::int64_t steps);
+    /// The Save of a Save / Discard / Cancel question: saveRunAsked, its end awaited in a local event
+    /// loop that takes no user input, as a modal dialog's does (the window goes on drawing); true once saved.
+    bool saveRunBeforeLosingIt();
+    /// Posts `task` to the run's session thread with the window busy meanwhile (`doing` in the
+    /// status bar); done(its status, or why it did not run) and sessionFileDone follow on this thread.
+    void runFileTask(const QString& doing, std::function<Status(Trainer&)> task, std::function<void(const Status&)> done);
     /// Says in the status bar for a while that `what` was saved to `path`.
     void showSaved(const QString& what, const QString& path);
     void buildExamplesMenu(QMenu* menu);
@@ -278,6 +298,7 @@ private:
     QString m_currentFile;
     QString m_pendingFile;
     int m_statusCountdown = 0;
+    int m_fileTasks = 0;  // runFileTask's tasks not answered yet
 };
 
 }  // namespace distlab::ui

@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalBlocker>
@@ -74,7 +75,7 @@ bool MainWindow::confirmDiscard(const QString& what) {
                            tr("To %1, the current run \"%2\" is discarded: its %3, curves and weights are lost "
                               "unless you save it first (a saved run reopens where it stopped).")
                                .arg(what, QString::fromStdString(m_controller->config().name), trainedSteps(m_controller->stepsDone())),
-                           [this] { return saveRunAsked(); });
+                           [this] { return saveRunBeforeLosingIt(); });
 }
 
 void MainWindow::showSaved(const QString& what, const QString& path) { ui::showSaved(*this, what, path); }
@@ -228,11 +229,12 @@ void MainWindow::onStateChanged(SessionState state) {
     m_pause->setEnabled(state == SessionState::Running);
     m_step->setEnabled(state == SessionState::Paused);
     m_reset->setEnabled(m_controller->hasRun());
-    m_saveWeights->setEnabled(loaded && idle);
-    m_saveRun->setEnabled(loaded && idle);
+    const bool fileTaskFree = m_fileTasks == 0;  // one file task at a time from the menus
+    m_saveWeights->setEnabled(loaded && idle && fileTaskFree);
+    m_saveRun->setEnabled(loaded && idle && fileTaskFree);
     m_saveRun->setToolTip(idle ? tr("Save the run with its weights, optimizer state, curves and metrics, to reopen or compare later")
                                : tr("Pause the run to save it"));
-    m_loadWeights->setEnabled(loaded && idle);
+    m_loadWeights->setEnabled(loaded && idle && fileTaskFree);
     m_saveWeights->setToolTip(idle ? QString() : tr("Pause the run to save its weights"));
     updateStatus();
     if (idle) updateTensorFlowCode();  // an "until paused" run's code trains the steps it has now
@@ -377,23 +379,41 @@ bool MainWindow::saveConfig(const QString& path) {
     return true;
 }
 
-bool MainWindow::saveWeights(const QString& path) {
-    Status status = Error{tr("No run is loaded, or it has ended.").toStdString()};
-    // The primary model: the servers' copy for parameter servers (what the CLI saves too).
-    m_controller->runBetweenSteps([&](Trainer& trainer) { status = distlab::saveWeights(trainer.primaryModel(), local(path)); });
-    if (!status) showError(tr("Could not save the weights"), QString::fromStdString(status.error().message));
-    else showSaved(tr("the weights"), path);
-    return status.ok();
+void MainWindow::runFileTask(const QString& doing, std::function<Status(Trainer&)> task, std::function<void(const Status&)> done) {
+    // Busy while the task waits for its turn between two steps: the cursor, the status bar, and the
+    // file actions that would queue another task behind it disabled. The window goes on drawing.
+    if (m_fileTasks++ == 0) QGuiApplication::setOverrideCursor(Qt::BusyCursor);
+    statusBar()->showMessage(doing);
+    onStateChanged(m_controller->state());
+    m_controller->askTrainer(this, std::move(task), [this, done = std::move(done)](std::optional<Status> status) {
+        if (--m_fileTasks == 0) QGuiApplication::restoreOverrideCursor();
+        statusBar()->clearMessage();
+        onStateChanged(m_controller->state());
+        const Status result = status ? std::move(*status) : Status(Error{tr("No run is loaded, or it has ended.").toStdString()});
+        done(result);
+        emit sessionFileDone(result.ok());
+    });
 }
 
-bool MainWindow::loadWeights(const QString& path) {
-    Status status = Error{tr("No run is loaded, or it has ended.").toStdString()};
-    m_controller->runBetweenSteps([&](Trainer& trainer) { status = distlab::loadWeights(trainer, local(path)); });
-    if (!status) {
-        showError(tr("Could not load the weights"),
-                  tr("%1\n\nThe current weights are unchanged.").arg(QString::fromStdString(status.error().message)));
-    }
-    return status.ok();
+void MainWindow::saveWeights(const QString& path) {
+    // The primary model: the servers' copy for parameter servers (what the CLI saves too).
+    runFileTask(
+        tr("Saving the weights…"), [file = local(path)](Trainer& trainer) { return distlab::saveWeights(trainer.primaryModel(), file); },
+        [this, path](const Status& status) {
+            if (!status) showError(tr("Could not save the weights"), QString::fromStdString(status.error().message));
+            else showSaved(tr("the weights"), path);
+        });
+}
+
+void MainWindow::loadWeights(const QString& path) {
+    runFileTask(
+        tr("Loading the weights…"), [file = local(path)](Trainer& trainer) { return distlab::loadWeights(trainer, file); },
+        [this](const Status& status) {
+            if (!status) {
+                showError(tr("Could not load the weights"),
+                          tr("%1\n\nThe current weights are unchanged.").arg(QString::fromStdString(status.error().message)));
+            }
+        });
 }
 
 bool MainWindow::exportMetrics(const QString& path) {

@@ -5,6 +5,7 @@
 #include "main_window.hpp"
 
 #include <QAction>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
@@ -52,37 +53,59 @@ void MainWindow::buildSavedRunActions() {
     });
 }
 
-bool MainWindow::saveRun(const QString& path) {
+void MainWindow::saveRun(const QString& path) {
     const SessionState state = m_controller->state();
     if (!m_controller->hasRun() || m_controller->stepsDone() <= 0 ||
         (state != SessionState::Paused && state != SessionState::Finished)) {
         showError(tr("Could not save the run"), tr("Pause a run that has trained at least one step to save it."));
-        return false;
+        emit sessionFileDone(false);
+        return;
     }
     m_controller->catchUp();  // every step done is in the history before it is written beside the weights
     const RunRecord record = savedRunRecord(m_controller->history(), m_controller->config(), path);
-    Status status = Error{tr("No run is loaded, or it has ended.").toStdString()};
-    m_controller->runBetweenSteps(
-        [&](Trainer& trainer) { status = distlab::saveRun(trainer, record, QFile::encodeName(path).toStdString()); });
-    if (!status) {
-        showError(tr("Could not save the run"), QString::fromStdString(status.error().message));
-        return false;
-    }
-    m_savedAtStep = m_controller->stepsDone();
-    showSaved(tr("the run"), path);
-    return true;
+    runFileTask(
+        tr("Saving the run…"),
+        [record, file = QFile::encodeName(path).toStdString()](Trainer& trainer) { return distlab::saveRun(trainer, record, file); },
+        [this, path, steps = m_controller->stepsDone()](const Status& status) {
+            if (!status) {
+                showError(tr("Could not save the run"), QString::fromStdString(status.error().message));
+                return;
+            }
+            m_savedAtStep = steps;  // a paused run: the steps it had when the task was posted
+            showSaved(tr("the run"), path);
+        });
 }
 
-bool MainWindow::saveRunAsked() {
-    if (!m_controller->hasRun() || m_controller->stepsDone() <= 0) return false;
-    // A run is saved paused, at a step's end: pause it first (this waits for its current step).
-    if (m_controller->state() == SessionState::Running) {
-        m_controller->pause();
-        m_controller->runBetweenSteps([](Trainer&) {});  // runs after the pause: the run is paused then
+void MainWindow::saveRunAsked() {
+    if (!m_controller->hasRun() || m_controller->stepsDone() <= 0) {
+        emit sessionFileDone(false);
+        return;
     }
-    const QString suffix = QString::fromLatin1(kSavedRunSuffix);
-    const QString path = m_prompts.savePath ? m_prompts.savePath(this, tr("Save run"), savedRunFilter(), suffix, runFileName(suffix)) : QString();
-    return !path.isEmpty() && saveRun(path);
+    // A run is saved paused, at a step's end: pause it first. The empty task runs after the pause,
+    // so the run is paused when it answers (and the save dialog opens).
+    if (m_controller->state() == SessionState::Running) m_controller->pause();
+    m_controller->runBetweenSteps([](Trainer&) {}, this, [this](bool) {
+        const QString suffix = QString::fromLatin1(kSavedRunSuffix);
+        const QString path = m_prompts.savePath ? m_prompts.savePath(this, tr("Save run"), savedRunFilter(), suffix, runFileName(suffix)) : QString();
+        if (path.isEmpty()) emit sessionFileDone(false);  // cancelled
+        else saveRun(path);
+    });
+}
+
+bool MainWindow::saveRunBeforeLosingIt() {
+    bool saved = false;
+    bool ended = false;
+    QEventLoop loop;
+    const QMetaObject::Connection connection = connect(this, &MainWindow::sessionFileDone, &loop, [&](bool ok) {
+        saved = ok;
+        ended = true;
+        loop.quit();
+    });
+    saveRunAsked();
+    // As a modal dialog does: the window goes on drawing and ticking, and takes no input meanwhile.
+    if (!ended) loop.exec(QEventLoop::ExcludeUserInputEvents);
+    disconnect(connection);
+    return saved;
 }
 
 bool MainWindow::openSavedRun(const QString& path) {

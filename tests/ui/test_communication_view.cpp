@@ -210,7 +210,7 @@ private slots:
 
         // The reduced buffer is the gradient the trainer applied on every replica.
         const auto reduced = capture.buffer(capture.stepCount(), 0);
-        QVERIFY(window.controller().runBetweenSteps([&](Trainer& trainer) {
+        QVERIFY(onSessionThread(window.controller(), [&](Trainer& trainer) {
             for (int r = 0; r < kReplicas; ++r) {
                 const auto grads = trainer.replicaModel(r).store().grads();
                 QVERIFY(std::equal(grads.begin(), grads.end(), reduced.begin(), reduced.end()));

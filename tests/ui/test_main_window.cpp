@@ -222,7 +222,7 @@ private slots:
         // A bad weights file.
         const QString weights = folder.filePath(QStringLiteral("bad.safetensors"));
         writeFile(weights, "not a safetensors file");
-        QVERIFY(!window.loadWeights(weights));
+        QVERIFY(!fileTaskSucceeds(window, [&] { window.loadWeights(weights); }));
         QCOMPARE(m_recorder->errors.size(), 4);
         QVERIFY2(m_recorder->errors[3].contains(QStringLiteral("bad.safetensors")), qPrintable(m_recorder->errors[3]));
         // The app is still usable: the same run trains.
@@ -246,8 +246,8 @@ private slots:
         window.controller().tick();
         QTemporaryDir folder;
         const QString weights = folder.filePath(QStringLiteral("w.safetensors"));
-        QVERIFY(window.saveWeights(weights));
-        QVERIFY(window.loadWeights(weights));
+        QVERIFY(fileTaskSucceeds(window, [&] { window.saveWeights(weights); }));
+        QVERIFY(fileTaskSucceeds(window, [&] { window.loadWeights(weights); }));
         const QString csv = folder.filePath(QStringLiteral("metrics.csv"));
         QVERIFY(window.exportMetrics(csv));
         QFile csvFile(csv);

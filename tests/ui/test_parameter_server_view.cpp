@@ -242,7 +242,10 @@ private slots:
         ParameterServerView& view = window.parameterServerView();
         window.views().setCurrentWidget(&view);
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 50, 30000);
-        QVERIFY(view.saveCheckpoint());
+        QSignalSpy saved(&view, &ParameterServerView::checkpointSaved);
+        view.saveCheckpoint();
+        QVERIFY(saved.wait(kLoadTimeoutMs));
+        QCOMPARE(saved.front().front().toBool(), true);
         QVERIFY(view.resumeCheckpoint());
         auto* text = view.findChild<QLabel*>(QStringLiteral("checkpointText"));
         QVERIFY(text != nullptr);
@@ -286,7 +289,10 @@ private slots:
         ParameterServerView& view = window.parameterServerView();
         window.views().setCurrentWidget(&view);
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() >= 200, 30000);
-        QVERIFY(view.saveCheckpoint());
+        QSignalSpy saved(&view, &ParameterServerView::checkpointSaved);
+        view.saveCheckpoint();
+        QVERIFY(saved.wait(kLoadTimeoutMs));
+        QCOMPARE(saved.front().front().toBool(), true);
         QTest::mouseClick(view.loseServerButton(1), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Failed, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(m_recorder->errors.size(), 1, 5000);
@@ -296,7 +302,7 @@ private slots:
         QVERIFY(view.resumeCheckpoint());
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, kLoadTimeoutMs);
         std::int64_t resumedAt = -1;
-        QTRY_VERIFY_WITH_TIMEOUT(window.controller().runBetweenSteps([&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
+        QTRY_VERIFY_WITH_TIMEOUT(onSessionThread(window.controller(), [&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
                                      resumedAt >= 200, 5000);
         // As a person would: only once the button is enabled (the GUI has seen the run's state).
         QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
@@ -372,7 +378,7 @@ private slots:
         QTest::mouseClick(resume, Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, kLoadTimeoutMs);
         std::int64_t resumedAt = -1;
-        QTRY_VERIFY_WITH_TIMEOUT(window.controller().runBetweenSteps([&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
+        QTRY_VERIFY_WITH_TIMEOUT(onSessionThread(window.controller(), [&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
                                      resumedAt == kept, 5000);
         // The resumed run keeps the workers as they were: worker 2 dead, worker 1 slow.
         ParameterServerControls* controls = window.controller().parameterServerControls();

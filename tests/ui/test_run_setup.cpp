@@ -8,6 +8,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
@@ -43,7 +44,7 @@ struct Trained {
 
 Trained trained(MainWindow& window) {
     Trained what;
-    window.controller().runBetweenSteps([&](Trainer& trainer) {
+    onSessionThread(window.controller(), [&](Trainer& trainer) {
         what.replicas = trainer.replicaCount();
         what.layers = trainer.primaryModel().layerWidths().size();
     });
@@ -159,6 +160,56 @@ private slots:
         QCOMPARE(fresh.controller().state(), SessionState::Running);
         QVERIFY(recorder.questions.isEmpty());
         QVERIFY(recorder.errors.isEmpty());
+    }
+
+    // A config the engine accepts shows as it is and stays so: the set-up's boxes offer what the
+    // engine accepts (run_limits.hpp). Once the Replicas box stopped at 8, so a 16-replica config
+    // showed 8 and the next edit anywhere in the strategy rewrote its devices to cpu:0–7; the
+    // Workers box did the same to 16 parameter-server workers.
+    void anEditKeepsWhatABigConfigAsks() {
+        MainWindow& window = *m_window;
+        QTemporaryDir folder;
+        auto open = [&](const RunConfig& config, const QString& name) {
+            const QString path = folder.filePath(name);
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly)) return false;
+            file.write(QByteArray::fromStdString(runConfigToJson(config)));
+            file.close();
+            return window.openConfig(path, false);
+        };
+        RunConfig mirrored = MainWindow::defaultConfig();
+        mirrored.strategy.type = StrategyKind::Mirrored;
+        mirrored.data.globalBatchSize = 64;  // divides among 16 replicas × 2 accumulation steps
+        for (int r = 0; r < 16; ++r) mirrored.strategy.devices.push_back(DeviceName{DeviceName::Kind::Cpu, r});
+        QVERIFY(open(mirrored, QStringLiteral("mirrored-16.json")));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().config().strategy.replicaCount() == 16, kLoadTimeoutMs);
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        QCOMPARE(strategy.devicesBox().value(), 16);
+        strategy.accumulationBox().setValue(2);  // an edit beside the replicas
+        const RunConfig draft = window.setup().draft(window.controller().config());
+        QCOMPARE(draft.strategy.devices, mirrored.strategy.devices);
+        QCOMPARE(draft.strategy.gradientAccumulationSteps, std::int64_t{2});
+        window.applySetupNow();
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().config().strategy.gradientAccumulationSteps == 2, kLoadTimeoutMs);
+        QCOMPARE(window.controller().config().strategy.devices, mirrored.strategy.devices);
+        QCOMPARE(trained(window).replicas, 16);
+
+        RunConfig servers = MainWindow::defaultConfig();
+        servers.strategy.type = StrategyKind::ParameterServer;
+        servers.strategy.workers = 16;
+        servers.strategy.parameterServers = 6;
+        QVERIFY(open(servers, QStringLiteral("servers-16.json")));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().config().strategy.workers == 16, kLoadTimeoutMs);
+        ParameterServerOptions& options = strategy.parameterServerOptions();
+        QCOMPARE(options.findChild<QSpinBox*>(QStringLiteral("workersBox"))->value(), 16);
+        QCOMPARE(options.findChild<QSpinBox*>(QStringLiteral("parameterServersBox"))->value(), 6);
+        options.speedBox(15).setValue(0.5);  // an edit beside the workers, on the last of them
+        const RunConfig edited = window.setup().draft(window.controller().config());
+        QCOMPARE(edited.strategy.workers, std::int64_t{16});
+        QCOMPARE(edited.strategy.parameterServers, std::int64_t{6});
+        QCOMPARE(edited.strategy.workerSpeed.size(), std::size_t{16});
+        QCOMPARE(edited.strategy.workerSpeed.back(), 0.5);
+        QVERIFY(m_recorder->errors.isEmpty());
     }
 
     void aTrainedRunWaitsForTheQuestionAndSaysWhatAppliesNow() {

@@ -116,7 +116,7 @@ private slots:
             auto first = trainedWindow(60);
             QVERIFY(first);
             savedStep = first->controller().stepsDone();
-            QVERIFY2(first->saveRun(path), qPrintable(m_recorder.errors.join('\n')));
+            QVERIFY2(fileTaskSucceeds(*first, [&] { first->saveRun(path); }), qPrintable(m_recorder.errors.join('\n')));
             savedRows = first->controller().history().rows();
             savedLossSamples = first->controller().history().series(GlobalSeries::TrainLoss).appendedCount();
             QVERIFY(first->statusBar()->currentMessage().contains(QStringLiteral("circle.distlab-run")));
@@ -205,7 +205,7 @@ private slots:
 
         // So has the saved run, opened again.
         const QString path = m_dir.filePath(QStringLiteral("busy.distlab-run"));
-        QVERIFY2(window->saveRun(path), qPrintable(m_recorder.errors.join('\n')));
+        QVERIFY2(fileTaskSucceeds(*window, [&] { window->saveRun(path); }), qPrintable(m_recorder.errors.join('\n')));
         auto reopened = openWindow(m_recorder, QSize(1280, 800), MainWindow::defaultConfig());
         QTRY_VERIFY_WITH_TIMEOUT(loaded(*reopened), kLoadTimeoutMs);
         QVERIFY(reopened->openSavedRun(path));
@@ -218,7 +218,7 @@ private slots:
         {
             auto first = trainedWindow(40);
             QVERIFY(first);
-            QVERIFY(first->saveRun(path));
+            QVERIFY(fileTaskSucceeds(*first, [&] { first->saveRun(path); }));
         }
         auto window = openWindow(m_recorder, QSize(1280, 800), MainWindow::defaultConfig());
         QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
@@ -241,7 +241,7 @@ private slots:
         QVERIFY(window);
         const std::int64_t steps = window->controller().stepsDone();
         const QString weights = m_dir.filePath(QStringLiteral("w.safetensors"));
-        QVERIFY(window->saveWeights(weights));
+        QVERIFY(fileTaskSucceeds(*window, [&] { window->saveWeights(weights); }));
         m_recorder.errors.clear();
         QVERIFY(!window->openSavedRun(weights));
         QCOMPARE(m_recorder.errors.size(), 1);
@@ -257,7 +257,7 @@ private slots:
         window->playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window->controller().stepsDone() > 5, kLoadTimeoutMs);
         const QString path = m_dir.filePath(QStringLiteral("running.distlab-run"));
-        QVERIFY(!window->saveRun(path));
+        QVERIFY(!fileTaskSucceeds(*window, [&] { window->saveRun(path); }));
         QVERIFY(m_recorder.errors.back().contains(QStringLiteral("Pause")));
         QVERIFY(!QFile::exists(path));
     }

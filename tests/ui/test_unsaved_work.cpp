@@ -218,7 +218,7 @@ private slots:
         MainWindow& window = *m_window;
         trainAndPause(window, 20);
         QTemporaryDir folder;
-        QVERIFY(window.saveRun(folder.filePath(QStringLiteral("saved.distlab-run"))));
+        QVERIFY(fileTaskSucceeds(window, [&] { window.saveRun(folder.filePath(QStringLiteral("saved.distlab-run"))); }));
         QVERIFY(!window.runHasUnsavedSteps());
         QVERIFY(window.close());
         QVERIFY(m_recorder->questions.isEmpty());

@@ -1,6 +1,7 @@
 #pragma once
 // What the window-driving ui tests share: a stand-in for the message boxes that records what the
-// window would have shown, and when a run counts as loaded.
+// window would have shown, when a run counts as loaded, and waiting (in the event loop) for what the
+// window asks of the trainer.
 #include <QAction>
 #include <QCoreApplication>
 #include <QSettings>
@@ -8,11 +9,13 @@
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <QTest>
 
 #include "bridge/session_controller.hpp"
 #include "main_window.hpp"
 #include "user_prompts.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -74,6 +77,28 @@ inline std::unique_ptr<MainWindow> openWindow(Recorder& recorder, QSize size, co
 inline bool loaded(MainWindow& window) {
     return window.controller().hasRun() && !window.controller().isLoading() &&
            window.controller().state() != SessionState::Loading;
+}
+
+/// Runs fn on the window's run's session thread, between two steps, and turns the event loop (the
+/// app's own thread never waits for the engine; a test may) until it has run: whether it ran.
+inline bool onSessionThread(SessionController& controller, std::function<void(Trainer&)> fn, int timeoutMs = kLoadTimeoutMs) {
+    std::optional<bool> ran;
+    QObject context;
+    controller.runBetweenSteps(std::move(fn), &context, [&ran](bool answer) { ran = answer; });
+    (void)QTest::qWaitFor([&] { return ran.has_value(); }, timeoutMs);  // ran says whether it came
+    return ran.value_or(false);
+}
+
+/// Starts a file action the trainer does (saveWeights, loadWeights, saveRun, saveRunAsked) and turns
+/// the event loop until it has ended: its outcome (false too when it did not end in time).
+template <typename Action>
+bool fileTaskSucceeds(MainWindow& window, Action action, int timeoutMs = kLoadTimeoutMs) {
+    std::optional<bool> outcome;
+    QObject context;
+    QObject::connect(&window, &MainWindow::sessionFileDone, &context, [&outcome](bool ok) { outcome = ok; });
+    action();
+    (void)QTest::qWaitFor([&] { return outcome.has_value(); }, timeoutMs);  // outcome says whether it came
+    return outcome.value_or(false);
 }
 
 }  // namespace distlab::ui::testing

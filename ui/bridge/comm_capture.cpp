@@ -1,6 +1,7 @@
 #include "bridge/comm_capture.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <distlab/session/training_session.hpp>
 
@@ -25,6 +26,9 @@ CommCapture::CommCapture(SessionController& controller, QObject* parent) : QObje
     connect(&controller, &SessionController::runReplaced, this, [this] {
         // The run captured (and its group, which held the trace) is gone: nothing to detach.
         m_session = nullptr;
+        ++m_capture;  // answers still on their way belong to that run
+        m_attaching = false;
+        m_detaching = false;
         m_latest = AllReduceCapture{};
         m_message.clear();
         emit captured();
@@ -32,14 +36,21 @@ CommCapture::CommCapture(SessionController& controller, QObject* parent) : QObje
     });
 }
 
-CommCapture::~CommCapture() { detach(); }
+CommCapture::~CommCapture() { detach(); }  // `then` would reach a destroyed object: none
 
-void CommCapture::detach() {
-    // Between two steps, on the session thread; from then on nothing writes the trace (the wait
-    // orders those writes before any read here). A run that has ended writes nothing already.
-    if (m_session != nullptr && !m_controller.isNull() && m_controller->session() == m_session)
-        m_controller->runBetweenSteps([](Trainer& trainer) { trainer.setCollectiveTrace(nullptr); });
+void CommCapture::detach(std::function<void()> then) {
+    // Between two steps, on the session thread; from then on nothing writes the trace (the task's
+    // end happens before `then`). A run that has ended writes nothing already.
+    const bool attachedToCurrent = m_session != nullptr && !m_controller.isNull() && m_controller->session() == m_session;
     m_session = nullptr;
+    if (!attachedToCurrent) {
+        if (then) then();
+        return;
+    }
+    m_controller->runBetweenSteps([trace = m_trace](Trainer& trainer) { trainer.setCollectiveTrace(nullptr); },
+                                  m_controller, [then = std::move(then)](bool) {
+                                      if (then) then();
+                                  });
 }
 
 QString CommCapture::refusal() const {
@@ -103,36 +114,54 @@ bool CommCapture::captureNext(bool stepIfPaused) {
         limits.snapshotsPerRank = packs * (steps + 1);
         limits.snapshotFloatsPerRank = elements * (steps + 1);
     }
-    m_trace = std::make_unique<CollectiveTrace>(ranks, limits);
+    m_trace = std::make_shared<CollectiveTrace>(ranks, limits);
     m_trace->setCaptureSnapshots(limits.snapshotsPerRank > 0);
 
-    bool attached = false;
-    CollectiveTrace* trace = m_trace.get();
-    const bool ran = controller.runBetweenSteps([&](Trainer& trainer) {
-        if (trainer.replicaCount() != ranks) return;
-        attached = trainer.setCollectiveTrace(trace);
-        m_startStep = trainer.stepsDone();
-    });
+    struct Attached {
+        bool ok = false;
+        std::int64_t startStep = 0;
+    };
+    const std::uint64_t capture = ++m_capture;
+    controller.askTrainer(
+        this,
+        [trace = m_trace, ranks](Trainer& trainer) {
+            Attached answer;
+            if (trainer.replicaCount() != ranks) return answer;
+            answer.ok = trainer.setCollectiveTrace(trace.get());
+            answer.startStep = trainer.stepsDone();
+            return answer;
+        },
+        [this, capture](std::optional<Attached> answer) {
+            attached(capture, answer && answer->ok, answer ? answer->startStep : 0);
+        });
     // The algorithm the run's replicas were built with (the session's config never changes).
     m_algorithm = session->config().strategy.crossDeviceOps;
-    if (!ran || !attached) {
-        m_trace.reset();
-        m_message = tr("This run has no all-reduce to capture.");
-        emit changed();
-        return false;
-    }
     m_session = session;
+    m_attaching = true;
     m_stepRequested = false;
     m_stepIfPaused = stepIfPaused;
     m_message = stepIfPaused ? tr("Waiting for the next all-reduce…")
                              : tr("Press Play or Step: the run's next all-reduce is captured as it happens.");
     emit changed();
-    poll();
     return true;
 }
 
+void CommCapture::attached(std::uint64_t capture, bool ok, std::int64_t startStep) {
+    if (capture != m_capture || !m_attaching) return;  // the run was replaced meanwhile
+    m_attaching = false;
+    if (!ok) {
+        m_session = nullptr;  // nothing attached: nothing to detach
+        m_trace.reset();
+        m_message = tr("This run has no all-reduce to capture.");
+        emit changed();
+        return;
+    }
+    m_startStep = startStep;
+    poll();
+}
+
 void CommCapture::poll() {
-    if (m_session == nullptr || m_controller.isNull()) return;
+    if (m_session == nullptr || m_controller.isNull() || m_attaching || m_detaching) return;
     SessionController& controller = *m_controller;
     if (controller.session() != m_session) {
         abandon(QString());
@@ -157,7 +186,17 @@ void CommCapture::poll() {
 }
 
 void CommCapture::finish() {
-    detach();
+    m_detaching = true;
+    const std::uint64_t capture = m_capture;
+    detach([self = QPointer<CommCapture>(this), capture] {
+        if (self.isNull()) return;
+        self->detached(capture);
+    });
+}
+
+void CommCapture::detached(std::uint64_t capture) {
+    if (capture != m_capture || !m_detaching) return;  // the run was replaced meanwhile
+    m_detaching = false;
     m_latest = AllReduceCapture::fromTrace(*m_trace, m_algorithm, m_packs, m_startStep + 1);
     m_trace.reset();
     m_message.clear();
@@ -167,7 +206,7 @@ void CommCapture::finish() {
 
 void CommCapture::abandon(const QString& message) {
     detach();
-    m_trace.reset();
+    m_trace.reset();  // the detaching task holds it while it needs it
     m_message = message;
     emit changed();
 }

@@ -4,9 +4,11 @@
 #include <QFile>
 #include <QLocale>
 #include <QMetaObject>
+#include <QPointer>
 
-#include <distlab/formats/checkpoint.hpp>
 #include <distlab/config/run_config_json.hpp>
+#include <distlab/config/run_limits.hpp>
+#include <distlab/formats/checkpoint.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -315,15 +317,48 @@ void SessionController::setWatched(int parameter, std::int64_t element) {
     m_current->history.clearWatched();
 }
 
-bool SessionController::runBetweenSteps(const std::function<void(Trainer&)>& fn) {
-    // Not while loading: the task would wait for the whole load, and the GUI with it.
-    if (!m_current || m_current->session->state() == SessionState::Loading) return false;
-    try {
-        m_current->session->post([&fn](Trainer& trainer) { fn(trainer); }).get();
-    } catch (const std::exception&) {
-        return false;  // the run has ended (SessionEnded), or fn threw and ended it (runFailed follows)
+// A task of runBetweenSteps: its answer (invalid when it was never posted) and whom to tell.
+struct SessionController::BetweenStepsTask {
+    std::future<void> answer;
+    QPointer<QObject> context;
+    std::function<void(bool)> done;
+};
+
+void SessionController::runBetweenSteps(std::function<void(Trainer&)> fn, QObject* context, std::function<void(bool ran)> done) {
+    BetweenStepsTask task{{}, context, std::move(done)};
+    // Not while loading: the task would wait for the whole load.
+    if (m_current && m_current->session->state() != SessionState::Loading)
+        task.answer = m_current->session->post([fn = std::move(fn)](Trainer& trainer) { fn(trainer); });
+    // Collected by a tick whichever run it went to: a run replaced meanwhile answers SessionEnded.
+    m_tasks.push_back(std::move(task));
+}
+
+void SessionController::finishTasks() {
+    // Taken out first: a done may post again, or open a dialog whose event loop ticks.
+    std::vector<BetweenStepsTask> ended;
+    for (auto task = m_tasks.begin(); task != m_tasks.end();) {
+        if (task->answer.valid() && task->answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            ++task;
+            continue;
+        }
+        ended.push_back(std::move(*task));
+        task = m_tasks.erase(task);
     }
-    return true;
+    for (BetweenStepsTask& task : ended) {
+        bool ran = false;
+        if (task.answer.valid()) {
+            try {
+                task.answer.get();  // ready: does not wait
+                ran = true;
+            } catch (const std::exception&) {
+                // the run ended first (SessionEnded), or fn threw and ended it (runFailed follows)
+            }
+        }
+        // From the event loop, not from within this tick: a done may open a dialog, and a timer
+        // does not fire again inside its own slot (the ticks would stop while the dialog is open).
+        if (!task.context.isNull())
+            QMetaObject::invokeMethod(task.context.data(), [done = std::move(task.done), ran] { done(ran); }, Qt::QueuedConnection);
+    }
 }
 
 ParameterServerControls* SessionController::parameterServerControls() {
@@ -333,7 +368,7 @@ ParameterServerControls* SessionController::parameterServerControls() {
 void SessionController::setWorkerSpeed(int worker, double speed) {
     StrategyConfig& strategy = m_config.strategy;
     if (strategy.type != StrategyKind::ParameterServer || worker < 0 || worker >= strategy.workers) return;
-    speed = std::clamp(speed, 0.1, 1.0);
+    speed = std::clamp(speed, run_limits::kMinWorkerSpeed, run_limits::kMaxWorkerSpeed);
     if (static_cast<int>(strategy.workerSpeed.size()) <= worker) strategy.workerSpeed.resize(static_cast<std::size_t>(worker) + 1, 1.0);
     strategy.workerSpeed[static_cast<std::size_t>(worker)] = speed;
     if (ParameterServerControls* controls = parameterServerControls()) controls->setWorkerSpeed(worker, speed);
@@ -431,27 +466,35 @@ void SessionController::takeCheckpointAnswers() {
     }
 }
 
-bool SessionController::saveCheckpointNow(QString* error) {
+void SessionController::saveCheckpointNow(QObject* context, std::function<void(const QString& error)> done) {
     const std::string path = newCheckpointPath();
     if (path.empty()) {
-        if (error) *error = tr("no folder for temporary files");
-        return false;
+        // Told later, as every other answer is.
+        QTimer::singleShot(0, context, [done = std::move(done)] { done(tr("no folder for temporary files")); });
+        return;
     }
-    CheckpointAnswer answer;
-    answer.error = tr("the run has not loaded yet, or it has ended").toStdString();
-    runBetweenSteps([&](Trainer& trainer) {
-        answer.step = trainer.stepsDone();
-        const Status written = saveCheckpoint(trainer, path);
-        answer.error = written ? std::string() : written.error().message;
-    });
-    if (!answer.error.empty()) {
-        QFile::remove(QFile::decodeName(path.c_str()));
-        if (error) *error = QString::fromStdString(answer.error);
-        return false;
-    }
-    keepCheckpoint(path, answer.step);
-    if (m_current) m_checkpointClock.start();
-    return true;
+    const std::uint64_t runId = m_current ? m_current->id : 0;
+    askTrainer(
+        this,
+        [path](Trainer& trainer) {
+            CheckpointAnswer answer;
+            answer.path = path;
+            answer.step = trainer.stepsDone();
+            if (Status written = saveCheckpoint(trainer, path); !written) answer.error = written.error().message;
+            return answer;
+        },
+        [this, path, runId, context = QPointer<QObject>(context), done = std::move(done)](std::optional<CheckpointAnswer> answer) {
+            QString error = !answer ? tr("the run has not loaded yet, or it has ended") : QString::fromStdString(answer->error);
+            // A checkpoint belongs to the run it was taken of (becomeCurrent drops the one before).
+            if (error.isEmpty() && (!m_current || m_current->id != runId)) error = tr("the run was replaced meanwhile");
+            if (error.isEmpty()) {
+                keepCheckpoint(path, answer->step);
+                if (m_current) m_checkpointClock.start();
+            } else {
+                QFile::remove(QFile::decodeName(path.c_str()));
+            }
+            if (!context.isNull()) done(error);
+        });
 }
 
 bool SessionController::resumeFromCheckpoint() {
@@ -555,6 +598,7 @@ void SessionController::tick() {
             emit snapshotChanged();
         }
     }
+    finishTasks();
     emit ticked();
     m_lastTickMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
     m_maxTickMs = std::max(m_maxTickMs, m_lastTickMs);

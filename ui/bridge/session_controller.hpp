@@ -14,6 +14,8 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include <distlab/config/run_config.hpp>
@@ -81,11 +83,18 @@ public:
     void setWatched(int parameter, std::int64_t element);
     int watchedParameter() const { return m_watchedParameter; }
     std::int64_t watchedElement() const { return m_watchedElement; }
-    /// Runs fn(trainer) on the current run's session thread between two steps and waits for it
-    /// (about one step at most): for the user's file actions (save or load weights, checkpoints)
-    /// and attaching a trace. False (fn not run) when no run is loaded or it has ended, or when fn
-    /// threw (which ends the run: runFailed follows).
-    bool runBetweenSteps(const std::function<void(Trainer&)>& fn);
+    /// Posts fn(trainer) to the current run's session thread, where it runs between two steps, and
+    /// returns at once: the GUI thread never waits for the engine (a save may take seconds). For the
+    /// user's file actions (save or load weights, a saved run, a checkpoint), a lesson's engine
+    /// facts and attaching a trace. done(ran) follows on the GUI thread at a later tick, never
+    /// within this call, and only while `context` lives; ran is false when no run was loaded (or it
+    /// was still loading: the task would wait for the whole load), the run ended before fn ran, or
+    /// fn threw (which ends the run: runFailed follows). What fn wrote, done may read: the task's end
+    /// happens before done.
+    void runBetweenSteps(std::function<void(Trainer&)> fn, QObject* context, std::function<void(bool ran)> done);
+    /// runBetweenSteps for a task with a value: done(fn's value), or done(nullopt) when it did not run.
+    template <typename Fn, typename Done>
+    void askTrainer(QObject* context, Fn fn, Done done);
 
     // Parameter servers: what changes live, without a new run (kept in config(); liveConfigChanged).
     /// The current run's parameter-server controls, or null (not loaded, or another strategy).
@@ -110,9 +119,10 @@ public:
     int autoCheckpointInterval() const { return m_autoCheckpointMs; }
     /// The update the kept checkpoint of the current run was taken at; -1 when none is kept.
     std::int64_t checkpointStep() const { return m_checkpointStep; }
-    /// Checkpoints the current run now (waits about one step). False when it cannot (the message
-    /// in `error`, when given).
-    bool saveCheckpointNow(QString* error = nullptr);
+    /// Checkpoints the current run between its next two steps, without waiting: done(error) follows
+    /// on the GUI thread while `context` lives, with an empty error once the checkpoint is kept
+    /// (checkpointChanged came first) or what went wrong.
+    void saveCheckpointNow(QObject* context, std::function<void(const QString& error)> done);
     /// Starts the current run's config again from the kept checkpoint, paused, with the workers that
     /// were dead (killed) when it ended dead again. The result comes at a later tick (resumeFinished).
     bool resumeFromCheckpoint();
@@ -184,7 +194,11 @@ private:
     /// Posts the restore of checkpoint `path` to the current run (before any Play or Step queued
     /// later), killing the workers in `dead` once restored; resumeFinished follows.
     void postResume(const std::string& path, std::vector<int> dead);
+    /// Calls the done of every runBetweenSteps task that has ended (tick).
+    void finishTasks();
 
+    struct BetweenStepsTask;
+    std::vector<BetweenStepsTask> m_tasks;  // posted by runBetweenSteps, done not called yet
     std::unique_ptr<Run> m_current;
     std::unique_ptr<Run> m_pending;
     std::unique_ptr<RunHistory> m_emptyHistory;
@@ -212,5 +226,14 @@ private:
     std::uint64_t m_checkpointFiles = 0;
     bool m_keepCheckpoint = false;            // becomeCurrent keeps it: the new run resumes from it
 };
+
+template <typename Fn, typename Done>
+void SessionController::askTrainer(QObject* context, Fn fn, Done done) {
+    using Value = std::invoke_result_t<Fn&, Trainer&>;
+    // Written on the session thread, read in done once the task has ended (runBetweenSteps).
+    auto value = std::make_shared<std::optional<Value>>();
+    runBetweenSteps([value, fn = std::move(fn)](Trainer& trainer) mutable { value->emplace(fn(trainer)); }, context,
+                    [value, done = std::move(done)](bool) mutable { done(std::move(*value)); });
+}
 
 }  // namespace distlab::ui

@@ -2,6 +2,7 @@
 
 #include <QRegularExpression>
 #include <QTabWidget>
+#include <QTimer>
 
 #include <limits>
 
@@ -75,13 +76,6 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
             if (updates.applied(w) < updates.applied(slowest)) slowest = w;
         return QStringLiteral("worker %1").arg(slowest);
     }
-    if (name == QLatin1String("gradient_term_peak_bytes")) {
-        if (controller.stepsDone() <= 0) return std::nullopt;
-        std::int64_t peak = -1;
-        if (!controller.runBetweenSteps([&](Trainer& trainer) { peak = trainer.gradientAggregation().peakBytes; }) || peak < 0)
-            return std::nullopt;
-        return number(peak);
-    }
     if (name == QLatin1String("study_fastest"))
         return studyVariantWithMost(window, [](const StudyRow& row) { return row.samplesPerSecond; });
     if (name == QLatin1String("study_most_communicating"))
@@ -98,6 +92,24 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
         return same >= 0 ? QStringLiteral("replica %1").arg(same) : QStringLiteral("none of the copies");
     }
     return std::nullopt;
+}
+
+bool isEngineFact(const QString& name) { return name == QLatin1String("gradient_term_peak_bytes"); }
+
+void askEngineFact(MainWindow& window, const QString& name, QObject* context,
+                   std::function<void(std::optional<QString>)> done) {
+    SessionController& controller = window.controller();
+    if (!isEngineFact(name) || controller.stepsDone() <= 0) {
+        // Told later all the same: the caller handles one way of answering.
+        QTimer::singleShot(0, context, [done = std::move(done)] { done(std::nullopt); });
+        return;
+    }
+    // The trainer belongs to its session thread: only a task there may read it.
+    controller.askTrainer(
+        context, [](Trainer& trainer) { return trainer.gradientAggregation().peakBytes; },
+        [done = std::move(done)](std::optional<std::int64_t> peak) {
+            done(peak && *peak >= 0 ? std::optional<QString>(number(*peak)) : std::nullopt);
+        });
 }
 
 }  // namespace distlab::ui

@@ -4,7 +4,10 @@
 // window). GUI thread.
 #include <QString>
 
+#include <functional>
 #include <optional>
+
+class QObject;
 
 namespace distlab::ui {
 
@@ -12,9 +15,16 @@ class MainWindow;
 
 /// The fact `name` as text ("4", "replica 0", "worker 3"), or nothing when the run cannot tell yet
 /// (it has not trained, no such variable). Names: replicas, workers, steps, ring_steps,
-/// max_staleness, slowest_worker, gradient_term_peak_bytes, study_fastest (the study window's
-/// finished variant with the most samples/s), varlab_read:<variable>, varlab_read_copy:<variable>.
+/// max_staleness, slowest_worker, study_fastest (the study window's finished variant with the
+/// most samples/s), varlab_read:<variable>, varlab_read_copy:<variable>; the engine facts
+/// (isEngineFact) come only through askEngineFact.
 std::optional<QString> lessonFact(MainWindow& window, const QString& name);
+/// Whether `name` is read from the trainer on the run's session thread (gradient_term_peak_bytes).
+bool isEngineFact(const QString& name);
+/// Asks the current run for the engine fact `name` without waiting: done(fact, or nothing when the
+/// run cannot tell) follows on the GUI thread at a later tick while `context` lives.
+void askEngineFact(MainWindow& window, const QString& name, QObject* context,
+                   std::function<void(std::optional<QString>)> done);
 /// Whether `name` is a fact lessonFact knows (checked when a lesson is loaded and by the tests).
 bool isLessonFact(const QString& name);
 

@@ -14,11 +14,13 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 #include <distlab/distribute/varlab_script.hpp>
 
 #include "lessons/lesson_facts.hpp"
 #include "bridge/session_controller.hpp"
+#include "lessons/engine_fact.hpp"
 #include "lessons/lesson_highlight.hpp"
 #include "main_window.hpp"
 #include "panels/explanation_label.hpp"
@@ -76,6 +78,12 @@ LessonPanel::LessonPanel(MainWindow& window, QWidget* parent) : QWidget(parent),
     layout->addWidget(m_questionBox);
     layout->addWidget(m_feedback);
     layout->addLayout(nav);
+    m_engineFact = new EngineFact(window, this);
+    connect(m_engineFact, &EngineFact::answered, this, [this] {
+        if (!m_waitingAnswer) return;
+        const QString answer = *std::exchange(m_waitingAnswer, std::nullopt);
+        check(answer);
+    });
     connect(m_back, &QPushButton::clicked, this, [this] { showStep(m_step - 1); });
     connect(m_next, &QPushButton::clicked, this, [this] { showStep(m_step + 1); });
     m_questionBox->hide();
@@ -115,6 +123,8 @@ bool LessonPanel::showStep(int index) {
     if (!m_lesson || index < 0 || index >= static_cast<int>(m_lesson->steps.size())) return false;
     m_step = index;
     const LessonStep& step = m_lesson->steps[static_cast<std::size_t>(index)];
+    m_waitingAnswer.reset();
+    m_engineFact->follow(step.question ? step.question->fact : QString());
     m_problem.clear();
     m_counter->setText(tr("Step %1 of %2").arg(index + 1).arg(m_lesson->steps.size()));
     m_text->setText(step.text);
@@ -223,6 +233,7 @@ std::optional<QString> LessonPanel::expectedAnswer() const {
     const std::optional<LessonQuestion>& question = m_lesson->steps[static_cast<std::size_t>(m_step)].question;
     if (!question) return std::nullopt;
     if (question->fact.isEmpty()) return question->choices.value(question->answer);
+    if (isEngineFact(question->fact)) return m_engineFact->value();
     return lessonFact(m_window, question->fact);
 }
 
@@ -230,6 +241,8 @@ bool LessonPanel::check(const QString& answer) {
     const std::optional<QString> expected = expectedAnswer();
     if (!expected) {
         m_feedback->setText(tr("The run cannot tell yet: let it train a little longer (Play), then check again."));
+        const std::optional<LessonQuestion>& question = m_lesson->steps[static_cast<std::size_t>(m_step)].question;
+        if (question && isEngineFact(question->fact)) m_waitingAnswer = answer;
         return false;
     }
     const LessonQuestion& question = *m_lesson->steps[static_cast<std::size_t>(m_step)].question;

@@ -18,6 +18,7 @@ class QVBoxLayout;
 
 namespace distlab::ui {
 
+class EngineFact;
 class LessonHighlight;
 class MainWindow;
 
@@ -39,10 +40,12 @@ public:
     /// The widget the current step points at, or null (none named, or not found).
     QWidget* highlightTarget() const;
     /// The right answer to the current step's question as the live run gives it now (the choice's
-    /// text, or the number), or nothing when the run cannot tell yet.
+    /// text, or the number), or nothing when the run cannot tell yet. An engine fact is the run's
+    /// last answer to a task between its steps: it comes a tick or two after the run has trained.
     std::optional<QString> expectedAnswer() const;
     /// Checks `answer` (a choice's text or a number) as the Check button does; the feedback says
-    /// whether it is right and, if so, why.
+    /// whether it is right and, if so, why. When the run cannot tell yet it says so (false), and an
+    /// engine fact's answer, once it comes, checks `answer` again.
     bool check(const QString& answer);
     QString feedback() const;
     /// Why the current step could not do what it says (empty when it could). A control that only
@@ -74,6 +77,8 @@ private:
     QPushButton* m_next;
     LessonHighlight* m_highlight = nullptr;
     int m_highlightTries = 0;
+    EngineFact* m_engineFact;
+    std::optional<QString> m_waitingAnswer;  // checked again when the engine fact comes
 };
 
 }  // namespace distlab::ui

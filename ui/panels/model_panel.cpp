@@ -9,6 +9,8 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
+
+#include <distlab/config/run_limits.hpp>
 #include <QVBoxLayout>
 
 #include <distlab/config/run_config_json.hpp>
@@ -120,8 +122,8 @@ void ModelPanel::rebuildTable() {
         m_table->setCellWidget(row, kColumnName, name);
 
         auto* units = new QSpinBox();
-        units->setRange(1, 1000000);
-        units->setValue(static_cast<int>(std::min<std::int64_t>(layer.units, 1000000)));
+        units->setRange(1, static_cast<int>(run_limits::kMaxUnits));  // the engine's bound: a valid config is never clamped
+        units->setValue(static_cast<int>(std::min<std::int64_t>(layer.units, run_limits::kMaxUnits)));
         units->setFrame(false);
         units->setAccessibleName(tr("Units of layer %1").arg(row + 1));
         setExplainKey(units, QStringLiteral("model.units"));

@@ -61,7 +61,7 @@ ParameterServerOptions::ParameterServerOptions(QWidget* parent) : QWidget(parent
     for (int w = 0; w < kMaxWorkers; ++w) {
         auto* box = new QDoubleSpinBox(speeds);
         box->setObjectName(QStringLiteral("workerSpeedBox%1").arg(w));
-        box->setRange(0.1, 1.0);
+        box->setRange(run_limits::kMinWorkerSpeed, run_limits::kMaxWorkerSpeed);
         box->setSingleStep(0.05);
         box->setDecimals(2);
         box->setValue(1.0);

@@ -8,6 +8,7 @@
 #include <array>
 
 #include <distlab/config/run_config.hpp>
+#include <distlab/config/run_limits.hpp>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -20,8 +21,9 @@ class ParameterServerOptions : public QWidget {
     Q_OBJECT
 
 public:
-    static constexpr int kMaxWorkers = 8;
-    static constexpr int kMaxServers = 4;
+    // The engine's bounds (run_limits.hpp): a config it accepts shows as it is, never clamped.
+    static constexpr int kMaxWorkers = static_cast<int>(run_limits::kMaxWorkers);
+    static constexpr int kMaxServers = static_cast<int>(run_limits::kMaxParameterServers);
 
     explicit ParameterServerOptions(QWidget* parent = nullptr);
 

@@ -8,6 +8,10 @@
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
+#include <limits>
+
+#include <distlab/config/run_limits.hpp>
+
 #include "count_text.hpp"
 #include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
@@ -30,7 +34,9 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_mirroredGroup = new QWidget(this);
     m_devices = new QSpinBox(m_mirroredGroup);
     m_devices->setObjectName(QStringLiteral("devicesBox"));
-    m_devices->setRange(1, kMaxDevices);
+    // The engine's bounds, so a config it accepts shows as it is: a lower maximum would clamp a
+    // 16-replica config and the next edit would rewrite its devices.
+    m_devices->setRange(1, static_cast<int>(run_limits::kMaxReplicas));
     setCountSuffix(*m_devices, tr("logical CPU device"), tr("logical CPU devices"));
     setExplainKey(m_devices, QStringLiteral("strategy.devices"));
     m_devicesText = explanationLabel(m_mirroredGroup);
@@ -47,7 +53,8 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_accumulationGroup = new QWidget(this);
     m_accumulation = new QSpinBox(m_accumulationGroup);
     m_accumulation->setObjectName(QStringLiteral("accumulationBox"));
-    m_accumulation->setRange(1, 1024);
+    // No bound in the engine but the batch's (it must divide among replicas × steps).
+    m_accumulation->setRange(1, std::numeric_limits<int>::max());
     setCountSuffix(*m_accumulation, tr("micro-step"), tr("micro-steps"));
     setExplainKey(m_accumulation, QStringLiteral("strategy.gradient_accumulation_steps"));
     m_accumulationText = explanationLabel(m_accumulationGroup);

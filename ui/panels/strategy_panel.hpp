@@ -1,6 +1,7 @@
 #pragma once
 // The distribution strategy, limited to what the engine runs today: one device, mirrored or central
-// storage on 1–8 logical CPU devices, the cross-device reduction and packing (ReductionOptions),
+// storage on logical CPU devices (as many as the engine accepts, run_limits.hpp), the cross-device
+// reduction and packing (ReductionOptions),
 // gradient accumulation, and parameter servers (their knobs in ParameterServerOptions). Every
 // choice shows its explanation beside the control.
 #include <QWidget>
@@ -20,8 +21,6 @@ class StrategyPanel : public QWidget {
     Q_OBJECT
 
 public:
-    static constexpr int kMaxDevices = 8;
-
     explicit StrategyPanel(QWidget* parent = nullptr);
 
     /// Shows `config`'s strategy and its batch split (emits nothing).

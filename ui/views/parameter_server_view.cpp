@@ -319,15 +319,14 @@ void ParameterServerView::updateStalenessText(int liveWorkers, double theory) {
                                  .arg(countText(tally.windowCount(), tr("update"), tr("updates"))));
 }
 
-bool ParameterServerView::saveCheckpoint() {
-    QString error;
+void ParameterServerView::saveCheckpoint() {
     m_resumeMessage.clear();
-    if (!controller().saveCheckpointNow(&error)) {
-        m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(error));
-        return false;
-    }
-    updateCheckpointText();
-    return true;
+    m_checkpointText->setText(tr("Saving a checkpoint…"));
+    controller().saveCheckpointNow(this, [this](const QString& error) {
+        if (error.isEmpty()) updateCheckpointText();
+        else m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(error));
+        emit checkpointSaved(error.isEmpty());
+    });
 }
 
 bool ParameterServerView::resumeCheckpoint() {

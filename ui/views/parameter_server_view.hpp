@@ -39,14 +39,18 @@ public:
     QPushButton* loseServerButton(int server) const;
     /// True when the tab shows a parameter-server run (false: the page that explains the tab).
     bool showingRun() const;
-    /// Saves a checkpoint of the current run (to a temporary file kept while the app runs).
-    bool saveCheckpoint();
+    /// Saves a checkpoint of the current run (to a temporary file kept while the app runs) between
+    /// its next two steps, without waiting: the text beside the buttons says "Saving…", then the
+    /// outcome (checkpointSaved).
+    void saveCheckpoint();
     /// Starts the run again from the last checkpoint (paused); false when none was saved or kept.
     bool resumeCheckpoint();
     /// "Resume from checkpoint": enabled while the app keeps a checkpoint of the current run.
     QPushButton* resumeButton() const { return m_resume; }
 
 signals:
+    /// A checkpoint asked with saveCheckpoint() was kept (`ok`), or not (the text says why).
+    void checkpointSaved(bool ok);
     /// "Compare mirrored, async and sync" was clicked.
     void compareRequested();
     /// The explaining page's "train this model with parameter servers" was clicked.

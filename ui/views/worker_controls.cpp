@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+#include <distlab/config/run_limits.hpp>
+
 #include "panels/explanations.hpp"
 
 namespace distlab::ui {
@@ -35,7 +37,8 @@ void WorkerControls::setWorkerCount(int workers) {
         column.box = new QWidget(this);
         column.speed = new QSlider(Qt::Horizontal, column.box);
         column.speed->setObjectName(QStringLiteral("workerSpeedSlider%1").arg(w));
-        column.speed->setRange(10, kSliderSteps);
+        column.speed->setRange(static_cast<int>(std::lround(run_limits::kMinWorkerSpeed * kSliderSteps)),
+                               static_cast<int>(std::lround(run_limits::kMaxWorkerSpeed * kSliderSteps)));
         column.speed->setValue(kSliderSteps);
         column.speed->setMinimumWidth(40);
         column.speed->setAccessibleName(tr("Speed of worker %1").arg(w));

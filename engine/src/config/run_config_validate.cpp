@@ -87,8 +87,7 @@ void validateLayers(const std::vector<LayerConfig>& layers, const std::string& l
         }
         if (layerTypeOf(layer).takesInnerLayers) {
             validateLayers(layer.layers, path + ".layers", file);
-            if (layer.branches < 1 || layer.branches > 16)
-                fail(file, path + ".branches", "must be an integer in [1, 16]" + got(layer.branches));
+            requireRange(file, path + ".branches", layer.branches, 1, kMaxResidualBranches);
         } else {
             requireRange(file, path + ".units", layer.units, 1, kMaxUnits);
         }
@@ -148,9 +147,9 @@ void validateOptimizer(const OptimizerConfig& optimizer, const std::string& file
 }
 
 void validateParameterServer(const StrategyConfig& strategy, const std::string& file) {
-    requireRange(file, "strategy.workers", strategy.workers, 1, 64);
-    requireRange(file, "strategy.parameter_servers", strategy.parameterServers, 1, 64);
-    requireRange(file, "strategy.replicas_per_worker", strategy.replicasPerWorker, 1, 64);
+    requireRange(file, "strategy.workers", strategy.workers, 1, kMaxWorkers);
+    requireRange(file, "strategy.parameter_servers", strategy.parameterServers, 1, kMaxParameterServers);
+    requireRange(file, "strategy.replicas_per_worker", strategy.replicasPerWorker, 1, kMaxReplicasPerWorker);
     requireRange(file, "strategy.gradients_to_aggregate", strategy.gradientsToAggregate, 0, strategy.workers);
     if (strategy.gradientAccumulationSteps != 1)
         fail(file, "strategy.gradient_accumulation_steps", "parameter_server applies every gradient as it comes (use 1)");
@@ -159,7 +158,7 @@ void validateParameterServer(const StrategyConfig& strategy, const std::string& 
                                                 std::to_string(strategy.workers) + " workers");
     for (std::size_t i = 0; i < strategy.workerSpeed.size(); ++i) {
         const double speed = strategy.workerSpeed[i];
-        if (!(speed >= 0.1 && speed <= 1.0))
+        if (!(speed >= kMinWorkerSpeed && speed <= kMaxWorkerSpeed))
             fail(file, indexPath("strategy.worker_speed", i), "must be in [0.1, 1.0] (1 = full speed, 0.5 = twice as slow)");
     }
     const PartitionerConfig& partitioner = strategy.partitioner;
