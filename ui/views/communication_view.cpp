@@ -22,6 +22,7 @@
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "charts/line_chart.hpp"
+#include "count_text.hpp"
 #include "panels/explanations.hpp"
 #include "run_palette.hpp"
 #include "views/buffer_strips.hpp"
