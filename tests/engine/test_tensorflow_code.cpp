@@ -108,7 +108,7 @@ private slots:
 
     void compilesAsPython() {
         const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
-        if (python.isEmpty()) QSKIP("python3 is not installed");
+        if (python.isEmpty()) QSKIP("python3 is not installed (Debian package python3)");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QStringList files;
