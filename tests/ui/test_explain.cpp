@@ -10,7 +10,7 @@
 
 #include <distlab/config/run_config.hpp>
 
-#include "io/run_config_enum_names.hpp"  // the engine's one list of activations (what configs accept)
+#include "config/run_config_enum_names.hpp"  // the engine's one list of activations (what configs accept)
 
 #include "main_window.hpp"
 #include "panels/explain_panel.hpp"
