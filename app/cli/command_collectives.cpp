@@ -81,8 +81,6 @@ void printMemcpy(int threadCount, long long bytes, const Options& options) {
 }
 
 Result<Options> resolve(const Arguments& args) {
-    if (args.backend != "inprocess")
-        return Error{"--backend " + args.backend + " is not built into this distlab-cli yet; use --backend inprocess"};
     Options options;
     if (args.algorithm == "all") {
         options.algorithms = {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::Ring,
@@ -171,8 +169,9 @@ void addCollectivesCommand(CLI::App& app, int& exitCode) {
     CLI::App* command = app.add_subcommand(
         "collectives", "Measure the all-reduce the way nccl-tests does: sizes double from --min-bytes to --max-bytes, "
                        "each timed after warm-up and checked against the exact result.");
-    command->add_option("--backend", args->backend, "inprocess (default); gloo and nccl are not built in yet")
-        ->type_name("NAME")->check(oneOf({"inprocess", "gloo", "nccl"}));
+    // Only backends that run are offered: Gloo and NCCL come with multi-process training.
+    command->add_option("--backend", args->backend, "one of: inprocess (the default: replicas are threads of this process)")
+        ->type_name("NAME")->check(oneOf({"inprocess"}));
     command->add_option("--algorithm", args->algorithm, "ring (default), tree, hierarchical_copy, reduction_to_one_device or all")
         ->type_name("ALGO")->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all"}));
     command->add_option("--replicas", args->replicas, "replicas (threads), 1 to 64 (default 2)")

@@ -105,7 +105,8 @@ def main():
         return median([r[key] for r in store.get(nbytes, [])])
 
     sizes = sorted({b for (_, b) in sweep})
-    print(f"\nIn-process all-reduce (SUM) on 2 replicas: busbw GB/s (time us), medians of {a.repeats}; Gloo on 2 ranks")
+    print(f"\nIn-process all-reduce (SUM) on 2 replicas, threads of one process: busbw GB/s (time us), medians of "
+          f"{a.repeats}; Gloo on 2 ranks, processes (not like for like)")
     print(f"{'bytes':>10} " + " ".join(f"{alg:>24}" for alg in ALGORITHMS) + f" {'gloo':>18}")
     for nbytes in sizes:
         cells = [f"{median(sweep[(alg, nbytes)]):9.3f} ({median(sweep_us[(alg, nbytes)]):9.1f})" for alg in ALGORITHMS]

@@ -189,6 +189,8 @@ def main():
     meter = roofline.PeakMeter()
     peak = meter.measure(os.cpu_count())
     print(f"FMA peak: {peak['report']}", flush=True)
+    if any(c.name.endswith("-mirrored") and (not only or c.name in only) for c in CASES):
+        print(markdown_tables.MIRRORED_NOTE, flush=True)
     rows = []
     for case in CASES:
         if only and case.name not in only:

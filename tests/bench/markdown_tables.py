@@ -12,6 +12,12 @@ def _lib(files):
     return "+".join(names) or "none seen"
 
 
+# The mirrored cases are not like for like, wherever their figures are shown.
+MIRRORED_NOTE = ("The -mirrored cases compare DistLab's replicas, threads of one process reducing through shared "
+                 "memory, with PyTorch DDP's ranks, processes exchanging gradients through Gloo: not like for like "
+                 "until DistLab runs its replicas in processes.")
+
+
 def console_line(row):
     peers = "  ".join(f"{v} {_n(p['median'])}" for v, p in row["peers"].items())
     share, sustained = row["share_of_peak"], row["share_of_sustained"]
@@ -40,6 +46,8 @@ def render(report):
                    f"{r['distlab_os_threads_max']}) | "
                    f"{_n(r['pytorch_median'])} ({r['best_peer']}) | {r['ratio']:.2f}× | ≥ {r['target']}× | "
                    f"{'yes' if r['met'] else 'no'} |")
+    if any(r["case"].endswith("-mirrored") for r in rows):
+        out += ["", MIRRORED_NOTE]
     out += ["", "Every run (DistLab; the peer per OpenBLAS build, with the library its processes mapped, "
             "torch.get_num_threads() and the most OS threads one peer process had):", "",
             "| case | DistLab runs | peer build | peer runs | peer median | mapped | torch threads | OS threads |",

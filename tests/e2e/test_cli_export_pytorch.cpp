@@ -96,7 +96,7 @@ private slots:
     }
 
     void matchesDistLab() {
-        if (!pythonHasTorch()) QSKIP("/usr/bin/python3 cannot import torch and numpy");
+        if (!pythonHasTorch()) QSKIP("/usr/bin/python3 cannot import torch and numpy (Debian packages python3-torch, python3-numpy)");
         QFETCH(QByteArray, config);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

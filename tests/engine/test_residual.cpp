@@ -1,11 +1,15 @@
 // Residual blocks and the gradient aggregation method: add_n and tree give bit-identical
-// gradients; add_n holds more bytes at once, tree issues more adds; the block's gradients pass a
-// finite-difference check.
+// gradients; add_n holds more bytes at once, tree issues more adds; the block's gradients are
+// checked in double as the dense layer's are (test_gradients.cpp): a double reference of the
+// model passes central differences on every parameter, and the float engine's gradients equal the
+// reference's on every parameter.
 #include <QtTest>
 
+#include <cmath>
 #include <numeric>
 
 #include "distlab/model/model.hpp"
+#include "model/dense_kernels.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;
@@ -45,6 +49,100 @@ Gradients gradientsOf(const ModelConfig& config, const DataSplit& data, std::spa
     model.backward(input, grad, context);
     return {{model.store().grads().begin(), model.store().grads().end()}, Model::aggregationStats(context), loss.sum / 16};
 }
+/// residualModel(method, branches) in double, written from the block's definition
+/// y = h + f_1(h) + ... + f_b(h) (docs/semantics.md §7) with the dense kernels in double:
+/// dense(5 -> 8, tanh) = h; each branch dense(8 -> 12, tanh), dense(12 -> 8, linear); then
+/// dense(8 -> 3, linear) and softmax cross-entropy, the mean over the batch. `params` are in the
+/// parameter store's order: dense_0 kernel and bias, each branch's two kernels and biases, the head's.
+struct ResidualNet {
+    std::int64_t batch = 0, in = 5, width = 8, hidden = 12, classes = 3, branches = 0;
+    std::vector<double> x;
+    std::vector<std::int32_t> labels;
+    std::vector<std::vector<double>> params;
+
+    std::vector<std::int64_t> sizes() const {
+        std::vector<std::int64_t> out{in * width, width};
+        for (std::int64_t j = 0; j < branches; ++j) out.insert(out.end(), {width * hidden, hidden, hidden * width, width});
+        out.insert(out.end(), {width * classes, classes});
+        return out;
+    }
+
+    /// The loss; with `grads`, the gradient of every parameter (the chain rule by hand: the skip
+    /// passes dy to h unchanged, each branch adds its own input gradient to it).
+    double loss(std::vector<std::vector<double>>* grads = nullptr) const {
+        using namespace kernels;
+        const std::int64_t B = batch;
+        std::vector<double> z0(B * width), h(B * width), y(B * width), logits(B * classes), dlogits(B * classes);
+        denseForward(x.data(), params[0].data(), params[1].data(), z0.data(), B, in, width);
+        activate(Activation::Tanh, z0.data(), h.data(), B * width);
+        y = h;
+        std::vector<std::vector<double>> z1(branches), a1(branches);
+        for (std::int64_t j = 0; j < branches; ++j) {
+            const auto& w1 = params[2 + 4 * j];
+            const auto& b1 = params[3 + 4 * j];
+            const auto& w2 = params[4 + 4 * j];
+            const auto& b2 = params[5 + 4 * j];
+            z1[j].resize(B * hidden);
+            a1[j].resize(B * hidden);
+            std::vector<double> out(B * width);
+            denseForward(h.data(), w1.data(), b1.data(), z1[j].data(), B, width, hidden);
+            activate(Activation::Tanh, z1[j].data(), a1[j].data(), B * hidden);
+            denseForward(a1[j].data(), w2.data(), b2.data(), out.data(), B, hidden, width);
+            for (std::int64_t i = 0; i < B * width; ++i) y[i] += out[i];
+        }
+        const std::size_t head = params.size() - 2;
+        denseForward(y.data(), params[head].data(), params[head + 1].data(), logits.data(), B, width, classes);
+        const double scale = 1.0 / static_cast<double>(B);
+        const double total = softmaxCrossEntropy<double>(logits.data(), labels.data(), dlogits.data(), B, classes, scale, nullptr);
+        if (grads == nullptr) return total * scale;
+        grads->assign(params.size(), {});
+        for (std::size_t p = 0; p < params.size(); ++p) (*grads)[p].assign(params[p].size(), 0.0);
+        std::vector<double> dy(B * width), dh(B * width);
+        denseBackward(y.data(), params[head].data(), dlogits.data(), (*grads)[head].data(), (*grads)[head + 1].data(), dy.data(), B,
+                      width, classes);
+        dh = dy;  // the skip connection's term
+        for (std::int64_t j = 0; j < branches; ++j) {
+            std::vector<double> da1(B * hidden), dz1(B * hidden), dhj(B * width);
+            denseBackward(a1[j].data(), params[4 + 4 * j].data(), dy.data(), (*grads)[4 + 4 * j].data(), (*grads)[5 + 4 * j].data(),
+                          da1.data(), B, hidden, width);
+            activationBackward(Activation::Tanh, z1[j].data(), a1[j].data(), da1.data(), dz1.data(), B * hidden);
+            denseBackward(h.data(), params[2 + 4 * j].data(), dz1.data(), (*grads)[2 + 4 * j].data(), (*grads)[3 + 4 * j].data(),
+                          dhj.data(), B, width, hidden);
+            for (std::int64_t i = 0; i < B * width; ++i) dh[i] += dhj[i];  // the branch's term
+        }
+        std::vector<double> dz0(B * width);
+        activationBackward(Activation::Tanh, z0.data(), h.data(), dh.data(), dz0.data(), B * width);
+        denseBackward(x.data(), params[0].data(), dz0.data(), (*grads)[0].data(), (*grads)[1].data(), static_cast<double*>(nullptr),
+                      B, in, width);
+        return total * scale;
+    }
+};
+
+/// The double reference of `model`'s block on the 16 examples gradientsOf trains on, with the
+/// model's own parameters.
+ResidualNet referenceOf(const Model& model, std::int64_t branches, const DataSplit& data) {
+    ResidualNet net;
+    net.branches = branches;
+    net.batch = 16;
+    std::vector<std::int64_t> indices(16);
+    std::iota(indices.begin(), indices.end(), 0);
+    Tensor scratch;
+    BatchTargets targets;
+    const ConstTensorView input = gatherBatch(data.train, indices, scratch, targets);
+    net.x.assign(input.values().begin(), input.values().end());
+    net.labels = targets.labels;
+    const std::vector<std::int64_t> sizes = net.sizes();
+    if (model.store().infos().size() != sizes.size()) qFatal("the store has %zu parameters, the reference %zu", model.store().infos().size(), sizes.size());
+    for (std::size_t p = 0; p < sizes.size(); ++p) {
+        const auto& info = model.store().infos()[p];
+        if (info.size != sizes[p]) qFatal("parameter %zu (%s) has %lld values, the reference %lld", p, info.name.c_str(),
+                                          static_cast<long long>(info.size), static_cast<long long>(sizes[p]));
+        const float* values = model.store().value(static_cast<int>(p));
+        net.params.emplace_back(values, values + info.size);
+    }
+    return net;
+}
+
 }  // namespace
 
 class TestResidual : public QObject {
@@ -121,30 +219,75 @@ private slots:
         QCOMPARE(tree.stats.addOps, std::int64_t(branches));
     }
 
+    void finiteDifferences_data() {
+        QTest::addColumn<int>("branches");
+        QTest::newRow("1 branch") << 1;
+        QTest::newRow("3 branches") << 3;
+    }
+
+    // The double reference against central differences, every parameter, as the dense layer's check.
     void finiteDifferences() {
-        // Central differences of the float model in double steps: a coarse but independent check
-        // that the skip connection and every branch reach the gradient.
+        QFETCH(int, branches);
         const DataSplit data = makeClassificationData(32, 5, 3, 1);
-        const ModelConfig config = residualModel(AggregationMethod::Tree, 2);
-        const Gradients base = gradientsOf(config, data);
-        Model model(config, 5);
+        Model model(residualModel(AggregationMethod::Tree, branches), 5);
         model.initialize(InitKind::GlorotUniform, 3);
-        std::vector<float> parameters(model.store().values().begin(), model.store().values().end());
-        int checked = 0;
-        for (std::size_t i = 0; i < parameters.size(); i += 37) {
-            const float saved = parameters[i];
-            const float h = 1e-2f;
-            parameters[i] = saved + h;
-            const double plus = gradientsOf(config, data, parameters).loss;
-            parameters[i] = saved - h;
-            const double minus = gradientsOf(config, data, parameters).loss;
-            parameters[i] = saved;
-            const double numeric = (plus - minus) / (2.0 * h);
-            QVERIFY2(std::abs(numeric - base.values[i]) <= 2e-3 + 2e-2 * std::abs(numeric),
-                     qPrintable(QString("parameter %1: numeric %2, analytic %3").arg(i).arg(numeric).arg(base.values[i])));
-            ++checked;
+        ResidualNet net = referenceOf(model, branches, data);
+        std::vector<std::vector<double>> analytic;
+        net.loss(&analytic);
+        const double h = 1e-6;
+        std::int64_t checked = 0;
+        for (std::size_t p = 0; p < net.params.size(); ++p) {
+            double worst = 0.0;
+            for (std::size_t i = 0; i < net.params[p].size(); ++i) {
+                const double saved = net.params[p][i];
+                net.params[p][i] = saved + h;
+                const double plus = net.loss();
+                net.params[p][i] = saved - h;
+                const double minus = net.loss();
+                net.params[p][i] = saved;
+                const double numeric = (plus - minus) / (2 * h);
+                worst = std::max(worst, std::abs(numeric - analytic[p][i]) / std::max(1e-6, std::abs(numeric) + std::abs(analytic[p][i])));
+                ++checked;
+            }
+            QVERIFY2(worst <= 1e-6, qPrintable(QString("%1: worst relative error %2")
+                                                   .arg(QString::fromStdString(model.store().infos()[p].name)).arg(worst)));
         }
-        QVERIFY(checked > 10);
+        QCOMPARE(checked, model.store().totalSize());
+    }
+
+    // The float engine (ResidualLayer, add_n and tree) against the double reference, every parameter.
+    void engineMatchesTheDoubleReference_data() {
+        QTest::addColumn<int>("method");
+        QTest::addColumn<int>("branches");
+        for (int branches : {1, 3}) {
+            QTest::addRow("add_n, %d", branches) << static_cast<int>(AggregationMethod::AddN) << branches;
+            QTest::addRow("tree, %d", branches) << static_cast<int>(AggregationMethod::Tree) << branches;
+        }
+    }
+
+    void engineMatchesTheDoubleReference() {
+        QFETCH(int, method);
+        QFETCH(int, branches);
+        const DataSplit data = makeClassificationData(32, 5, 3, 1);
+        const ModelConfig config = residualModel(static_cast<AggregationMethod>(method), branches);
+        const Gradients engine = gradientsOf(config, data);
+        Model model(config, 5);
+        model.initialize(InitKind::GlorotUniform, 3);  // the parameters gradientsOf starts from
+        const ResidualNet net = referenceOf(model, branches, data);
+        std::vector<std::vector<double>> expected;
+        const double loss = net.loss(&expected);
+        QVERIFY2(std::abs(engine.loss - loss) < 1e-5, qPrintable(QString("loss %1, reference %2").arg(engine.loss).arg(loss)));
+        std::int64_t checked = 0;
+        for (std::size_t p = 0; p < expected.size(); ++p) {
+            const std::int64_t offset = model.store().infos()[p].offset;
+            for (std::size_t i = 0; i < expected[p].size(); ++i, ++checked) {
+                const double got = engine.values[static_cast<std::size_t>(offset) + i];
+                QVERIFY2(std::abs(got - expected[p][i]) < 1e-5,
+                         qPrintable(QString("%1[%2]: engine %3, reference %4")
+                                        .arg(QString::fromStdString(model.store().infos()[p].name)).arg(i).arg(got).arg(expected[p][i])));
+            }
+        }
+        QCOMPARE(checked, static_cast<std::int64_t>(engine.values.size()));
     }
 
     void mismatchedBlockIsAnError() {

@@ -1,7 +1,8 @@
 // The study's step-time model (engine/include/distlab/study/step_time_model.hpp,
 // step_time_cache.hpp): the alpha-beta fit, interpolation in rows, the cost formulas on made-up
 // calibrations (exact numbers), the calibration cache on disk, and the strategies it refuses.
-// Accuracy against measured steps is test_step_time_accuracy's.
+// How predictions are made, with exact numbers; how close they come to measured steps is measured
+// by tests/bench/prediction_accuracy.py (tests/bench/RESULTS.md), not tested.
 #include <distlab/config/run_config_json.hpp>
 #include <distlab/study/step_time_cache.hpp>
 #include <distlab/study/step_time_model.hpp>

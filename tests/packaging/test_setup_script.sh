@@ -123,11 +123,11 @@ check "second run: says everything is installed" grep -q 'packages are already i
 
 # --- 3. one package apt does not know, one it cannot install ---------------------------------
 new_state missing
-touch "$STUB_STATE/unknown/libgloo-dev" "$STUB_STATE/no-candidate/qt6-charts-dev"
+touch "$STUB_STATE/unknown/libcli11-dev" "$STUB_STATE/no-candidate/qt6-charts-dev"
 run_setup
 check "missing packages: the script fails (status $status)" test "$status" -ne 0
 check "missing packages: the error names exactly the two missing packages" \
-  grep -qx 'error: no installable version of: qt6-charts-dev libgloo-dev .*' "$work/out"
+  grep -qx 'error: no installable version of: qt6-charts-dev libcli11-dev .*' "$work/out"
 check "missing packages: nothing is installed" lacks_match ' install ' "$STUB_STATE/apt-get.log"
 
 # --- 4. apt-get returns but a package is still not installed ----------------------------------
@@ -140,8 +140,9 @@ check "failed install: the error names the package" grep -q 'apt-get did not ins
 # --- 5. what each option builds, against stub cmake and ctest (a copy of the script in a scratch
 # source tree, so nothing is built and the real build trees are untouched) --------------------
 fake_source="$work/source"
-mkdir -p "$fake_source/packaging"
+mkdir -p "$fake_source/packaging" "$fake_source/tests"
 cp "$script" "$fake_source/packaging/setup-debian.sh"
+cp "$source_dir/tests/list_skipped.py" "$fake_source/tests/list_skipped.py"
 cat >"$stubs/cmake" <<'STUB'
 #!/usr/bin/env bash
 printf 'cmake %s\n' "$*" >>"$STUB_STATE/build.log"
@@ -152,9 +153,41 @@ if [[ "$1" == --build && "$3" == release ]]; then
   chmod +x build/release/app/gui/distlab
 fi
 STUB
+# ctest --preset P ... --output-junit F: as a real run with one skipped Qt Test program, in build/P
+# (each preset's test "skipped_in_P" skips one function, for want of $STUB_SKIP_REASON).
 cat >"$stubs/ctest" <<'STUB'
 #!/usr/bin/env bash
 printf 'ctest %s\n' "$*" >>"$STUB_STATE/build.log"
+preset="" junit=""
+while (($#)); do
+  case "$1" in
+    --preset) preset="$2"; shift ;;
+    --output-junit) junit="$2"; shift ;;
+  esac
+  shift
+done
+[[ -n "$preset" && -n "$junit" ]] || exit 0
+mkdir -p "build/$preset/Testing/Temporary"
+cat >"build/$preset/$junit" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="x" tests="2" failures="0" disabled="0" skipped="1">
+  <testcase name="passed_in_$preset" classname="passed_in_$preset" time="1" status="run"><system-out>ok</system-out></testcase>
+  <testcase name="skipped_in_$preset" classname="skipped_in_$preset" time="1" status="notrun">
+    <skipped message="SKIP_REGULAR_EXPRESSION_MATCHED"/><system-out>...</system-out></testcase>
+</testsuite>
+XML
+cat >"build/$preset/Testing/Temporary/LastTest.log" <<LOG
+1/2 Testing: skipped_in_$preset
+1/2 Test: skipped_in_$preset
+Output:
+----------------------------------------------------------
+PASS   : TestStub::initTestCase()
+SKIP   : TestStub::needsIt(row) $STUB_SKIP_REASON
+   Loc: [stub.cpp(1)]
+Totals: 2 passed, 0 failed, 1 skipped, 0 blacklisted, 5ms
+<end of output>
+Test time =   1.00 sec
+LOG
 STUB
 chmod +x "$stubs/cmake" "$stubs/ctest"
 run_option() {  # runs the scratch copy with OPTION(S); output in $work/out, status in $status
@@ -170,10 +203,19 @@ check "--run: builds nothing else" test "$(grep -c -- '--build' "$STUB_STATE/bui
 check "--run: runs no test" lacks_match '^ctest' "$STUB_STATE/build.log"
 check "--run: launches the app with the arguments after --" grep -qx 'launched run.json' "$STUB_STATE/build.log"
 new_state build-test "${packages[@]}"
-run_option --test
+STUB_SKIP_REASON="no AVX-512 on this CPU" run_option --test
 check "--test: succeeds (status $status)" test "$status" -eq 0
 check "--test: builds the whole ci tree, tests included" grep -qx 'cmake --build --preset ci' "$STUB_STATE/build.log"
 check "--test: runs every test" grep -q '^ctest --preset ci' "$STUB_STATE/build.log"
+check "--test: ends with the skipped tests of the three runs and why" \
+  test "$(sed -n '/skipped tests$/,$p' "$work/out" | grep -c 'TestStub::needsIt(row): no AVX-512 on this CPU')" -eq 3
+check "--test: the list names each skipped test" grep -q '^  skipped_in_tsan ' "$work/out"
+check "--test: a passed test is not listed" lacks_match 'passed_in_' "$work/out"
+new_state build-test-package "${packages[@]}"
+STUB_SKIP_REASON="Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)" run_option --test
+check "--test: a skip for want of a Debian package fails the run (status $status)" test "$status" -ne 0
+check "--test: ... naming the test and the package" \
+  grep -q 'skipped_in_ci: TestStub::needsIt(row): Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)' "$work/out"
 
 if ((failures)); then
   printf '\n--- output of the last run ---\n'

@@ -9,6 +9,7 @@
 #include "bridge/run_history.hpp"
 #include "bridge/series_renderer.hpp"
 #include "bridge/telemetry_drain.hpp"
+#include "bridge/update_tally.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 #include "distlab/telemetry/step_records.hpp"
 
@@ -59,6 +60,24 @@ class TestUiBridge : public QObject {
     Q_OBJECT
 
 private slots:
+    // The window's largest staleness is the largest value counted in it, also beyond the last bin
+    // (which holds kBins - 1 and more), and leaves the window with the update that brought it.
+    void theLargestStalenessIsTheWindowsOwn() {
+        UpdateTally tally(2);
+        StepRecord step;
+        step.worker = 0;
+        const std::int64_t stalenesses[] = {3, 118, 7, 40};
+        for (std::int64_t staleness : stalenesses) {
+            step.staleness = staleness;
+            tally.add(step, {});
+        }
+        QCOMPARE(tally.windowMax(), std::int64_t{118});
+        QCOMPARE(tally.bin(UpdateTally::kBins - 1), std::int64_t{2});  // 118 and 40 share the last bin
+        step.staleness = 2;
+        for (int i = 0; i < UpdateTally::kWindow; ++i) tally.add(step, {});  // pushes the four out
+        QCOMPARE(tally.windowMax(), std::int64_t{2});
+    }
+
     void seriesStaysBoundedOverAMillionSteps() {
         DecimatedSeries series(4096);
         for (int i = 1; i <= 1'000'000; ++i) series.append(i, i * 0.001, i == 123 ? 100.0f : 1.0f);

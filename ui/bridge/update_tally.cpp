@@ -49,9 +49,10 @@ double UpdateTally::windowMean() const {
 double UpdateTally::runMean() const { return m_updates == 0 ? 0.0 : m_runSum / static_cast<double>(m_updates); }
 
 std::int64_t UpdateTally::windowMax() const {
-    for (int b = kBins - 1; b >= 0; --b)
-        if (m_bins[static_cast<std::size_t>(b)] > 0) return b;
-    return 0;
+    // The window's own values, not the bins: the last bin holds kBins - 1 and anything larger.
+    std::int64_t largest = 0;
+    for (int i = 0; i < m_windowCount; ++i) largest = std::max(largest, m_window[static_cast<std::size_t>(i)]);
+    return largest;
 }
 
 }  // namespace distlab::ui

@@ -37,7 +37,7 @@ public:
     double windowMean() const;
     /// Mean staleness over the whole run (0 when empty).
     double runMean() const;
-    /// Largest staleness in the window.
+    /// Largest staleness in the window (beyond the last bin's kBins - 1 too).
     std::int64_t windowMax() const;
 
 private:

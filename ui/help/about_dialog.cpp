@@ -38,7 +38,6 @@ QString aboutText(const DeviceReport& report) {
     html += row(AboutDialog::tr("Eigen"), text(report.eigenVersion));
     html += row(AboutDialog::tr("Matrix products"), text(report.cpuMatrixProduct));
     html += row(AboutDialog::tr("OpenBLAS kernels"), text(report.cpuOpenBlasKernels));
-    html += row(AboutDialog::tr("Gloo"), text(report.glooVersion));
     html += row(AboutDialog::tr("CUDA runtime"), text(report.cudaRuntimeVersion));
     html += row(AboutDialog::tr("NCCL"), text(report.ncclVersion));
     html += row(AboutDialog::tr("GPUs"), gpus);

@@ -1,5 +1,5 @@
 #pragma once
-// Help ▸ About DistLab: the version, and what this process trains with: the Qt, Eigen and Gloo
+// Help ▸ About DistLab: the version, and what this process trains with: the Qt and Eigen
 // versions, where float matrix products run (the engine's packed kernel, OpenBLAS's kernel type),
 // and whether CUDA and NCCL are built in and a GPU is usable. GUI thread.
 #include <QDialog>

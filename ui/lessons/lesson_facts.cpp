@@ -44,6 +44,18 @@ std::optional<QString> studyVariantWithMost(MainWindow& window, Value value) {
     return QString::fromStdString(most->label);
 }
 
+/// The live run's replicas (workers, for parameter servers): the lanes that reported the newest
+/// step the window has drained, not what a config asks for; none before the first step.
+std::optional<std::int64_t> liveReplicas(const RunHistory& history) {
+    if (history.timelineCount() == 0) return std::nullopt;
+    const int newest = history.timelineCount() - 1;
+    std::int64_t lanes = 0;
+    for (int replica = 0; replica < history.replicaCount(); ++replica)
+        if (history.timelineRecord(newest, replica).step != 0) ++lanes;
+    if (lanes == 0) return std::nullopt;
+    return lanes;
+}
+
 }  // namespace
 
 bool isLessonFact(const QString& name) {
@@ -58,12 +70,24 @@ bool isLessonFact(const QString& name) {
 
 std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
     SessionController& controller = window.controller();
-    const RunConfig& config = controller.config();
-    const auto replicas = static_cast<std::int64_t>(config.strategy.replicaCount());
-    if (name == QLatin1String("replicas")) return number(replicas);
-    if (name == QLatin1String("workers")) return number(config.strategy.workers);
+    // replicas, workers and ring_steps come from the live run (its lanes, its trainer), never from
+    // a config: what the learner is asked about is what trains.
+    if (name == QLatin1String("replicas")) {
+        const std::optional<std::int64_t> replicas = liveReplicas(controller.history());
+        if (!replicas) return std::nullopt;
+        return number(*replicas);
+    }
+    if (name == QLatin1String("workers")) {
+        const ParameterServerControls* servers = controller.parameterServerControls();
+        if (servers == nullptr) return std::nullopt;
+        return number(servers->workerCount());
+    }
     if (name == QLatin1String("steps")) return number(controller.stepsDone());
-    if (name == QLatin1String("ring_steps")) return number(2 * (replicas - 1));  // reduce-scatter, then all-gather
+    if (name == QLatin1String("ring_steps")) {  // reduce-scatter, then all-gather: N - 1 steps each
+        const std::optional<std::int64_t> replicas = liveReplicas(controller.history());
+        if (!replicas) return std::nullopt;
+        return number(2 * (*replicas - 1));
+    }
     const UpdateTally& updates = controller.history().updates();
     if (name == QLatin1String("max_staleness")) {
         if (updates.windowCount() == 0) return std::nullopt;

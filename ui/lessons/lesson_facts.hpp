@@ -14,10 +14,12 @@ namespace distlab::ui {
 class MainWindow;
 
 /// The fact `name` as text ("4", "replica 0", "worker 3"), or nothing when the run cannot tell yet
-/// (it has not trained, no such variable). Names: replicas, workers, steps, ring_steps,
-/// max_staleness, slowest_worker, study_fastest (the study window's finished variant with the
-/// most samples/s), varlab_read:<variable>, varlab_read_copy:<variable>; the engine facts
-/// (isEngineFact) come only through askEngineFact.
+/// (it has not trained, no such variable). replicas, workers and ring_steps are the live run's (the
+/// lanes that reported its newest step, its parameter-server trainer), not a config's. Names:
+/// replicas, workers, steps, ring_steps, max_staleness, slowest_worker, study_fastest (the study
+/// window's finished variant with the most samples/s), varlab_read:<variable>,
+/// varlab_read_copy:<variable>; the engine facts (isEngineFact: gradient_term_peak_bytes) come only
+/// through askEngineFact.
 std::optional<QString> lessonFact(MainWindow& window, const QString& name);
 /// Whether `name` is read from the trainer on the run's session thread (gradient_term_peak_bytes).
 bool isEngineFact(const QString& name);

@@ -97,6 +97,9 @@ void StalenessHistogram::paintEvent(QPaintEvent*) {
         painter.drawLine(QPointF(xOf(m_theory), plot.top()), QPointF(xOf(m_theory), plot.bottom()));
         legendEntry(dashed, tr("theory %1").arg(m_theory, 0, 'f', 0));
     }
+    // The largest staleness in the window, which the last bin ("31+") cannot show.
+    painter.setPen(text);
+    painter.drawText(QPointF(x, 2 + metrics.ascent()), tr("max %1").arg(m_max));
 }
 
 }  // namespace distlab::ui

@@ -174,12 +174,6 @@ DeviceReport queryDevices() {
     probeCpus(report);
     probeGpus(report);
     report.nvidiaDriverVersion = nvidiaKernelModuleVersion();
-#if defined(DISTLAB_GLOO_VERSION)
-    report.glooBuiltIn = true;
-    report.glooVersion = DISTLAB_GLOO_VERSION;
-#else
-    report.glooVersion = kNotBuiltIn;
-#endif
     report.cpuMatrixProduct = cpuMatrixProduct();
     report.cpuOpenBlasKernels = cpuOpenBlasKernels();
     report.eigenVersion = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +

@@ -37,12 +37,10 @@ struct DeviceReport {
     std::string gpuUnavailableReason;         ///< why no GPU can be used; empty when gpus is not empty
     bool cudaBuiltIn = false;
     bool ncclBuiltIn = false;
-    bool glooBuiltIn = false;
     std::string cudaRuntimeVersion;           ///< "13.0", or "not built in"
     std::string cudaDriverVersion;            ///< newest CUDA the driver supports, "none", or "not built in"
     std::string nvidiaDriverVersion;          ///< kernel module version from /proc/driver/nvidia/version, or "none"
     std::string ncclVersion;                  ///< "2.28.9", or "not built in"
-    std::string glooVersion;                  ///< or "not built in"
     std::string eigenVersion;                 ///< "3.4.0"
     std::string cpuMatrixProduct;             ///< cpuMatrixProduct(): where float products run
     std::string cpuOpenBlasKernels;           ///< cpuOpenBlasKernels(): OpenBLAS's kernel type, "SkylakeX"
