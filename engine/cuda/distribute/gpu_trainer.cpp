@@ -1,6 +1,5 @@
 #include "distribute/gpu_trainer.hpp"
 
-#if DISTLAB_HAVE_CUDA
 #include "comm/logical_gpu_group.hpp"
 #include "comm/nccl_group.hpp"
 #include "cuda_math.h"
@@ -221,4 +220,3 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
 }
 
 }  // namespace distlab
-#endif  // DISTLAB_HAVE_CUDA
