@@ -179,8 +179,10 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
     const int replicas = replicaCount();
     const bool reduced = m_plan.reduction != GpuReduction::None;
     const auto gradientBytes = static_cast<std::int64_t>(m_replicas[0]->parameterCount() * sizeof(float));
-    // What a ring all-reduce sends per rank: 2 (n - 1) / n of the buffer.
+    // What a ring all-reduce sends per rank: 2 (n - 1) / n of the buffer. A formula, not a count
+    // (NCCL and the device ring are not instrumented), and the report says so.
     const std::int64_t bytesSent = reduced ? 2 * (replicas - 1) * gradientBytes / replicas : 0;
+    m_report.bytesFromRingFormula = reduced;
     // A peer that never arrives must not hang the wait below: NCCL's wait gives up (and aborts) in time.
     if (m_nccl) m_nccl->waitAll();
     double lossSum = 0.0;
