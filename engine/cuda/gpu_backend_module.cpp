@@ -1,11 +1,13 @@
-// The CUDA backend module's entry (gpu_backend_api.hpp): the GPU probe over the C bridge of
-// device_query.h and the GpuTrainer, handed to the engine that loaded this module.
+// The CUDA backend module's entries (device/gpu_backend_api.hpp, distribute/gpu_trainer_api.hpp):
+// the GPU probe over the C bridge of device_query.h and the GpuTrainer, handed to the engine that
+// loaded this module.
 #include <string>
 #include <utility>
 
 #include "device/gpu_backend_api.hpp"
 #include "device_query.h"
 #include "distribute/gpu_trainer.hpp"
+#include "distribute/gpu_trainer_api.hpp"
 
 #ifndef DISTLAB_VERSION
 #define DISTLAB_VERSION "unknown"
@@ -52,11 +54,17 @@ std::unique_ptr<Trainer> makeTrainer(const RunConfig& config, DataSplit data, Gp
     return std::make_unique<GpuTrainer>(config, std::move(data), std::move(plan));
 }
 
-const GpuBackendApi kApi{kGpuBackendAbi, DISTLAB_VERSION, &probeGpus, &makeTrainer};
+const GpuBackendApi kBackend{kGpuBackendAbi, DISTLAB_VERSION, &probeGpus};
+const GpuTrainerApi kTrainer{&makeTrainer};
 
 }  // namespace
 }  // namespace distlab
 
+// The module's two exported symbols (gpu_backend_api.hpp, gpu_trainer_api.hpp); all else is hidden.
 extern "C" __attribute__((visibility("default"))) const distlab::GpuBackendApi* distlab_gpu_backend() {
-    return &distlab::kApi;
+    return &distlab::kBackend;
+}
+
+extern "C" __attribute__((visibility("default"))) const distlab::GpuTrainerApi* distlab_gpu_trainer_api() {
+    return &distlab::kTrainer;
 }

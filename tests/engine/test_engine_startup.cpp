@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "device/gpu_backend.hpp"
+#include "distribute/gpu_trainer_api.hpp"
 #include "distlab/device/device_info.hpp"
 #include "model/matrix_product.hpp"
 
@@ -62,6 +63,10 @@ private slots:
             QVERIFY(mapped("libdistlab-cuda.so") && mapped("libcudart.so"));
             QVERIFY(report.gpuBackendError.empty());
             QVERIFY(report.cudaBuiltIn);
+            // The module's second table, which Trainer::create reaches for gpu:K (no GPU needed to find it).
+            using Entry = const GpuTrainerApi* (*)();
+            const auto entry = reinterpret_cast<Entry>(::dlsym(gpuBackend().library, kGpuTrainerEntry));
+            QVERIFY2(entry != nullptr && entry() != nullptr && entry()->makeTrainer != nullptr, kGpuTrainerEntry);
         } else {
             QVERIFY(!mapped("libdistlab-cuda.so"));
             QVERIFY(!report.gpuBackendError.empty());

@@ -72,6 +72,7 @@ GpuBackend loadGpuBackend(const std::string& path) {
                          std::to_string(kGpuBackendAbi) + ")";
     } else {
         backend.api = api;
+        backend.library = library;
         return backend;  // stays loaded for the life of the process
     }
     ::dlclose(library);

@@ -11,6 +11,7 @@ namespace distlab {
 
 struct GpuBackend {
     const GpuBackendApi* api = nullptr;  ///< null where the module did not load
+    void* library = nullptr;             ///< its dlopen handle, for the module's other tables; null where it did not load
     std::string module;                  ///< the module's path: loaded, or the one that failed; empty if none was found
     std::string whyNot;                  ///< why it did not load (a sentence naming the file and dlerror's text); empty once loaded
 };

@@ -1,7 +1,10 @@
 #include "distribute/gpu_trainer_factory.hpp"
 
+#include <dlfcn.h>
+
 #include "device/gpu_backend.hpp"
 #include "distlab/device/device_info.hpp"
+#include "distribute/gpu_trainer_api.hpp"
 
 namespace distlab {
 
@@ -17,7 +20,12 @@ Result<GpuPlan> planGpuRunHere(const RunConfig& config) {
 std::unique_ptr<Trainer> makeGpuTrainer(const RunConfig& config, DataSplit data, GpuPlan plan) {
     const GpuBackend& backend = gpuBackend();
     if (backend.api == nullptr) throw TrainingError("strategy.devices: " + backend.whyNot);
-    return backend.api->makeTrainer(config, std::move(data), std::move(plan));
+    using Entry = const GpuTrainerApi* (*)();
+    const auto entry = reinterpret_cast<Entry>(::dlsym(backend.library, kGpuTrainerEntry));
+    const GpuTrainerApi* api = entry != nullptr ? entry() : nullptr;
+    if (api == nullptr || api->makeTrainer == nullptr)
+        throw TrainingError("strategy.devices: the CUDA backend module " + backend.module + " has no " + kGpuTrainerEntry);
+    return api->makeTrainer(config, std::move(data), std::move(plan));
 }
 
 }  // namespace distlab
