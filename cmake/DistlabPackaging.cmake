@@ -103,9 +103,10 @@ instruction set of the machine that built it. Configure with
 -DDISTLAB_NATIVE=OFF for a package that runs on any ${CMAKE_SYSTEM_PROCESSOR} machine.")
 endif()
 if(DISTLAB_HAVE_CUDA)
-  # libcudart, cuBLAS (the GPU trainer's products) and NCCL come from NVIDIA's toolkit under
-  # /usr/local/cuda, not from a Debian package, so dpkg-shlibdeps cannot name a dependency for
-  # them: say so to whoever installs it.
+  # The CUDA backend module (engine/CMakeLists.txt) needs libcudart, cuBLAS and NCCL from NVIDIA's
+  # toolkit, which no Debian package provides: dpkg-shlibdeps names no dependency for them, and the
+  # programs do not need them (they load the module only when a GPU is asked for), so the package
+  # installs and runs anywhere; the description tells whoever wants GPUs what to install.
   set(_distlab_cuda_libs "libcudart.so.${CUDAToolkit_VERSION_MAJOR}, libcublas.so.${CUDAToolkit_VERSION_MAJOR}")
   if(DISTLAB_NCCL_LIBRARY)
     file(REAL_PATH "${DISTLAB_NCCL_LIBRARY}" _distlab_nccl_real)
@@ -116,12 +117,14 @@ if(DISTLAB_HAVE_CUDA)
   endif()
   string(APPEND _distlab_description "
 .
-This build links the NVIDIA CUDA ${CUDAToolkit_VERSION_MAJOR} runtime
-(${_distlab_cuda_libs}), which no Debian package provides:
-install NVIDIA's CUDA toolkit, or configure with -DDISTLAB_CUDA=OFF for a
-package that needs Debian packages only.")
-  message(STATUS "DistLab: the Debian package will need ${_distlab_cuda_libs} from the CUDA toolkit "
-                 "(configure with -DDISTLAB_CUDA=OFF for a package that needs Debian packages only)")
+GPU training is in a module (/usr/${DISTLAB_GPU_BACKEND_INSTALL_DIR}/libdistlab-cuda.so) loaded
+only when a run or report asks for a GPU. It needs the NVIDIA CUDA
+${CUDAToolkit_VERSION_MAJOR} runtime (${_distlab_cuda_libs}),
+which no Debian package provides: install NVIDIA's CUDA toolkit for GPUs.
+Without it everything else runs, and 'distlab-cli devices' says why no GPU
+is usable.")
+  message(STATUS "DistLab: the CUDA backend module will need ${_distlab_cuda_libs} from the CUDA toolkit; "
+                 "the programs and the Debian package's Depends do not")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${_distlab_description}")
 

@@ -1,5 +1,6 @@
 #include "app_launcher.hpp"
 
+#include <distlab/device/device_info.hpp>
 #include <distlab/study/study.hpp>
 
 #include <QAction>
@@ -147,6 +148,7 @@ int runApp(int argc, char** argv) {
             return 2;
         }
     }
+    loadOpenBlas();  // before QApplication starts threads: the load sets an environment variable
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("DistLab"));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.distlab.DistLab"));  // Wayland: window <-> desktop entry and icon

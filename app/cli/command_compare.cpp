@@ -46,6 +46,7 @@ std::string metricsLine(const std::string& label, const StepReport& report, cons
     line["comm_ms"] = split[Phase::Communication] * 1e-6;
     line["wait_ms"] = waitingAndIdleNs(split) * 1e-6;
     line["bytes_communicated"] = stepBytesCommunicated(report);
+    if (report.bytesFromRingFormula) line["bytes_from"] = "ring_formula";  // a GPU run's: not counted
     if (test) {
         line["test_loss"] = test->loss;
         if (test->accuracy >= 0) line["test_accuracy"] = test->accuracy;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "distlab/device/device_info.hpp"
 
 namespace {
 
@@ -39,6 +40,9 @@ int main(int argc, char** argv) {
     app.footer(kExitCodes);
     app.require_subcommand(1);
     app.fallthrough();  // `distlab-cli train --version` works too
+    // Once the command line is read and before the command starts a thread (the load sets an
+    // environment variable); --version, --help and usage errors load nothing.
+    app.parse_complete_callback([] { distlab::loadOpenBlas(); });
     int exitCode = 0;
     distlab::cli::addTrainCommand(app, exitCode);
     distlab::cli::addBenchCommand(app, exitCode);

@@ -46,6 +46,7 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
         r.gradNormAfter.resize(n);
         r.replicaLoss.resize(n);
         r.bytesCommunicated = 0;
+        r.bytesFromRingFormula = report.bytesFromRingFormula;
         for (std::size_t i = 0; i < n; ++i) {
             const ReplicaStepStats& s = report.replicas[i];
             if (!s.active) {  // an asynchronous worker that did not contribute: no numbers (null)
@@ -91,7 +92,7 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
                                    span.kind == SpanKind::Pull || span.kind == SpanKind::Push;
                 m_trace->add({device, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step,
                               double(span.beginNs) * 1e-3, double(span.endNs - span.beginNs) * 1e-3, span.microBatch,
-                              span.pack, moves ? span.bytes : -1});
+                              span.pack, moves ? span.bytes : -1, moves && report.bytesFromRingFormula});
             }
             // A parameter-server worker's gradient then waits at the servers until it is applied
             // (its lane's optimizer phase, from the protocol's timestamps).

@@ -200,18 +200,20 @@ private slots:
             QVERIFY2(isDottedVersion(report.cudaRuntimeVersion, 2), report.cudaRuntimeVersion.c_str());
             QVERIFY(report.cudaDriverVersion == "none" || isDottedVersion(report.cudaDriverVersion, 2));
             if (report.ncclBuiltIn) QVERIFY2(isDottedVersion(report.ncclVersion, 3), report.ncclVersion.c_str());
-        } else {
-            QCOMPARE(report.cudaRuntimeVersion, std::string("not built in"));
-            QCOMPARE(report.ncclVersion, std::string("not built in"));
+        } else {  // the CUDA backend module did not load: no CUDA versions, and the loader's reason
+            QCOMPARE(report.cudaRuntimeVersion, std::string("not loaded"));
+            QCOMPARE(report.ncclVersion, std::string("not loaded"));
             QVERIFY(report.gpus.empty());
-            QVERIFY(report.gpuUnavailableReason.rfind("built without CUDA", 0) == 0);
+            QVERIFY(!report.gpuBackendError.empty());
+            QCOMPARE(report.gpuUnavailableReason, report.gpuBackendError);
         }
     }
 
     void jsonHasDocumentedKeys() {
         const DeviceReport report = queryDevices();
         const nlohmann::json json = nlohmann::json::parse(deviceReportToJson(report));
-        for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "cpu_matrix_product", "cpu_openblas_kernels", "gpus", "gpu_usable",
+        for (const char* key : {"cpus", "usable_cpu_threads", "memory_bytes", "compiled_simd", "cpu_matrix_product", "cpu_openblas_kernels",
+                                "cpu_openblas_kernels_chosen_by", "cpu_openblas_library", "gpus", "gpu_backend", "gpu_usable",
                                 "gpu_unavailable_reason", "gpu_training", "built_in", "versions", "logical_devices"}) {
             QVERIFY2(json.contains(key), key);
         }
@@ -221,6 +223,13 @@ private slots:
         QCOMPARE(json["memory_bytes"].get<std::uint64_t>(), report.memoryBytes);
         QCOMPARE(json["cpu_matrix_product"].get<std::string>(), report.cpuMatrixProduct);
         QCOMPARE(json["cpu_openblas_kernels"].get<std::string>(), report.cpuOpenBlasKernels);
+        QCOMPARE(json["cpu_openblas_kernels_chosen_by"].get<std::string>(), report.cpuOpenBlasKernelsChosenBy);
+        QVERIFY(!report.cpuOpenBlasKernelsChosenBy.empty());
+        QCOMPARE(json["cpu_openblas_library"].get<std::string>(), report.cpuOpenBlasLibrary);
+        QVERIFY2(QFile::exists(QString::fromStdString(report.cpuOpenBlasLibrary)), report.cpuOpenBlasLibrary.c_str());
+        QCOMPARE(json["gpu_backend"]["loaded"].get<bool>(), report.gpuBackendLoaded);
+        QCOMPARE(json["gpu_backend"]["error"].is_null(), report.gpuBackendLoaded);
+        if (!report.gpuBackendLoaded) QCOMPARE(json["gpu_backend"]["error"].get<std::string>(), report.gpuBackendError);
         for (const char* key : {"distlab", "cuda_runtime", "cuda_driver", "nvidia_driver", "nccl", "eigen"}) {
             QVERIFY2(json["versions"].contains(key), key);
         }
@@ -261,7 +270,7 @@ private slots:
         QCOMPARE(json["gpu_training"].get<std::string>(), std::string("built, not yet verified on a GPU"));
         QCOMPARE(json["logical_devices"]["gpu"]["training"].get<std::string>(), std::string("built, not yet verified on a GPU"));
         report.cudaBuiltIn = false;
-        QVERIFY(nlohmann::json::parse(deviceReportToJson(report))["gpu_training"].get<std::string>().starts_with("not built in"));
+        QVERIFY(nlohmann::json::parse(deviceReportToJson(report))["gpu_training"].get<std::string>().starts_with("not available"));
         report.cudaBuiltIn = true;
         QCOMPARE(json["logical_devices"]["cpu"]["logical_devices"].get<std::string>(),
                  std::string("cpu:0 .. cpu:N (threads sharing 4 cores)"));

@@ -258,7 +258,8 @@ private slots:
         const QString expected = here.cudaBuiltIn
                                      ? QStringLiteral("strategy.devices[0]: gpu:0: no usable GPU here: ") +
                                            QString::fromStdString(here.gpuUnavailableReason)
-                                     : QStringLiteral("strategy.devices[0]: gpu:0: this distlab was built without CUDA");
+                                     : QStringLiteral("strategy.devices[0]: gpu:0: ") +
+                                           QString::fromStdString(here.gpuBackendError);
         QVERIFY2(message.startsWith(expected), qPrintable(message));
     }
 

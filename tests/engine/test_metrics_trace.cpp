@@ -183,6 +183,41 @@ private slots:
         QCOMPARE(linesOf(path).size(), kLines);
     }
 
+    // A GPU run's bytes are the ring all-reduce's formula, not a count: the metrics line and the
+    // trace's span say so; a counted run's lines stay as they were.
+    void ringFormulaBytesAreLabelled() {
+        QTemporaryDir folder;
+        const QString metrics = folder.filePath("m.jsonl");
+        auto writer = MetricsWriter::open(metrics.toStdString());
+        QVERIFY(writer.ok());
+        MetricsRecord record = sampleRecord();
+        writer->write(record);
+        record.bytesFromRingFormula = true;
+        writer->write(record);
+        QVERIFY(writer->close().ok());
+        const QList<QByteArray> lines = linesOf(metrics);
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(!json::parse(lines[0].toStdString()).contains("bytes_from"));
+        QVERIFY2(lines[1].contains(R"("bytes_communicated":9007199254740993,"bytes_from":"ring_formula",)"), lines[1].constData());
+
+        const QString trace = folder.filePath("t.json");
+        auto spans = ChromeTraceWriter::open(trace.toStdString(), "gpu", devices());
+        QVERIFY(spans.ok());
+        spans->add({0, "all_reduce", "communication", 1, 1.0, 2.0, -1, 0, 4096, true});
+        spans->add({0, "all_reduce", "communication", 1, 4.0, 2.0, -1, 0, 4096, false});
+        QVERIFY(spans->close().ok());
+        const json events = json::parse(readAll(trace).toStdString())["traceEvents"];
+        int labelled = 0, counted = 0;
+        for (const json& event : events) {
+            if (!event.contains("args") || !event["args"].contains("bytes")) continue;
+            QCOMPARE(event["args"]["bytes"].get<std::int64_t>(), std::int64_t{4096});
+            if (event["args"].value("bytes_from", "") == "ring_formula") ++labelled;
+            else ++counted;
+        }
+        QCOMPARE(labelled, 1);
+        QCOMPARE(counted, 1);
+    }
+
     void traceIsValidAndExact() {
         QTemporaryDir folder;
         const QString path = folder.filePath("t.json");

@@ -13,12 +13,14 @@ bundle="$(realpath -m "${2:-$source_dir/build/test-bundle.tar.xz}")"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 cd "$build_dir"
-# The test programs and the CTest files that name them, at their places in the build tree.
+# The test programs, the CTest files that name them and the CUDA backend module the programs load
+# (from where this build made it), at their places in the build tree.
 while IFS= read -r -d '' file; do
   mkdir -p "$stage/build/$(dirname "$file")"
   cp "$file" "$stage/build/$file"
 done < <(find . \( -path ./tests/ui -o -path ./ui -o -name CMakeFiles -o -name '*_autogen' \) -prune -o \
-  \( -name CTestTestfile.cmake -o -type f -executable \( -path './tests/*/test_*' -o -path ./app/cli/distlab-cli \) \) -print0)
+  \( -name CTestTestfile.cmake -o -type f -executable \( -path './tests/*/test_*' -o -path ./app/cli/distlab-cli \
+     -o -path ./engine/libdistlab-cuda.so \) \) -print0)
 # Every library they load but glibc's, the compiler's runtime and CUDA's (whose names are matched
 # whole: libicudata would match a bare "cuda").
 mkdir -p "$stage/lib"

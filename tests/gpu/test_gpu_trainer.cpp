@@ -270,6 +270,8 @@ void ringTelemetry() {
     std::printf("  4 logical GPUs, phases (µs): compute %.1f, communication %.1f, optimizer %.1f\n", split[Phase::Compute] / 1e3,
                 split[Phase::Communication] / 1e3, split[Phase::Optimizer] / 1e3);
     expect(split[Phase::Communication] > 0.0 && report.replicas[0].bytesSent > 0, "the ring's time and bytes are reported");
+    // Not a count: the ring's formula, 2 (N - 1) / N of the gradient's bytes, and the report says so.
+    expect(report.bytesFromRingFormula, "the ring's bytes are marked as the ring's formula");
     const ReplicaStepStats& r0 = report.replicas[0];
     expect(r0.gradNormBefore > 0.0 && r0.gradNormAfter > 0.0 && r0.gradNormAfter != r0.gradNormBefore,
            "the reduced gradient's norm is measured after the ring, the replica's own before it");

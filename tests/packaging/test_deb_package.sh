@@ -10,8 +10,9 @@
 #
 # BUILD_DIR must be built: cpack packages what is there and builds nothing (a man page older than
 # its source fails the check). ctest registers this as `deb_package` (label packaging).
-# The package may be built with -march=native (DISTLAB_NATIVE) or with CUDA: this test does not
-# care, it runs the binaries on the machine that built them.
+# The package may be built with -march=native (DISTLAB_NATIVE) or with CUDA: it runs the binaries on
+# the machine that built them, and with CUDA checks that the CUDA backend is a module in the package
+# that the programs do not link and that Depends does not name the CUDA libraries.
 set -euo pipefail
 
 readonly APP_ID="io.github.distlab.DistLab"  # desktop file, icon and AppStream id (cmake/DistlabPackaging.cmake)
@@ -77,6 +78,9 @@ depends="$(field Depends)"
 [[ -n "$depends" ]] || fail "no Depends: dpkg-shlibdeps did not run (CPACK_DEBIAN_PACKAGE_SHLIBDEPS)"
 [[ ", $depends," =~ ,\ libc6[\ ,] ]] || fail "Depends does not name libc6: $depends"
 [[ ", $depends," =~ ,\ libqt6[a-z0-9-]+[\ ,] ]] || fail "Depends does not name a libqt6 package: $depends"
+# The CUDA backend module's libraries come from NVIDIA's toolkit, not from Debian: Depends must not
+# need them, so the package installs where they are absent.
+if grep -qiE 'cuda|cublas|nccl' <<<"$depends"; then fail "Depends names a CUDA library: $depends"; fi
 ok "control fields (Depends: $depends)"
 
 # --- Contents --------------------------------------------------------------------------------------
@@ -98,16 +102,24 @@ done
 for lesson in "$source_dir"/resources/lessons/*.lesson.json; do
   required+=("./usr/share/distlab/lessons/$(basename "$lesson")")
 done
+# The CUDA backend module, where this build made one (engine/libdistlab-cuda.so), in the package's
+# lib folder, where the programs look for it relative to themselves.
+gpu_module=""
+if [[ -f "$build_dir/engine/libdistlab-cuda.so" ]]; then
+  gpu_module="$(grep -E '/distlab/libdistlab-cuda\.so$' "$work/paths.txt" || true)"
+  [[ "$gpu_module" == ./usr/lib/*distlab/libdistlab-cuda.so ]] || fail "the package lacks the CUDA backend module in usr/lib/.../distlab"
+  gpu_module="${gpu_module#.}"
+fi
 for path in "${required[@]}"; do
   grep -qxF -- "$path" "$work/paths.txt" || fail "the package lacks $path"
 done
-if grep -vE '^\./(usr/((bin|share)(/.*)?)?)?$' "$work/paths.txt" >"$work/stray.txt"; then
-  fail "the package installs outside /usr/bin and /usr/share: $(tr '\n' ' ' <"$work/stray.txt")"
+if grep -vE '^\./(usr/((bin|share)(/.*)?|lib(/[a-z0-9_-]+)?(/distlab(/libdistlab-cuda\.so)?)?)?)?$' "$work/paths.txt" >"$work/stray.txt"; then
+  fail "the package installs outside /usr/bin, /usr/share and the CUDA module's folder: $(tr '\n' ' ' <"$work/stray.txt")"
 fi
 if awk '$2 != "root/root"' "$work/contents.txt" | grep -q .; then
   fail "files not owned by root/root: $(awk '$2 != "root/root" {print $6}' "$work/contents.txt" | tr '\n' ' ')"
 fi
-ok "contents: ${#required[@]} required files, ${#examples[@]} examples, nothing outside /usr/bin and /usr/share"
+ok "contents: ${#required[@]} required files, ${#examples[@]} examples${gpu_module:+, $gpu_module}, nothing elsewhere"
 
 root="$work/root"
 dpkg-deb -x "$deb" "$root" || fail "dpkg-deb -x cannot unpack $deb"
@@ -139,6 +151,25 @@ for program in distlab distlab-cli; do
   done < <(readelf -d "$bin/$program" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p')
 done
 ok "every library the binaries need comes from a package in Depends"
+
+# --- The CUDA backend loads from the package, and only when asked ---------------------------------
+for program in distlab distlab-cli; do
+  if readelf -d "$bin/$program" | grep -qE 'NEEDED.*\[lib(cudart|cublas|cublasLt|nccl)\.'; then
+    fail "usr/bin/$program links a CUDA library: it must load the CUDA backend module only for GPUs"
+  fi
+done
+if [[ -n "$gpu_module" ]]; then
+  "$bin/distlab-cli" devices >"$work/devices.json" 2>&1 || fail "distlab-cli devices failed: $(cat "$work/devices.json")"
+  python3 - "$work/devices.json" "$root$gpu_module" <<'EOF' || fail "distlab-cli devices does not report the package's CUDA backend module"
+import json, os, sys
+backend = json.load(open(sys.argv[1]))["gpu_backend"]
+# Loaded where the CUDA libraries are installed; elsewhere the reason names the module and the loader's error.
+ok = os.path.realpath(backend["module"] or "") == os.path.realpath(sys.argv[2]) and (backend["loaded"] or "could not be loaded" in backend["error"])
+print("gpu_backend:", backend, file=sys.stdout if ok else sys.stderr)
+sys.exit(0 if ok else 1)
+EOF
+  ok "distlab-cli devices finds the CUDA backend module in the package"
+fi
 
 # --- Desktop entry, icon, AppStream metainfo --------------------------------------------------------
 desktop="$root/usr/share/applications/$APP_ID.desktop"

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "bridge/comm_stats.hpp"
 #include "bridge/decimated_series.hpp"
 #include "charts/chart_axis.hpp"
 #include "bridge/run_history.hpp"
@@ -323,6 +324,32 @@ private slots:
         QCOMPARE(row.waitingMs, (cli[Phase::Waiting] + cli[Phase::Idle]) / 1e6);
         QCOMPARE(row.computeMs, 2.0);  // worked: (3 + 1) / 2 ms
         QCOMPARE(row.waitingMs, 3.5);  // waiting (0.5 + 2.5) / 2 plus idle (3 + 1) / 2
+    }
+
+    // A GPU run's bytes are the ring's formula, not a count: the flag rides from the StepReport
+    // through the ring records to the communication view's statistics, which label the bytes.
+    void ringFormulaBytesReachTheViewsMarked() {
+        for (const bool formula : {false, true}) {
+            StepReport report;
+            report.step = 1;
+            report.endNs = 2'000'000;
+            report.bytesFromRingFormula = formula;
+            report.replicas.resize(2);
+            for (ReplicaStepStats& s : report.replicas) {
+                s.computeEndNs = 500'000;
+                s.commEndNs = 1'000'000;
+                s.updateEndNs = 1'500'000;
+                s.bytesSent = 1536;
+            }
+            RunHistory history(2);
+            const ReplicaRecord records[2] = {toReplicaRecord(report, 0, 1), toReplicaRecord(report, 1, 1)};
+            const ReplicaRecord* pointers[2] = {&records[0], &records[1]};
+            history.addStep(toStepRecord(report), pointers);
+            CommStats stats;
+            QCOMPARE(stats.update(history, 2048), 1);
+            QCOMPARE(stats.lastBytesSent(1), std::int64_t{1536});
+            QCOMPARE(stats.bytesFromRingFormula(), formula);
+        }
     }
 
     void oneDrainOfManyStepsKeepsEveryStepAndTheNewestDetail() {

@@ -15,6 +15,8 @@
 
 #include <Eigen/Core>
 
+#include <distlab/device/device_info.hpp>
+
 #include "help/about_dialog.hpp"
 #include "help/help_browser.hpp"
 #include "main_window.hpp"
@@ -184,6 +186,12 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("packed-avx512")) || text.contains(QStringLiteral("packed-avx2")) ||
                 text.contains(QStringLiteral("openblas")));
         QVERIFY(text.contains(QStringLiteral("NCCL")) && text.contains(QStringLiteral("CUDA")));
+        // Which OpenBLAS, its kernels and who chose them; and why the CUDA backend did not load, where it did not.
+        const DeviceReport report = queryDevices();
+        QVERIFY2(text.contains(QString::fromStdString(report.cpuOpenBlasLibrary)), qPrintable(text));
+        QVERIFY2(text.contains(QString::fromStdString(report.cpuOpenBlasKernels) + QStringLiteral(" (chosen by ")), qPrintable(text));
+        if (!report.gpuBackendLoaded)
+            QVERIFY2(text.contains(QString::fromStdString(report.gpuBackendError).toHtmlEscaped()), qPrintable(text));
     }
 };
 

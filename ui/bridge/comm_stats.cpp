@@ -28,6 +28,7 @@ void CommStats::reset() {
     m_lastStep = 0;
     m_steps = 0;
     m_missed = 0;
+    m_bytesFromRingFormula = false;
     ++m_version;
 }
 
@@ -54,6 +55,7 @@ int CommStats::update(const RunHistory& history, std::int64_t gradientBytes) {
             const PhaseSplit phases = splitPhases(stepTimes(record));
             const auto reductionNs = static_cast<std::int64_t>(phases[Phase::Communication] + phases[Phase::Waiting]);
             m_lastBytes[index] = record.bytesSent;
+            m_bytesFromRingFormula = record.bytesFromRingFormula;
             m_bytesSent[index] += record.bytesSent;
             m_communicationNs[index] += reductionNs;
             m_waitNs[index] += static_cast<std::int64_t>(phases[Phase::Waiting]);

@@ -43,6 +43,8 @@ public:
     /// latest: a run sends the same bytes every step).
     std::int64_t lastBytesSent(int replica) const;
     std::int64_t totalBytesSent(int replica) const;
+    /// The bytes are the ring's formula, not a count (the last record's ReplicaRecord::bytesFromRingFormula: GPU runs).
+    bool bytesFromRingFormula() const { return m_bytesFromRingFormula; }
     /// Replica r's time in the all-reduce over the steps taken, and the part it waited for peers, ns
     /// (divide by stepsTaken() for a mean).
     std::int64_t totalCommunicationNs(int replica) const;
@@ -61,6 +63,7 @@ private:
     std::int64_t m_lastStep = 0;
     std::int64_t m_steps = 0;
     std::int64_t m_missed = 0;
+    bool m_bytesFromRingFormula = false;
     std::uint64_t m_version = 0;
 };
 

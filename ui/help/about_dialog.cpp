@@ -22,8 +22,8 @@ QString row(const QString& name, const QString& value) {
 
 QString aboutText(const DeviceReport& report) {
     QString gpus;
-    if (!report.cudaBuiltIn) {
-        gpus = AboutDialog::tr("CUDA not built in");
+    if (!report.gpuBackendLoaded) {
+        gpus = AboutDialog::tr("none: the CUDA backend did not load: %1").arg(text(report.gpuBackendError));
     } else if (report.gpus.empty()) {
         gpus = AboutDialog::tr("none usable: %1").arg(text(report.gpuUnavailableReason));
     } else {
@@ -37,7 +37,9 @@ QString aboutText(const DeviceReport& report) {
     html += row(AboutDialog::tr("Qt"), AboutDialog::tr("%1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
     html += row(AboutDialog::tr("Eigen"), text(report.eigenVersion));
     html += row(AboutDialog::tr("Matrix products"), text(report.cpuMatrixProduct));
-    html += row(AboutDialog::tr("OpenBLAS kernels"), text(report.cpuOpenBlasKernels));
+    html += row(AboutDialog::tr("OpenBLAS kernels"),
+                AboutDialog::tr("%1 (chosen by %2)").arg(text(report.cpuOpenBlasKernels), text(report.cpuOpenBlasKernelsChosenBy)));
+    html += row(AboutDialog::tr("OpenBLAS library"), text(report.cpuOpenBlasLibrary));
     html += row(AboutDialog::tr("CUDA runtime"), text(report.cudaRuntimeVersion));
     html += row(AboutDialog::tr("NCCL"), text(report.ncclVersion));
     html += row(AboutDialog::tr("GPUs"), gpus);

@@ -135,8 +135,11 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
         const std::int64_t meanNs = taken > 0 ? stats.totalCommunicationNs(r) / taken : 0;
         const std::int64_t waitNs = taken > 0 ? stats.totalWaitNs(r) / taken : 0;
         setCell(*m_devices, r, 0, tr("cpu:%1").arg(r), {}, replicaColor(r));
-        setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)), sentTip);
-        setCell(*m_devices, r, 2, formatBytes(stats.totalBytesSent(r)), tr("over %1 steps").arg(steps));
+        const QString formula = stats.bytesFromRingFormula() ? tr("the ring's formula 2(N−1)/N × gradient, not counted") : QString();
+        setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)) + (formula.isEmpty() ? QString() : tr(" (formula)")),
+                formula.isEmpty() ? sentTip : formula);
+        setCell(*m_devices, r, 2, formatBytes(stats.totalBytesSent(r)) + (formula.isEmpty() ? QString() : tr(" (formula)")),
+                formula.isEmpty() ? tr("over %1 steps").arg(steps) : tr("over %1 steps; %2").arg(steps).arg(formula));
         setCell(*m_devices, r, 3, formatNs(meanNs),
                 tr("Mean time per step from the end of cpu:%1's backward pass to the end of its all-reduce; %2 of it "
                    "waiting for peers.").arg(r).arg(formatNs(waitNs)));

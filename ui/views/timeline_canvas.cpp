@@ -159,6 +159,7 @@ QString TimelineCanvas::describeAt(const QPoint& position) const {
                                    .arg(QString::fromLatin1(phaseName(part.phase)), formatMs(part.endNs - part.beginNs));
                 if (part.phase == Phase::Communication) {
                     text += tr("\nof which waiting for peers: %1\nbytes sent: %2").arg(formatMs(record.commWaitNs)).arg(times->bytesSent);
+                    if (times->bytesFromRingFormula) text += tr(" (the ring's formula 2(N−1)/N × gradient, not counted)");
                 }
                 return text;
             }

@@ -15,6 +15,7 @@ namespace distlab::ui {
 struct TimelineLaneTimes {
     StepTimes times;
     std::int64_t bytesSent = 0;  ///< in the step's reduction
+    bool bytesFromRingFormula = false;  ///< bytesSent is the ring's formula, not a count (GPU runs)
 };
 
 class TimelineSource {

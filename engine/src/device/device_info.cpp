@@ -1,5 +1,5 @@
-// queryDevices: reads /proc for the CPUs and memory, asks the CUDA runtime (through the C bridge in
-// engine/cuda/device_query.h) for GPUs, and records the library versions built in.
+// queryDevices: reads /proc for the CPUs and memory, asks the CUDA backend module (gpu_backend.hpp;
+// it loads at this first GPU question) for GPUs, and records the library versions in use.
 #include "distlab/device/device_info.hpp"
 
 #include <Eigen/Core>
@@ -13,9 +13,7 @@
 
 #include "model/matrix_product.hpp"
 
-#if defined(DISTLAB_HAVE_CUDA)
-#include "device_query.h"
-#endif
+#include "device/gpu_backend.hpp"
 
 #ifndef DISTLAB_VERSION
 #define DISTLAB_VERSION "unknown"
@@ -25,6 +23,7 @@ namespace distlab {
 namespace {
 
 constexpr const char* kNotBuiltIn = "not built in";
+constexpr const char* kNotLoaded = "not loaded";
 // cudaError_t values are part of the CUDA ABI; named here so this file needs no CUDA header.
 constexpr int kCudaErrorInsufficientDriver = 35;
 constexpr int kCudaErrorNoDevice = 100;
@@ -93,49 +92,21 @@ void probeCpus(DeviceReport& report) {
     report.compiledSimd = compiledSimd();
 }
 
-#if defined(DISTLAB_HAVE_CUDA)
+/// The GPUs as the CUDA backend module sees them; where it did not load, why (and no CUDA versions).
 void probeGpus(DeviceReport& report) {
-    DistlabCudaStatus status;
-    distlabCudaQueryStatus(&status);
-    report.cudaBuiltIn = true;
-    report.cudaRuntimeVersion = formatCudaVersion(status.runtimeVersion);
-    report.cudaDriverVersion = status.driverVersion > 0 ? formatCudaVersion(status.driverVersion) : "none";
-    report.ncclBuiltIn = status.ncclBuiltIn != 0;
-    report.ncclVersion = !report.ncclBuiltIn ? kNotBuiltIn
-                         : status.ncclVersion > 0 ? formatNcclVersion(status.ncclVersion)
-                                                  : "unknown";
-    if (status.errorCode != 0) {
-        report.gpuUnavailableReason =
-            describeCudaError(status.errorCode, status.errorName, status.errorString, status.driverVersion);
+    const GpuBackend& backend = gpuBackend();
+    report.gpuBackendModule = backend.module;
+    if (backend.api == nullptr) {
+        report.cudaRuntimeVersion = kNotLoaded;
+        report.cudaDriverVersion = kNotLoaded;
+        report.ncclVersion = kNotLoaded;
+        report.gpuBackendError = backend.whyNot;
+        report.gpuUnavailableReason = backend.whyNot;
         return;
     }
-    std::string lastError;
-    for (int index = 0; index < status.deviceCount; ++index) {
-        DistlabGpuProperties properties;
-        if (distlabCudaQueryGpu(index, &properties) != 0) {
-            lastError = "GPU " + std::to_string(index) + ": " + properties.errorString;
-            continue;
-        }
-        GpuInfo gpu;
-        gpu.index = index;
-        gpu.name = properties.name;
-        gpu.memoryBytes = properties.totalMemoryBytes;
-        gpu.computeMajor = properties.computeMajor;
-        gpu.computeMinor = properties.computeMinor;
-        gpu.multiprocessors = properties.multiprocessors;
-        report.gpus.push_back(std::move(gpu));
-    }
-    if (report.gpus.empty()) report.gpuUnavailableReason = lastError.empty() ? "no CUDA device" : lastError;
+    report.gpuBackendLoaded = true;
+    backend.api->probeGpus(report);
 }
-#else
-void probeGpus(DeviceReport& report) {
-    report.cudaRuntimeVersion = kNotBuiltIn;
-    report.cudaDriverVersion = kNotBuiltIn;
-    report.ncclVersion = kNotBuiltIn;
-    report.gpuUnavailableReason =
-        "built without CUDA (configure with -DDISTLAB_CUDA=ON where the CUDA toolkit is installed)";
-}
-#endif
 
 }  // namespace
 
@@ -169,6 +140,8 @@ std::string cpuMatrixProduct() { return kernels::floatProductPath(); }
 
 std::string cpuOpenBlasKernels() { return kernels::openBlasKernels(); }
 
+void loadOpenBlas() { kernels::loadOpenBlas(); }
+
 DeviceReport queryDevices() {
     DeviceReport report;
     probeCpus(report);
@@ -176,6 +149,8 @@ DeviceReport queryDevices() {
     report.nvidiaDriverVersion = nvidiaKernelModuleVersion();
     report.cpuMatrixProduct = cpuMatrixProduct();
     report.cpuOpenBlasKernels = cpuOpenBlasKernels();
+    report.cpuOpenBlasKernelsChosenBy = kernels::openBlasKernelsChosenBy();
+    report.cpuOpenBlasLibrary = kernels::openBlasLibrary();
     report.eigenVersion = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                           std::to_string(EIGEN_MINOR_VERSION);
     report.distlabVersion = DISTLAB_VERSION;

@@ -82,7 +82,12 @@ std::string deviceReportToJson(const DeviceReport& report) {
     root["compiled_simd"] = report.compiledSimd;
     root["cpu_matrix_product"] = report.cpuMatrixProduct;
     root["cpu_openblas_kernels"] = report.cpuOpenBlasKernels;
+    root["cpu_openblas_kernels_chosen_by"] = report.cpuOpenBlasKernelsChosenBy;
+    root["cpu_openblas_library"] = report.cpuOpenBlasLibrary;
     root["gpus"] = gpusJson(report);
+    root["gpu_backend"] = {{"loaded", report.gpuBackendLoaded},
+                           {"module", report.gpuBackendModule.empty() ? ordered_json() : ordered_json(report.gpuBackendModule)},
+                           {"error", report.gpuBackendLoaded ? ordered_json() : ordered_json(report.gpuBackendError)}};
     root["gpu_usable"] = !report.gpus.empty();
     root["gpu_unavailable_reason"] = report.gpus.empty() ? ordered_json(report.gpuUnavailableReason) : ordered_json();
     root["gpu_training"] = gpuTrainingStatus(report);

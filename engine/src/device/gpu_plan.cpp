@@ -60,7 +60,7 @@ Result<GpuReduction> chooseReduction(const RunConfig& config, const std::vector<
 }  // namespace
 
 std::string gpuTrainingStatus(const DeviceReport& report) {
-    if (!report.cudaBuiltIn) return "not built in (no CUDA toolkit when this distlab was configured)";
+    if (!report.cudaBuiltIn) return "not available (the CUDA backend module did not load)";
     return kGpuTrainingVerified ? "verified on a GPU" : "built, not yet verified on a GPU";
 }
 

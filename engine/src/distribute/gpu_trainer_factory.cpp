@@ -1,33 +1,31 @@
 #include "distribute/gpu_trainer_factory.hpp"
 
-#include "distlab/device/device_info.hpp"
+#include <dlfcn.h>
 
-#if DISTLAB_HAVE_CUDA
-#include "distribute/gpu_trainer.hpp"
-#endif
+#include "device/gpu_backend.hpp"
+#include "distlab/device/device_info.hpp"
+#include "distribute/gpu_trainer_api.hpp"
 
 namespace distlab {
-namespace {
-constexpr const char* kNoCuda = "this distlab was built without CUDA (no toolkit was found when it was configured); "
-                                "use cpu:K devices";
-}  // namespace
 
 Result<GpuPlan> planGpuRunHere(const RunConfig& config) {
-#if DISTLAB_HAVE_CUDA
+    const GpuBackend& backend = gpuBackend();
+    if (backend.api == nullptr) {
+        const std::string first = config.strategy.devices.empty() ? "gpu:0" : config.strategy.devices.front().toString();
+        return Error{"strategy.devices[0]: " + first + ": " + backend.whyNot};
+    }
     return planGpuRun(config, queryDevices());
-#else
-    const std::string first = config.strategy.devices.empty() ? "gpu:0" : config.strategy.devices.front().toString();
-    return Error{"strategy.devices[0]: " + first + ": " + kNoCuda};
-#endif
 }
 
 std::unique_ptr<Trainer> makeGpuTrainer(const RunConfig& config, DataSplit data, GpuPlan plan) {
-#if DISTLAB_HAVE_CUDA
-    return std::make_unique<GpuTrainer>(config, std::move(data), std::move(plan));
-#else
-    (void)config, (void)data, (void)plan;
-    throw TrainingError(std::string("strategy.devices: ") + kNoCuda);
-#endif
+    const GpuBackend& backend = gpuBackend();
+    if (backend.api == nullptr) throw TrainingError("strategy.devices: " + backend.whyNot);
+    using Entry = const GpuTrainerApi* (*)();
+    const auto entry = reinterpret_cast<Entry>(::dlsym(backend.library, kGpuTrainerEntry));
+    const GpuTrainerApi* api = entry != nullptr ? entry() : nullptr;
+    if (api == nullptr || api->makeTrainer == nullptr)
+        throw TrainingError("strategy.devices: the CUDA backend module " + backend.module + " has no " + kGpuTrainerEntry);
+    return api->makeTrainer(config, std::move(data), std::move(plan));
 }
 
 }  // namespace distlab

@@ -86,6 +86,7 @@ void ChromeTraceWriter::add(const TraceSpan& span) {
     if (span.bytes >= 0) {
         event += ",\"bytes\":";
         json_append::integer(event, span.bytes);
+        if (span.bytesFromRingFormula) event += ",\"bytes_from\":\"ring_formula\"";
     }
     event += "}}";
     m_file.append(event);

@@ -50,6 +50,7 @@ void MetricsWriter::write(const MetricsRecord& record) {
     appendField(line, ",\"wait_ms\":", record.waitMs);
     line += ",\"bytes_communicated\":";
     json_append::integer(line, record.bytesCommunicated);
+    if (record.bytesFromRingFormula) line += ",\"bytes_from\":\"ring_formula\"";
     appendArray(line, ",\"grad_norm_before\":", record.gradNormBefore);
     appendArray(line, ",\"grad_norm_after\":", record.gradNormAfter);
     appendArray(line, ",\"replica_loss\":", record.replicaLoss);

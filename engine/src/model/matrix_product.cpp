@@ -49,14 +49,21 @@ const char* openBlasCoreType() {
 struct OpenBlas {
     SgemmFunction sgemm = nullptr;
     const char* (*coreName)() = nullptr;
+    const char* chosenBy = "";
     std::string error;
 
     // OpenBLAS picks its kernels once, when it is loaded, reading OPENBLAS_CORETYPE: so it is loaded
-    // here rather than linked, at static initialisation (one thread, before main), with that
-    // variable set from the CPU's instruction sets for the load only (programs this process starts,
-    // PyTorch among them, make their own choice). A value the user set wins.
+    // here rather than linked, with that variable set from the CPU's instruction sets for the load
+    // only (programs this process starts, PyTorch among them, make their own choice). A value the
+    // user set wins. Not at static initialisation: a program that never multiplies (--version,
+    // --help) loads nothing, and the programs load it in main, before their threads start, since
+    // setenv races with any other thread's getenv.
     OpenBlas() {
-        const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? openBlasCoreType() : nullptr;
+        const bool userChose = std::getenv("OPENBLAS_CORETYPE") != nullptr;
+        const char* core = userChose ? nullptr : openBlasCoreType();
+        chosenBy = userChose ? "OPENBLAS_CORETYPE (set by the user)"
+                   : core != nullptr ? "DistLab (from the CPU's instruction sets)"
+                                     : "OpenBLAS (its table of CPU models: no AVX2 here)";
         if (core != nullptr) ::setenv("OPENBLAS_CORETYPE", core, /*overwrite=*/1);
         void* library = ::dlopen(DISTLAB_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
         if (core != nullptr) ::unsetenv("OPENBLAS_CORETYPE");
@@ -72,7 +79,11 @@ struct OpenBlas {
     }
 };
 
-const OpenBlas kOpenBlas;
+/// Loaded at the first call (thread-safe, once per process).
+const OpenBlas& openBlas() {
+    static const OpenBlas library;
+    return library;
+}
 
 /// Below this many multiply-adds a product is a few microseconds, and the packed product's fixed
 /// costs (packing into padded strips, masked stores) made W2's tiny layers slower than OpenBLAS's.
@@ -109,10 +120,17 @@ std::optional<PackedKernel> packedKernelFor(std::int64_t m, std::int64_t n, std:
 
 }  // namespace
 
+void loadOpenBlas() { (void)openBlas(); }
+
+const char* openBlasLibrary() { return DISTLAB_OPENBLAS_LIBRARY; }
+
 const char* openBlasKernels() {
-    if (kOpenBlas.sgemm == nullptr || kOpenBlas.coreName == nullptr) return "none";
-    return kOpenBlas.coreName();
+    const OpenBlas& library = openBlas();
+    if (library.sgemm == nullptr || library.coreName == nullptr) return "none";
+    return library.coreName();
 }
+
+const char* openBlasKernelsChosenBy() { return openBlas().chosenBy; }
 
 const char* floatProductPath() {
     const std::optional<PackedKernel> kernel = chosenPackedKernel();
@@ -154,12 +172,13 @@ void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
         packedProduct(*kernel, opA, opB, m, n, k, a, b, beta, c);
         return;
     }
-    if (kOpenBlas.sgemm == nullptr) throw std::runtime_error(kOpenBlas.error);
+    const OpenBlas& library = openBlas();
+    if (library.sgemm == nullptr) throw std::runtime_error(library.error);
     const auto transpose = [](Op op) { return op == Op::Transpose ? CblasTrans : CblasNoTrans; };
     const auto lda = static_cast<blasint>(opA == Op::Transpose ? m : k);
     const auto ldb = static_cast<blasint>(opB == Op::Transpose ? k : n);
-    kOpenBlas.sgemm(CblasRowMajor, transpose(opA), transpose(opB), static_cast<blasint>(m), static_cast<blasint>(n),
-                    static_cast<blasint>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<blasint>(n));
+    library.sgemm(CblasRowMajor, transpose(opA), transpose(opB), static_cast<blasint>(m), static_cast<blasint>(n),
+                  static_cast<blasint>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<blasint>(n));
 }
 
 }  // namespace distlab::kernels

@@ -53,9 +53,22 @@ double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_
 /// "openblas" (a CPU with neither instruction set, or DISTLAB_MATRIX_PRODUCT=openblas).
 const char* floatProductPath();
 
+/// Loads OpenBLAS and lets it pick its kernels, unless done already (the first product, report or
+/// call does it, once). Sets OPENBLAS_CORETYPE for the load unless the user set it: call it before
+/// starting threads, or let the first product do it. Never throws; a failed load is reported by
+/// openBlasKernels ("none") and refused at the first product that needs OpenBLAS.
+void loadOpenBlas();
+
+/// The OpenBLAS library the engine loads (its OpenMP build, by full path), for reports.
+const char* openBlasLibrary();
+
 /// The kernel type OpenBLAS runs the products it is given on (its openblas_get_corename(): e.g.
-/// "SkylakeX", "Haswell"), for reports; "none" where it could not be loaded.
+/// "SkylakeX", "Haswell"), for reports; "none" where it could not be loaded. Loads it.
 const char* openBlasKernels();
+
+/// Who chose that kernel type: the user's OPENBLAS_CORETYPE, the engine (from the CPU's instruction
+/// sets) or OpenBLAS itself (a CPU without AVX2). Loads it.
+const char* openBlasKernelsChosenBy();
 
 /// The same in double, through Eigen.
 inline void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,

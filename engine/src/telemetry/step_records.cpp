@@ -47,6 +47,7 @@ ReplicaRecord toReplicaRecord(const StepReport& report, int replica, std::uint32
     record.stepEndNs = report.endNs;
     record.commWaitNs = stats.commWaitNs;
     record.bytesSent = stats.bytesSent;
+    record.bytesFromRingFormula = report.bytesFromRingFormula;
     std::copy(std::begin(stats.watched), std::end(stats.watched), std::begin(record.watched));
     record.active = stats.active;
     record.watchGeneration = watchGeneration;

@@ -1,7 +1,8 @@
 #pragma once
 // What this process can train on: the CPUs (from /proc), the CUDA GPUs (through the CUDA runtime,
-// when it was built in), how logical devices are carved from them, and the library versions that
-// were built in. Where no GPU can be used, the report says why.
+// in the CUDA backend module that loads when GPUs are first asked about), how logical devices are
+// carved from them, and the library versions in use. Where no GPU can be used, the report says why:
+// the module not found, not loadable (the CUDA libraries or driver missing), or no device.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,15 +36,20 @@ struct DeviceReport {
     std::vector<std::string> compiledSimd;    ///< SIMD extensions this build was compiled for
     std::vector<GpuInfo> gpus;                ///< usable CUDA GPUs
     std::string gpuUnavailableReason;         ///< why no GPU can be used; empty when gpus is not empty
-    bool cudaBuiltIn = false;
-    bool ncclBuiltIn = false;
-    std::string cudaRuntimeVersion;           ///< "13.0", or "not built in"
-    std::string cudaDriverVersion;            ///< newest CUDA the driver supports, "none", or "not built in"
+    bool gpuBackendLoaded = false;            ///< the CUDA backend module loaded (gpu_backend_api.hpp)
+    std::string gpuBackendModule;             ///< its path: loaded, or the one that failed; empty when none was found
+    std::string gpuBackendError;              ///< why it did not load (names the file, dlerror's text); empty once loaded
+    bool cudaBuiltIn = false;                 ///< CUDA is in this process: the backend module loaded
+    bool ncclBuiltIn = false;                 ///< the loaded module was built with NCCL
+    std::string cudaRuntimeVersion;           ///< "13.0", or "not loaded" (no backend module)
+    std::string cudaDriverVersion;            ///< newest CUDA the driver supports, "none", or "not loaded"
     std::string nvidiaDriverVersion;          ///< kernel module version from /proc/driver/nvidia/version, or "none"
-    std::string ncclVersion;                  ///< "2.28.9", or "not built in"
+    std::string ncclVersion;                  ///< "2.28.9", "not built in" (a module without NCCL), or "not loaded"
     std::string eigenVersion;                 ///< "3.4.0"
     std::string cpuMatrixProduct;             ///< cpuMatrixProduct(): where float products run
     std::string cpuOpenBlasKernels;           ///< cpuOpenBlasKernels(): OpenBLAS's kernel type, "SkylakeX"
+    std::string cpuOpenBlasKernelsChosenBy;   ///< who chose it: the user's OPENBLAS_CORETYPE, DistLab or OpenBLAS
+    std::string cpuOpenBlasLibrary;           ///< the OpenBLAS library loaded (full path)
     std::string distlabVersion;               ///< the project version
 };
 
@@ -64,12 +70,20 @@ std::string cpuMatrixProduct();
 /// OpenBLAS could not be loaded. Cheap; any thread.
 std::string cpuOpenBlasKernels();
 
-/// Probes CPUs, memory and GPUs. Blocks: reads /proc and initialises the CUDA runtime (up to about
-/// a second on a GPU machine). Never throws on a missing file or driver. Any thread may call it.
+/// Loads OpenBLAS, the CPU products' library, and lets it pick its kernels (from the CPU's
+/// instruction sets unless OPENBLAS_CORETYPE is set), unless done already. Nothing is loaded before
+/// main: the programs call this in main, before starting threads (the load sets OPENBLAS_CORETYPE
+/// for its duration, and setenv races with other threads' getenv); elsewhere the first product or
+/// device report does it. Never throws: a failed load is reported (cpuOpenBlasKernels "none").
+void loadOpenBlas();
+
+/// Probes CPUs, memory and GPUs. Blocks: reads /proc, loads the CUDA backend module (once per
+/// process) and initialises the CUDA runtime (up to about a second on a GPU machine). Never throws on a missing file or driver. Any thread may call it.
 DeviceReport queryDevices();
 
 /// The report as pretty-printed JSON with the keys cpus, usable_cpu_threads, memory_bytes, compiled_simd,
-/// cpu_matrix_product, cpu_openblas_kernels, gpus, gpu_usable, gpu_unavailable_reason, built_in, versions, logical_devices. Pure; any thread.
+/// cpu_matrix_product, cpu_openblas_kernels, cpu_openblas_kernels_chosen_by, cpu_openblas_library, gpus,
+/// gpu_backend, gpu_usable, gpu_unavailable_reason, built_in, versions, logical_devices. Pure; any thread.
 std::string deviceReportToJson(const DeviceReport& report);
 
 /// Parses the text of /proc/cpuinfo into one CpuInfo per package ("physical id"); empty when the

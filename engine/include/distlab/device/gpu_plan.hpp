@@ -47,8 +47,8 @@ struct GpuPlan {
 /// then `distlab-cli devices` and the app say "built, not yet verified on a GPU".
 inline constexpr bool kGpuTrainingVerified = false;
 
-/// What users are told about GPU training in this build: "not built in (no CUDA toolkit when this
-/// distlab was configured)", "built, not yet verified on a GPU" or "verified on a GPU". Pure; any thread.
+/// What users are told about GPU training here: "not available (the CUDA backend module did not
+/// load: …)", "built, not yet verified on a GPU" or "verified on a GPU". Pure; any thread.
 std::string gpuTrainingStatus(const DeviceReport& report);
 
 /// The one line `distlab-cli train` prints (on stderr) before a run on gpu:K devices while GPU

@@ -2,7 +2,8 @@
 // Per-step metrics as JSON Lines: one object per line,
 // {"step":..,"epoch":..,"loss":..,"learning_rate":..,"step_ms":..,"compute_ms":..,"optimizer_ms":..,
 //  "comm_ms":..,"wait_ms":..,"bytes_communicated":..,"grad_norm_before":[..],"grad_norm_after":[..],
-//  "replica_loss":[..]} plus "test_loss", "test_accuracy", "train_accuracy" when present.
+//  "replica_loss":[..]} plus "test_loss", "test_accuracy", "train_accuracy" when present, and
+//  "bytes_from":"ring_formula" when the bytes are the ring all-reduce's formula rather than a count.
 // Numbers use the shortest text that reads back exactly; NaN and infinities are written as null.
 // The file is a StagedFile: the target is replaced only by publish() and close(), always with whole lines.
 #include <cstdint>
@@ -29,6 +30,7 @@ struct MetricsRecord {
     double commMs = 0.0;       ///< the reduction, waiting for peers excluded
     double waitMs = 0.0;       ///< waiting for peers inside the reduction, then for the slowest replica
     std::int64_t bytesCommunicated = 0;
+    bool bytesFromRingFormula = false;  ///< bytesCommunicated is the ring's formula (StepReport's): written as "bytes_from"
     std::vector<double> gradNormBefore;  ///< per replica, before reduction
     std::vector<double> gradNormAfter;   ///< per replica, after reduction
     std::vector<double> replicaLoss;     ///< per replica

@@ -64,6 +64,7 @@ struct ReplicaRecord {
     std::int64_t stepEndNs = 0;   ///< when the slowest replica finished (idle until then)
     std::int64_t commWaitNs = 0;  ///< waiting for peers inside the communication
     std::int64_t bytesSent = 0;
+    bool bytesFromRingFormula = false;  ///< bytesSent is the ring's formula, not a count (StepReport's; GPU runs)
     float watched[kMaxWatchedValues] = {};  ///< this replica's copy of each watched value
     std::uint32_t watchGeneration = 0;  ///< which setWatched() choice `watched` reports
     bool active = true;           ///< contributed to the step (always, except async parameter-server workers)

@@ -48,6 +48,10 @@ struct StepReport {
     std::int64_t staleness = 0;     ///< parameter servers: staleness of the applied gradient(s), mean in sync mode
     std::int64_t droppedStale = 0;  ///< parameter servers, sync: stale gradients dropped before this update
     std::int64_t serverBusyNs = 0;  ///< parameter servers: time the servers spent applying this update
+    /// The replicas' bytesSent (and their spans' bytes) are the ring all-reduce's formula,
+    /// 2 (N - 1) / N of the gradient's bytes, not a count: GPU runs, whose NCCL and device-ring
+    /// reductions are not instrumented. Every report that shows them says so.
+    bool bytesFromRingFormula = false;
     std::vector<ReplicaStepStats> replicas;
 };
 

@@ -5,7 +5,8 @@
 // replica's work from one thread), or a thread per GPU calls its own rank's Communicator. Every
 // wait polls NCCL's asynchronous errors and gives up after a timeout, aborting the communicators,
 // so a lost peer stops the run with a TrainingError naming the device instead of hanging it.
-// Built only with CUDA; without NCCL the constructor throws saying NCCL is not built in.
+// Part of the CUDA backend module (engine/cuda/); without NCCL the constructor throws saying NCCL is
+// not built in.
 #include <chrono>
 #include <memory>
 #include <span>

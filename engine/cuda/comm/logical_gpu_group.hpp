@@ -3,7 +3,7 @@
 // refuses two ranks on one GPU, so they reduce over device memory as the CPU ranks of
 // InProcessGroup do over host memory). Buffers given to the communicators are device memory of the
 // rank's logical GPU. Calls return as soon as the work is queued; their Work is done when the rank's
-// stream has reached the end of it. Built only with CUDA (DISTLAB_HAVE_CUDA).
+// stream has reached the end of it. Part of the CUDA backend module (engine/cuda/).
 #include <memory>
 #include <span>
 #include <vector>

@@ -1,6 +1,5 @@
 #include "comm/logical_gpu_group.hpp"
 
-#if DISTLAB_HAVE_CUDA
 #include <stdexcept>
 #include <string>
 
@@ -133,4 +132,3 @@ LogicalGpuGroup::~LogicalGpuGroup() {
 }
 
 }  // namespace distlab
-#endif  // DISTLAB_HAVE_CUDA

@@ -1,6 +1,5 @@
 #include "distribute/gpu_step_graph.hpp"
 
-#if DISTLAB_HAVE_CUDA
 #include <exception>
 
 #include "cuda_math.h"
@@ -38,4 +37,3 @@ void GpuStepGraph::launch() {
 }
 
 }  // namespace distlab
-#endif  // DISTLAB_HAVE_CUDA

@@ -1,6 +1,5 @@
 #include "distribute/gpu_trainer.hpp"
 
-#if DISTLAB_HAVE_CUDA
 #include "comm/logical_gpu_group.hpp"
 #include "comm/nccl_group.hpp"
 #include "cuda_math.h"
@@ -180,8 +179,10 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
     const int replicas = replicaCount();
     const bool reduced = m_plan.reduction != GpuReduction::None;
     const auto gradientBytes = static_cast<std::int64_t>(m_replicas[0]->parameterCount() * sizeof(float));
-    // What a ring all-reduce sends per rank: 2 (n - 1) / n of the buffer.
+    // What a ring all-reduce sends per rank: 2 (n - 1) / n of the buffer. A formula, not a count
+    // (NCCL and the device ring are not instrumented), and the report says so.
     const std::int64_t bytesSent = reduced ? 2 * (replicas - 1) * gradientBytes / replicas : 0;
+    m_report.bytesFromRingFormula = reduced;
     // A peer that never arrives must not hang the wait below: NCCL's wait gives up (and aborts) in time.
     if (m_nccl) m_nccl->waitAll();
     double lossSum = 0.0;
@@ -221,4 +222,3 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
 }
 
 }  // namespace distlab
-#endif  // DISTLAB_HAVE_CUDA

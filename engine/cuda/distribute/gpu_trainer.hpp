@@ -9,7 +9,8 @@
 // checkpoints and weights work unchanged, and whatever a caller writes into it (loaded weights, a
 // resumed checkpoint, then broadcastParameters or restoreProgress) goes to the GPUs before the next
 // step. Each step reads back only its losses, gradient norms, watched values and phase times.
-// Built only with CUDA; Trainer::create builds it through makeGpuTrainer (gpu_trainer_factory.hpp).
+// Part of the CUDA backend module (engine/cuda/): Trainer::create builds it through makeGpuTrainer
+// (gpu_trainer_factory.hpp), which reaches it through the module's table (gpu_trainer_api.hpp).
 #include <atomic>
 #include <memory>
 #include <vector>

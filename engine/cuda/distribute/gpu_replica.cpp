@@ -1,6 +1,5 @@
 #include "distribute/gpu_replica.hpp"
 
-#if DISTLAB_HAVE_CUDA
 #include <cmath>
 
 #include "cuda_math.h"
@@ -259,4 +258,3 @@ GpuShardFigures GpuReplica::collectFigures() {
 }
 
 }  // namespace distlab
-#endif  // DISTLAB_HAVE_CUDA

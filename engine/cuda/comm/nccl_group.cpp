@@ -1,6 +1,5 @@
 #include "comm/nccl_group.hpp"
 
-#if DISTLAB_HAVE_CUDA
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -106,4 +105,3 @@ void NcclGroup::waitAll() {
 }
 
 }  // namespace distlab
-#endif  // DISTLAB_HAVE_CUDA
