@@ -204,7 +204,7 @@ private slots:
             loss.evaluate(model.forward(input, context), targets, 1.0f / batch, grad);
             model.zeroGradients();
             model.backward(input, grad, context);
-            QVERIFY(context.layers[1]->maskInputGradient && context.layers[0]->gradOutputIsPreActivation);
+            QVERIFY(model.stepPlan().layers[1].maskInputGradient && model.stepPlan().layers[0].gradOutputIsPreActivation);
             const std::vector<float> fused(model.store().grads().begin(), model.store().grads().end());
             ModelContext alone = model.makeContext();
             loss.evaluate(model.forward(input, alone), targets, 1.0f / batch, grad);

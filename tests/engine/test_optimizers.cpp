@@ -100,7 +100,8 @@ private slots:
         config.layers = {{"dense", 37, Activation::Relu, ""}, {"dense", 19, Activation::Tanh, ""}, {"dense", 10, Activation::Linear, ""}};
         const std::int64_t features = 53;
         Model unfused(config, features), fused(config, features);
-        QVERIFY(fused.supportsFusedSgd());
+        fused.planStep({.plainSgd = true, .gradientStraightToUpdate = true});
+        QVERIFY(fused.stepPlan().fusesSgd && !unfused.stepPlan().fusesSgd);
         unfused.initialize(InitKind::GlorotUniform, 3);
         fused.initialize(InitKind::GlorotUniform, 3);
         Sgd sgd(0.0f, false, unfused.store().totalSize());
@@ -134,7 +135,9 @@ private slots:
         config.layers = {{"dense", 8, Activation::Relu, ""},
                          LayerConfig{"residual", 0, Activation::Linear, "", {{"dense", 8, Activation::Linear, ""}}, 1},
                          {"dense", 3, Activation::Linear, ""}};
-        QVERIFY(!Model(config, 5).supportsFusedSgd());
+        Model model(config, 5);
+        model.planStep({.plainSgd = true, .gradientStraightToUpdate = true});
+        QVERIFY(!model.stepPlan().fusesSgd);
     }
 
     void sumOfSquaresIsDefinedBlockByBlock() {

@@ -59,7 +59,7 @@ private slots:
         QCOMPARE(bf16.bytes(), std::int64_t{6});
         const Tensor i32({2, 2}, DType::Int32, Device::cpu(2));
         QCOMPARE(i32.bytes(), std::int64_t{16});
-        for (int i = 0; i < 4; ++i) QCOMPARE(i32.dataAs<std::int32_t>()[i], 0);
+        for (int i = 0; i < 4; ++i) QCOMPARE(i32.data<std::int32_t>()[i], 0);
 
         const Tensor values({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f});
         QCOMPARE(values[3], 4.0f);
@@ -80,12 +80,12 @@ private slots:
         const float exact[] = {1.0f, -2.0f, 0.5f, 0.0f};
         for (DType dtype : {DType::Float16, DType::BFloat16}) {
             Tensor t({2, 2}, dtype, Device::cpu(0));
-            std::uint16_t* bits = t.dataAs<std::uint16_t>();
+            std::uint16_t* bits = t.data<std::uint16_t>();
             narrow16(dtype, exact, bits, 4);
             QCOMPARE(bits[0], dtype == DType::Float16 ? std::uint16_t{0x3C00} : std::uint16_t{0x3F80});
             QCOMPARE(bits[1], dtype == DType::Float16 ? floatToHalf(-2.0f) : floatToBfloat16(-2.0f));
             float back[4] = {};
-            widen16(dtype, t.dataAs<std::uint16_t>(), back, 4);
+            widen16(dtype, t.data<std::uint16_t>(), back, 4);
             for (int i = 0; i < 4; ++i) QCOMPARE(back[i], exact[i]);
             // 1/3 rounds to the dtype's nearest value and stays that value.
             bits[0] = dtype == DType::Float16 ? floatToHalf(1.0f / 3.0f) : floatToBfloat16(1.0f / 3.0f);
@@ -107,11 +107,11 @@ private slots:
 
     void int32Tensors() {
         Tensor t({3}, DType::Int32, Device::cpu(0));
-        std::int32_t* values = t.dataAs<std::int32_t>();
+        std::int32_t* values = t.data<std::int32_t>();
         values[0] = -7;
         values[2] = 1 << 30;
         const Tensor& constant = t;
-        QCOMPARE(constant.dataAs<std::int32_t>()[0], -7);
+        QCOMPARE(constant.data<std::int32_t>()[0], -7);
         const BufferView buffer = t.buffer();
         QVERIFY(buffer.dtype == DType::Int32);
         QCOMPARE(buffer.count, std::int64_t{3});
@@ -120,28 +120,43 @@ private slots:
         std::int32_t raw[2] = {1, 2};
         QVERIFY(BufferView(std::span<std::int32_t>(raw)).dtype == DType::Int32);
         t.resize({5});  // grows, keeps the first elements, zeroes the new ones
-        QCOMPARE(t.dataAs<std::int32_t>()[0], -7);
-        QCOMPARE(t.dataAs<std::int32_t>()[4], 0);
+        QCOMPARE(t.data<std::int32_t>()[0], -7);
+        QCOMPARE(t.data<std::int32_t>()[4], 0);
         t.setZero();
-        QCOMPARE(t.dataAs<std::int32_t>()[0], 0);
+        QCOMPARE(t.data<std::int32_t>()[0], 0);
     }
 
-    void dataAsChecksTheDType() {
+    void typedAccessChecksTheDTypeInEveryBuild() {
+        // data<T>() / values<T>() / [] refuse a T that is not how the dtype is stored, in this
+        // Release build as in a debug one: float access of a float16 tensor would read twice its
+        // storage.
         Tensor f32({2}, DType::Float32, Device::cpu(0));
-        QVERIFY(f32.dataAs<float>() == f32.data());
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f32.dataAs<std::uint16_t>());
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f32.dataAs<std::int32_t>());
+        QVERIFY(f32.data<float>() == f32.data());
+        QCOMPARE(f32.values().size(), std::size_t{2});
+        f32.values()[1] = 2.5f;
+        QCOMPARE(f32[1], 2.5f);
+        QCOMPARE(std::as_const(f32).view().values<float>()[1], 2.5f);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f32.data<std::uint16_t>());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f32.values<std::int32_t>());
         Tensor f16({2}, DType::Float16, Device::cpu(0));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16.dataAs<float>());
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16.dataAs<std::int32_t>());
+        QCOMPARE(f16.values<std::uint16_t>().size(), std::size_t{2});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16.values());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, std::as_const(f16).values<float>());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16.data());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16[0]);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16.view().values());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ConstTensorView(f16).data());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f16.data<std::int32_t>());
+        QCOMPARE(QString::fromStdString(thrownMessage([&] { f16.values(); })),
+                 QStringLiteral("Tensor::data<float>: float16 elements are stored as std::uint16_t, not float"));
         const Tensor bf16({2}, DType::BFloat16, Device::cpu(0));
-        QVERIFY(bf16.dataAs<std::uint16_t>() != nullptr);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, bf16.dataAs<float>());
+        QVERIFY(bf16.data<std::uint16_t>() != nullptr);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, bf16.data<float>());
         Tensor i32({2}, DType::Int32, Device::cpu(0));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, i32.dataAs<float>());
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, i32.view().dataAs<std::uint16_t>());
-        QCOMPARE(QString::fromStdString(thrownMessage([&] { i32.dataAs<float>(); })),
-                 QStringLiteral("Tensor::dataAs: int32 elements are not stored as float"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, i32.data<float>());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, i32.view().data<std::uint16_t>());
+        QCOMPARE(QString::fromStdString(thrownMessage([&] { i32.data<float>(); })),
+                 QStringLiteral("Tensor::data<float>: int32 elements are stored as std::int32_t, not float"));
     }
 
     void resize2dKeepsTheCapacity() {
@@ -307,14 +322,14 @@ private slots:
 
         // Slices of other dtypes and more axes step by whole rows of elements.
         Tensor half({3, 2, 2}, DType::Float16, Device::cpu(0));
-        for (int i = 0; i < 12; ++i) half.dataAs<std::uint16_t>()[i] = static_cast<std::uint16_t>(i);
+        for (int i = 0; i < 12; ++i) half.data<std::uint16_t>()[i] = static_cast<std::uint16_t>(i);
         const TensorView last = half.slice(2, 3);
         QVERIFY(last.shape() == (Shape{1, 2, 2}));
         QCOMPARE(last.cols(), std::int64_t{4});
-        QCOMPARE(last.dataAs<std::uint16_t>()[0], std::uint16_t{8});
+        QCOMPARE(last.data<std::uint16_t>()[0], std::uint16_t{8});
         QVERIFY(last.dtype() == DType::Float16);
         QVERIFY(last.buffer().dtype == DType::Float16);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, last.dataAs<float>());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, last.data<float>());
     }
 
     void reshapedViews() {

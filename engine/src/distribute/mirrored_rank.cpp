@@ -29,11 +29,12 @@ MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Commu
     m_batch->lossGrad.resize2d(microBatch, m_model.outputFeatures());
     m_gradientBlockSums.resize(squareSumBlocks(static_cast<std::size_t>(m_model.store().totalSize())));
     // Alone, with plain SGD and one micro-batch, nothing happens between a weight's gradient and
-    // its update (no reduction, no accumulation, no slot), so backward applies the update as each
-    // gradient is finished: the weights cross the memory bus once a step instead of the gradient
-    // being written, read back and the weights read and written again (W3: 50 MB a step).
-    m_fusesUpdate = communicator.size() == 1 && config.strategy.gradientAccumulationSteps == 1 &&
-                    m_optimizer->isPlainStep() && m_model.supportsFusedSgd();
+    // its update (no reduction, no accumulation, no slot), so the plan lets backward apply the
+    // update as each gradient is finished where the layers can: the weights cross the memory bus
+    // once a step instead of the gradient being written, read back and the weights read and
+    // written again (W3: 50 MB a step).
+    m_model.planStep({.plainSgd = m_optimizer->isPlainStep(),
+                      .gradientStraightToUpdate = communicator.size() == 1 && config.strategy.gradientAccumulationSteps == 1});
 }
 
 MirroredRank::~MirroredRank() = default;
@@ -63,11 +64,12 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     stats = ReplicaStepStats{};
     m_spans.clear();
     stats.startNs = clockNs();
+    const bool fusesUpdate = m_model.stepPlan().fusesSgd;
     FusedSgdStep fused{learningRate, 0.0};
     const LossStats loss =
         computeReplicaGradient(m_model, m_loss, data, batch, rank, ranks, m_config.strategy.gradientAccumulationSteps,
                                1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch, &m_spans, m_clockOriginNs,
-                               stats.startNs, m_fusesUpdate ? &fused : nullptr);
+                               stats.startNs, fusesUpdate ? &fused : nullptr);
     stats.lossSum = loss.sum;
     stats.correct = loss.correct;
     stats.examples = loss.count;
@@ -117,7 +119,7 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
         }
     };
     if (updates) {
-        if (m_fusesUpdate) {  // applied in backward: the Optimizer span is the watched values' read alone
+        if (fusesUpdate) {  // applied in backward: the Optimizer span is the watched values' read alone
             m_optimizer->beginUpdate();
             stats.gradNormAfter = std::sqrt(fused.squareSum);
         } else {

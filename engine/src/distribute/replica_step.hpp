@@ -31,8 +31,8 @@ struct ReplicaBatch {
 /// batch's mean loss. Returns the (unscaled) loss sum, correct predictions and examples. With
 /// `spans`, records each micro-batch's forward (gather, forward, loss) and backward, back to back
 /// from `beginNs` on the clock that starts at `clockOriginNs` (each span ends where the next
-/// begins: two clock reads per micro-batch). With `fusedSgd` (one micro-batch, a model that
-/// supportsFusedSgd) the backward pass applies that SGD step instead of leaving the gradient
+/// begins: two clock reads per micro-batch). With `fusedSgd` (one micro-batch, a model whose
+/// stepPlan().fusesSgd) the backward pass applies that SGD step instead of leaving the gradient
 /// (Model::backward). Allocation-free once the buffers have grown.
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
                                  std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,

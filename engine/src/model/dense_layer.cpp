@@ -86,14 +86,19 @@ const Tensor& DenseLayer::forward(ConstTensorView input, LayerContext& base) con
     return context.output;
 }
 
-const Tensor& DenseLayer::backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base) {
+const Tensor& DenseLayer::backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context) {
+    return backwardFused(input, gradOutput, needInputGrad, context, LayerFusions{}, nullptr);
+}
+
+const Tensor& DenseLayer::backwardFused(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base,
+                                        const LayerFusions& fusions, FusedSgdStep* sgd) {
     auto& context = static_cast<Context&>(base);
     const std::int64_t batch = matrixRows(input, m_inputs);
     if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
     // d(loss)/d(z): gradOutput itself where the activation is linear or the layer after applied
     // its derivative, else computed here.
     const float* dz = gradOutput.data();
-    if (!context.gradOutputIsPreActivation && m_activation != Activation::Linear) {
+    if (!fusions.gradOutputIsPreActivation && m_activation != Activation::Linear) {
         context.gradPre.resize2d(batch, m_units);
         // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
         const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
@@ -101,22 +106,23 @@ const Tensor& DenseLayer::backward(ConstTensorView input, const Tensor& gradOutp
                                     context.gradPre.data(), batch * m_units);
         dz = context.gradPre.data();
     }
-    if (context.fusedSgd != nullptr) {
-        applyFusedSgd(input, dz, needInputGrad, context);
+    if (sgd != nullptr) {
+        applyFusedSgd(input, dz, needInputGrad, fusions.maskInputGradient, *sgd, context);
         return context.gradInput;
     }
     kernels::denseBackward(input.data(), m_kernel.value.data(), dz, m_kernel.grad.data(), m_bias.grad.data(),
                            needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units,
-                           /*accumulate=*/!context.overwriteGradients, /*dxRelu=*/context.maskInputGradient);
+                           /*accumulate=*/!context.overwriteGradients, /*dxRelu=*/fusions.maskInputGradient);
     return context.gradInput;
 }
 
-void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, Context& context) const {
+void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, bool maskInputGradient,
+                               FusedSgdStep& sgd, Context& context) const {
     const std::int64_t batch = matrixRows(input, m_inputs);
-    const float rate = context.fusedSgd->rate;
+    const float rate = sgd.rate;
     // dx first: it reads the kernel as the forward pass did, before the step changes it.
     if (needInputGrad)
-        kernels::inputGradient(dz, m_kernel.value.data(), context.maskInputGradient ? input.data() : nullptr,
+        kernels::inputGradient(dz, m_kernel.value.data(), maskInputGradient ? input.data() : nullptr,
                                context.gradInput.data(), batch, m_inputs, m_units);
     // A written gradient's step, as the optimizer's pass applies it (the same bits), with Σ g².
     const auto stepOverGradient = [&](const ParameterSlot& slot) {
@@ -142,7 +148,7 @@ void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool need
     // The bias's gradient is a few kilobytes: written, then stepped over.
     kernels::biasGradient(dz, m_bias.grad.data(), batch, m_units, /*accumulate=*/false);
     squares += stepOverGradient(m_bias);
-    context.fusedSgd->squareSum += squares;
+    sgd.squareSum += squares;
 }
 
 }  // namespace distlab

@@ -36,7 +36,17 @@ Model::Model(const ModelConfig& config, std::int64_t inputFeatures)
         layer->bindParameters(m_store);
         width = layer->outputFeatures(width);
         m_layerWidths.push_back(width);
+        // Asked once here, not every step: which layers have fused kernels.
+        m_fusing.push_back(dynamic_cast<FusingLayer*>(layer.get()));
     }
+    planStep({});
+}
+
+void Model::planStep(const StepUpdate& update) {
+    std::vector<FusionCapabilities> capabilities;
+    for (const FusingLayer* layer : m_fusing)
+        capabilities.push_back(layer != nullptr ? layer->fusionCapabilities() : FusionCapabilities{});
+    m_plan = distlab::planStep(capabilities, update);
 }
 
 void Model::initialize(InitKind init, std::uint64_t seed) {
@@ -60,27 +70,28 @@ const Tensor& Model::forward(ConstTensorView input, ModelContext& context) const
 }
 
 void Model::backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
-    if (fusedSgd != nullptr && !supportsFusedSgd())
-        throw std::logic_error("Model::backward: a fused SGD step on a model that cannot apply it");
-    // Where a ReLU layer feeds one that can, the latter applies the ReLU's derivative as it writes
-    // the input gradient, and the ReLU layer makes no pass of its own for it.
-    const auto reluMaskedBelow = [&](std::size_t i) {
-        return i > 0 && i < m_layers.size() && m_layers[i - 1]->endsInRelu() && m_layers[i]->masksInputGradient();
-    };
+    if (fusedSgd != nullptr && !m_plan.fusesSgd)
+        throw std::logic_error("Model::backward: a fused SGD step where the step plan has none");
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
-        const ConstTensorView layerInput = i == 0 ? input : context.layers[i - 1]->output.view();
         context.layers[i]->overwriteGradients = m_gradientsZeroed;
-        context.layers[i]->fusedSgd = fusedSgd;
-        context.layers[i]->maskInputGradient = reluMaskedBelow(i);
-        context.layers[i]->gradOutputIsPreActivation = reluMaskedBelow(i + 1);
-        grad = &m_layers[i]->backward(layerInput, *grad, /*needInputGrad=*/i > 0, *context.layers[i]);
+        grad = &layerBackward(i, i == 0 ? input : context.layers[i - 1]->output.view(), *grad, context, fusedSgd);
     }
     m_gradientsZeroed = false;
 }
 
-bool Model::supportsFusedSgd() const {
-    return std::all_of(m_layers.begin(), m_layers.end(), [](const auto& layer) { return layer->supportsFusedSgd(); });
+const Tensor& Model::backwardLayer(std::size_t layer, ConstTensorView input, const Tensor& gradOutput, ModelContext& context) {
+    return layerBackward(layer, input, gradOutput, context, nullptr);
+}
+
+const Tensor& Model::layerBackward(std::size_t i, ConstTensorView input, const Tensor& gradOutput, ModelContext& context,
+                                   FusedSgdStep* fusedSgd) {
+    LayerContext& layerContext = *context.layers[i];
+    const bool needInputGrad = i > 0;
+    // A fused SGD step reaches every layer: fusesSgd means each is a FusingLayer (planStep).
+    return m_fusing[i] != nullptr
+               ? m_fusing[i]->backwardFused(input, gradOutput, needInputGrad, layerContext, m_plan.layers[i], fusedSgd)
+               : m_layers[i]->backward(input, gradOutput, needInputGrad, layerContext);
 }
 
 GradientAggregationStats Model::aggregationStats(const ModelContext& context) {

@@ -10,7 +10,7 @@ namespace distlab {
 /// One micro-batch in the block: every inner layer's context, branch by branch.
 struct ResidualLayer::Context final : LayerContext {
     std::vector<std::vector<std::unique_ptr<LayerContext>>> branches;
-    std::vector<const Tensor*> terms;  ///< add_n: every term, held until the one sum
+    std::vector<const float*> terms;  ///< add_n: every term's values, held until the one sum
     GradientAggregationStats stats;
 };
 
@@ -81,11 +81,13 @@ const Tensor& ResidualLayer::forward(ConstTensorView input, LayerContext& base) 
     auto& context = static_cast<Context&>(base);
     const std::int64_t n = input.size();
     context.output.resize2d(matrixRows(input, m_width), m_width);
-    std::copy_n(input.data(), n, context.output.data());  // the skip connection
+    float* out = context.output.data();
+    std::copy_n(input.data(), n, out);  // the skip connection
     for (std::size_t b = 0; b < m_branches.size(); ++b) {
         ConstTensorView current = input;
         for (std::size_t i = 0; i < m_branches[b].size(); ++i) current = m_branches[b][i]->forward(current, *context.branches[b][i]);
-        for (std::int64_t i = 0; i < n; ++i) context.output[i] += current[i];
+        const float* term = current.data();
+        for (std::int64_t i = 0; i < n; ++i) out[i] += term[i];
     }
     return context.output;
 }
@@ -112,13 +114,13 @@ const Tensor& ResidualLayer::backward(ConstTensorView input, const Tensor& gradO
     context.stats = {};
     if (m_method == AggregationMethod::AddN) {
         context.terms.clear();
-        context.terms.push_back(&gradOutput);  // the skip connection's term
-        for (std::size_t b = 0; b < m_branches.size(); ++b) context.terms.push_back(&branchBackward(b, input, gradOutput, context));
+        context.terms.push_back(gradOutput.data());  // the skip connection's term
+        for (std::size_t b = 0; b < m_branches.size(); ++b) context.terms.push_back(branchBackward(b, input, gradOutput, context).data());
         // One n-ary sum with every term (and the result) alive at once.
         float* out = context.gradInput.data();
         for (std::int64_t i = 0; i < n; ++i) {
-            float sum = (*context.terms[0])[i];
-            for (std::size_t t = 1; t < context.terms.size(); ++t) sum += (*context.terms[t])[i];
+            float sum = context.terms[0][i];
+            for (std::size_t t = 1; t < context.terms.size(); ++t) sum += context.terms[t][i];
             out[i] = sum;
         }
         context.stats.peakBytes = static_cast<std::int64_t>(context.terms.size() + 1) * termBytes;
@@ -126,10 +128,11 @@ const Tensor& ResidualLayer::backward(ConstTensorView input, const Tensor& gradO
     } else {
         // Accumulate: start from the skip term and add each branch's term as soon as it exists,
         // so at most the running sum and one term are alive.
-        std::copy_n(gradOutput.data(), n, context.gradInput.data());
+        float* sum = context.gradInput.data();
+        std::copy_n(gradOutput.data(), n, sum);
         for (std::size_t b = 0; b < m_branches.size(); ++b) {
-            const Tensor& term = branchBackward(b, input, gradOutput, context);
-            for (std::int64_t i = 0; i < n; ++i) context.gradInput[i] += term[i];
+            const float* term = branchBackward(b, input, gradOutput, context).data();
+            for (std::int64_t i = 0; i < n; ++i) sum[i] += term[i];
             ++context.stats.addOps;
         }
         context.stats.peakBytes = 2 * termBytes;

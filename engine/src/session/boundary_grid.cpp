@@ -23,17 +23,19 @@ void computeBoundaryGrid(Trainer& trainer, int resolution, ModelSnapshot& snapsh
 
     Tensor input;
     input.resize2d(static_cast<std::int64_t>(resolution) * resolution, 2);
+    float* points = input.data();
     for (int row = 0; row < resolution; ++row)
         for (int col = 0; col < resolution; ++col) {
             const std::int64_t i = static_cast<std::int64_t>(row) * resolution + col;
-            input[2 * i] = static_cast<float>(snapshot.gridMinX + (col + 0.5) * (snapshot.gridMaxX - snapshot.gridMinX) / resolution);
-            input[2 * i + 1] = static_cast<float>(snapshot.gridMinY + (row + 0.5) * (snapshot.gridMaxY - snapshot.gridMinY) / resolution);
+            points[2 * i] = static_cast<float>(snapshot.gridMinX + (col + 0.5) * (snapshot.gridMaxX - snapshot.gridMinX) / resolution);
+            points[2 * i + 1] = static_cast<float>(snapshot.gridMinY + (row + 0.5) * (snapshot.gridMaxY - snapshot.gridMinY) / resolution);
         }
     const Tensor& output = trainer.predict(input);
     const std::int64_t width = output.cols();
+    const float* outputs = output.data();
     snapshot.grid.resize(static_cast<std::size_t>(resolution) * static_cast<std::size_t>(resolution));
     for (std::size_t i = 0; i < snapshot.grid.size(); ++i) {
-        const float* row = output.data() + static_cast<std::int64_t>(i) * width;
+        const float* row = outputs + static_cast<std::int64_t>(i) * width;
         if (!train.isClassification()) {
             snapshot.grid[i] = row[0];
         } else if (width == 2) {

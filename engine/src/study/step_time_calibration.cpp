@@ -66,7 +66,7 @@ RowsMeasurement measurePieces(const RunConfig& config, const Dataset& data, int 
         const Tensor& gradOutput = i + 1 == layers.size() ? buffers.lossGrad : contexts[i + 1]->gradInput;
         contexts[i]->overwriteGradients = true;  // as after zeroGradients: the step's first backward writes
         sync();
-        m.micro.layers[i].backwardNs = medianNsPerCall([&] { layers[i]->backward(inputOf(i), gradOutput, i > 0, *contexts[i]); });
+        m.micro.layers[i].backwardNs = medianNsPerCall([&] { model.backwardLayer(i, inputOf(i), gradOutput, buffers.context); });
     }
     sync();
     // A zero rate keeps the values (and so the arithmetic) the same from one call to the next.

@@ -35,8 +35,11 @@ std::string shapeToString(const Shape& shape) { return shapeToString(std::span<c
 
 namespace tensor_detail {
 void throwStorageMismatch(DType dtype, std::string_view requested) {
-    throw std::invalid_argument("Tensor::dataAs: " + std::string(dtypeName(dtype)) + " elements are not stored as " +
-                                std::string(requested));
+    const std::string_view stored = storesAs<float>(dtype)           ? "float"
+                                    : storesAs<std::uint16_t>(dtype) ? "std::uint16_t"
+                                                                     : "std::int32_t";
+    throw std::invalid_argument("Tensor::data<" + std::string(requested) + ">: " + std::string(dtypeName(dtype)) +
+                                " elements are stored as " + std::string(stored) + ", not " + std::string(requested));
 }
 }  // namespace tensor_detail
 

@@ -91,7 +91,6 @@ private:
     GradientPacker m_packer;  ///< the gradient's packs (num_packs / bytes_per_pack), each reduced on its own
     std::unique_ptr<ReplicaBatch> m_batch;
     std::vector<double> m_gradientBlockSums;  ///< the update's scratch for the gradient's norm (reductions.hpp)
-    bool m_fusesUpdate = false;  ///< a lone rank's plain SGD step applied inside backward (FusedSgdStep)
     SpanRecorder m_spans;  ///< this rank's spans of the current step
     std::array<float, kStepFigureValues> m_figures{};  ///< loss sum, correct, examples: reduced like the gradient
     ReplicaStepStats m_stats;

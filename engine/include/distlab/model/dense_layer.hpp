@@ -1,10 +1,13 @@
 #pragma once
 // Dense layer y = act(x W + b): kernel [inputs, units], bias [units].
-#include "distlab/model/layer.hpp"
+#include "distlab/model/fused_step.hpp"
 
 namespace distlab {
 
-class DenseLayer final : public Layer {
+/// Its fused kernels: SGD's step inside the weight-gradient product, a ReLU output's derivative
+/// left to the layer after, and the derivative of a ReLU before it applied as the input-gradient
+/// product writes its tiles.
+class DenseLayer final : public FusingLayer {
 public:
     DenseLayer(std::string name, std::int64_t inputs, std::int64_t units, Activation activation);
 
@@ -17,15 +20,19 @@ public:
     const Tensor& forward(ConstTensorView input, LayerContext& context) const override;
     const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
                            LayerContext& context) override;
-    bool supportsFusedSgd() const override { return true; }
-    bool endsInRelu() const override { return m_activation == Activation::Relu; }
-    bool masksInputGradient() const override { return true; }
+    FusionCapabilities fusionCapabilities() const override {
+        return {.appliesSgdStep = true, .endsInRelu = m_activation == Activation::Relu, .foldsReluBelow = true};
+    }
+    const Tensor& backwardFused(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context,
+                                const LayerFusions& fusions, FusedSgdStep* sgd) override;
     std::int64_t weightCount() const override { return m_inputs * m_units; }
 
 private:
     struct Context;
-    /// backward's tail when the step's update is fused into it (context.fusedSgd).
-    void applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, Context& context) const;
+    /// backwardFused's tail when the step's update is fused into it (`sgd`); `maskInputGradient`
+    /// as LayerFusions has it.
+    void applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, bool maskInputGradient, FusedSgdStep& sgd,
+                       Context& context) const;
     std::string m_name;
     std::int64_t m_inputs;
     std::int64_t m_units;

@@ -16,16 +16,6 @@
 
 namespace distlab {
 
-/// A plain SGD step (value -= rate * gradient: Keras' SGD without momentum) that backward applies
-/// to each parameter as soon as its gradient is finished, instead of leaving the gradient for the
-/// optimizer's pass: a lone replica's step then reads and writes its weights once (W3's optimizer
-/// pass moved 50 MB a step). Backward adds Σ gradient² of what it updated to squareSum, the
-/// step's gradient norm.
-struct FusedSgdStep {
-    float rate = 0.0f;
-    double squareSum = 0.0;
-};
-
 /// One micro-batch's activations in one layer. Buffers grow to the largest batch seen and are
 /// reused, so a warmed-up context never allocates.
 struct LayerContext {
@@ -35,17 +25,6 @@ struct LayerContext {
     /// Set by the model before backward: true when the gradients are due to be zero, so backward
     /// writes them instead of adding to them (saving a pass over every gradient per step).
     bool overwriteGradients = false;
-    /// Set by the model before backward when the step's update is fused into it (Model::backward):
-    /// backward then applies it to the layer's parameters and leaves their gradients unwritten.
-    FusedSgdStep* fusedSgd = nullptr;
-    /// Set by the model before backward when the layer before this one ends in a ReLU (its output
-    /// is this layer's input): backward then returns d(loss)/d(input) already times that ReLU's
-    /// derivative (input > 0), applied as the input-gradient product writes it, which makes it the
-    /// gradient of the layer before's pre-activation (gradOutputIsPreActivation there).
-    bool maskInputGradient = false;
-    /// Set by the model before backward when the layer after this one applied this layer's ReLU
-    /// derivative to gradOutput (maskInputGradient there): gradOutput is d(loss)/d(z) already.
-    bool gradOutputIsPreActivation = false;
 };
 
 /// A parameter as its layer holds it: its slices of the model's value and gradient buffers.
@@ -75,17 +54,12 @@ public:
     /// backward needs. Reads the parameters only. Allocation-free once the context has grown.
     virtual const Tensor& forward(ConstTensorView input, LayerContext& context) const = 0;
     /// Accumulates this layer's parameter gradients for the micro-batch whose forward filled
-    /// `context` (writes them when context.overwriteGradients) and returns d(loss)/d(input) (context.gradInput; only computed when
-    /// needInputGrad). `input` is what that forward received.
+    /// `context` (writes them when context.overwriteGradients) and returns d(loss)/d(input)
+    /// (context.gradInput; only computed when needInputGrad). `input` is what that forward
+    /// received. What a training step may fuse into it is not asked here: a layer with fused
+    /// kernels is a FusingLayer (model/fused_step.hpp), which the model's step plan runs.
     virtual const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
                                    LayerContext& context) = 0;
-    /// Whether backward can apply a FusedSgdStep.
-    virtual bool supportsFusedSgd() const { return false; }
-    /// Whether the layer's output is a ReLU's, so that the layer after can apply its derivative
-    /// (LayerContext::maskInputGradient) and backward take gradOutput as d(loss)/d(z).
-    virtual bool endsInRelu() const { return false; }
-    /// Whether backward honours LayerContext::maskInputGradient.
-    virtual bool masksInputGradient() const { return false; }
     /// Multiply-accumulates per sample in the forward pass (for FLOP counts).
     virtual std::int64_t weightCount() const = 0;
 

@@ -12,6 +12,7 @@
 #include "distlab/core/error.hpp"
 #include "distlab/model/parameter_store.hpp"
 #include "distlab/model/residual_layer.hpp"
+#include "distlab/model/step_plan.hpp"
 
 namespace distlab {
 
@@ -25,7 +26,8 @@ struct ModelContext {
 
 class Model {
 public:
-    /// Builds the layers of a validated config for inputs of `inputFeatures` values.
+    /// Builds the layers of a validated config for inputs of `inputFeatures` values, and plans a
+    /// step for an update that fuses nothing (planStep({})).
     Model(const ModelConfig& config, std::int64_t inputFeatures);
     Model(const Model&) = delete;
     Model& operator=(const Model&) = delete;
@@ -38,14 +40,22 @@ public:
     /// [batch, outputFeatures] (in `context`). Reads the parameters only. Allocation-free once
     /// the context has grown.
     const Tensor& forward(ConstTensorView input, ModelContext& context) const;
+    /// Plans backward's fusions for what follows it in a step (step_plan.hpp), once the strategy
+    /// and the optimizer are known: from then on backward runs each layer's fused kernels where
+    /// the plan allows.
+    void planStep(const StepUpdate& update);
+    const StepPlan& stepPlan() const { return m_plan; }
     /// Backward pass from d(loss)/d(output) of the micro-batch whose forward filled `context`;
-    /// accumulates into store().grads(). The input's own gradient is never computed (nothing
-    /// consumes it). With `fusedSgd` (only where supportsFusedSgd) it applies that SGD step to
-    /// every parameter instead, layer by layer as each gradient is finished, and leaves
-    /// store().grads() unwritten but for the biases'.
+    /// accumulates into store().grads(), with the plan's fusions (the same gradients as each
+    /// layer's Layer::backward alone). The input's own gradient is never computed (nothing
+    /// consumes it). With `fusedSgd` (only where stepPlan().fusesSgd; std::logic_error otherwise)
+    /// it applies that SGD step to every parameter instead, layer by layer as each gradient is
+    /// finished, and leaves store().grads() unwritten but for the biases'.
     void backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd = nullptr);
-    /// Whether every layer can apply a fused SGD step (dense layers can; a residual block cannot).
-    bool supportsFusedSgd() const;
+    /// Layer `layer`'s part of backward as backward runs it (the plan's fusions; no SGD step;
+    /// gradients written or added as its context's overwriteGradients says), to time one layer
+    /// alone. `input` is what its forward received.
+    const Tensor& backwardLayer(std::size_t layer, ConstTensorView input, const Tensor& gradOutput, ModelContext& context);
     /// Makes the gradients zero for the next backward, which then writes them rather than adding
     /// to them: no pass over the buffer. Until that backward, store().grads() keeps old values.
     void zeroGradients() { m_gradientsZeroed = true; }
@@ -76,9 +86,15 @@ public:
     std::int64_t weightCount() const;
 
 private:
+    /// Layer i's backward as the plan runs it, with the step's `fusedSgd` (or none).
+    const Tensor& layerBackward(std::size_t i, ConstTensorView input, const Tensor& gradOutput, ModelContext& context,
+                                FusedSgdStep* fusedSgd);
+
     std::int64_t m_inputFeatures;
     ParameterStore m_store;  // before m_layers: the layers declare their parameters in it
     std::vector<std::unique_ptr<Layer>> m_layers;
+    std::vector<FusingLayer*> m_fusing;  // each layer as a FusingLayer, null where it has no fused kernels
+    StepPlan m_plan;
     std::vector<std::int64_t> m_layerWidths;
     bool m_gradientsZeroed = false;  // the next backward writes the gradients (zeroGradients)
 };

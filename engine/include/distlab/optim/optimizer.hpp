@@ -32,7 +32,8 @@ public:
         update(params, grads, learningRate, offset, {});
     }
     /// Whether an update is the plain step p -= lr g alone (SGD without momentum): no slot, nothing
-    /// but the gradient, so it can be applied to each gradient as it is finished (FusedSgdStep).
+    /// but the gradient, so it can be applied to each gradient as it is finished (StepUpdate::plainSgd,
+    /// model/step_plan.hpp).
     virtual bool isPlainStep() const { return false; }
     /// Slot names ("momentum"; "m", "v"), in a fixed order.
     virtual std::vector<std::string> slotNames() const = 0;

@@ -6,13 +6,14 @@
 // on cpu:K, K the building thread's DeviceMemoryScope device. Only CPU devices hold storage for
 // now: a tensor on a GPU device throws std::invalid_argument. Resizing keeps the capacity, so
 // buffers reused every step never reallocate once warmed up; elements a resize exposes for the
-// first time are zero. The float accessors (data(), values(), operator[]) are the hot path: they
-// cost what a plain float pointer costs and check the dtype only in debug builds (assert);
-// dataAs<T>() checks it always. A copy is a new buffer on the same device; a move takes the
-// buffer. TensorView / ConstTensorView look at a tensor's memory without owning or copying it:
+// first time are zero. Elements are read through typed access, data<T>() and values<T>() (T float
+// unless named: float32), which checks the dtype on every call in every build and throws
+// std::invalid_argument when T is not how it is stored, so a float16 tensor is never read as
+// floats past its storage; hot loops take the span or pointer once and index that. operator[] is
+// checked too (a float32 element), for the occasional element, not for loops. A copy is a new
+// buffer on the same device; a move takes the buffer. TensorView / ConstTensorView look at a tensor's memory without owning or copying it:
 // view(), slice(begin, end) along the first axis, reshaped(shape).
 #include <algorithm>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -50,14 +51,15 @@ inline Device currentCpuDevice() { return Device::cpu(currentMemoryDevice()); }
 
 namespace tensor_detail {
 inline constexpr std::size_t kAlignment = 64;
-/// Throws std::invalid_argument: `dtype` elements are not stored as `requested`.
+/// Throws std::invalid_argument: `dtype` elements are not stored as `requested`. Out of line, so
+/// the check inlined into every access is a compare and a branch not taken.
 [[noreturn]] void throwStorageMismatch(DType dtype, std::string_view requested);
 template <typename T>
 void requireStorage(DType dtype) {
     using U = std::remove_cv_t<T>;
     static_assert(std::is_same_v<U, float> || std::is_same_v<U, std::uint16_t> || std::is_same_v<U, std::int32_t>,
-                  "dataAs<T>: T is float (float32), std::uint16_t (float16, bfloat16 bits) or std::int32_t (int32)");
-    if (!storesAs<U>(dtype)) {
+                  "data<T>: T is float (float32), std::uint16_t (float16, bfloat16 bits) or std::int32_t (int32)");
+    if (!storesAs<U>(dtype)) [[unlikely]] {
         if constexpr (std::is_same_v<U, float>) throwStorageMismatch(dtype, "float");
         else if constexpr (std::is_same_v<U, std::uint16_t>) throwStorageMismatch(dtype, "std::uint16_t");
         else throwStorageMismatch(dtype, "std::int32_t");
@@ -133,21 +135,20 @@ public:
     Device device() const { return m_device; }
     std::int64_t bytes() const { return m_size * static_cast<std::int64_t>(dtypeSize(m_dtype)); }
 
-    /// Float32 elements (the dtype is checked in debug builds only).
-    Elem<float>* data() const {
-        assert(m_dtype == DType::Float32 && "TensorView::data(): not a float32 view");
-        return reinterpret_cast<Elem<float>*>(m_data);
-    }
-    std::span<Elem<float>> values() const { return {data(), static_cast<std::size_t>(m_size)}; }
-    Elem<float>& operator[](std::int64_t i) const { return data()[i]; }
-
-    /// The elements as their storage type (float, std::uint16_t or std::int32_t); throws
-    /// std::invalid_argument when T does not match the dtype.
-    template <typename T>
-    Elem<T>* dataAs() const {
+    /// The elements as their storage type T: float (float32, the default), std::uint16_t (float16
+    /// and bfloat16 bits) or std::int32_t (int32). Throws std::invalid_argument when T does not
+    /// match the dtype, in every build.
+    template <typename T = float>
+    Elem<T>* data() const {
         tensor_detail::requireStorage<T>(m_dtype);
         return reinterpret_cast<Elem<T>*>(m_data);
     }
+    template <typename T = float>
+    std::span<Elem<T>> values() const {
+        return {data<T>(), static_cast<std::size_t>(m_size)};
+    }
+    /// One float32 element, dtype checked: for a few elements; loops index values() taken once.
+    Elem<float>& operator[](std::int64_t i) const { return data()[i]; }
     Byte* rawData() const { return m_data; }
     /// The typed view communicator calls take.
     BufferView buffer() const
@@ -238,33 +239,30 @@ public:
     /// Bytes the buffer holds (at least bytes(); resizing within it allocates nothing).
     std::size_t capacityBytes() const { return m_capacity; }
 
-    // Float32 elements: the hot path. The dtype is checked in debug builds only.
-    float* data() {
-        assert(m_dtype == DType::Float32 && "Tensor::data(): not a float32 tensor");
-        return reinterpret_cast<float*>(m_data);
-    }
-    const float* data() const {
-        assert(m_dtype == DType::Float32 && "Tensor::data(): not a float32 tensor");
-        return reinterpret_cast<const float*>(m_data);
-    }
-    std::span<float> values() { return {data(), static_cast<std::size_t>(m_size)}; }
-    std::span<const float> values() const { return {data(), static_cast<std::size_t>(m_size)}; }
-    float& operator[](std::int64_t i) { return data()[i]; }
-    float operator[](std::int64_t i) const { return data()[i]; }
-
-    /// The elements as their storage type: float (float32), std::uint16_t (float16 and bfloat16
-    /// bits, see dtype.hpp's conversions), std::int32_t (int32). Throws std::invalid_argument
-    /// when T does not match the dtype.
-    template <typename T>
-    T* dataAs() {
+    /// The elements as their storage type T: float (float32, the default), std::uint16_t (float16
+    /// and bfloat16 bits, see dtype.hpp's conversions) or std::int32_t (int32). Throws
+    /// std::invalid_argument when T does not match the dtype, in every build.
+    template <typename T = float>
+    T* data() {
         tensor_detail::requireStorage<T>(m_dtype);
         return reinterpret_cast<T*>(m_data);
     }
-    template <typename T>
-    const T* dataAs() const {
+    template <typename T = float>
+    const T* data() const {
         tensor_detail::requireStorage<T>(m_dtype);
         return reinterpret_cast<const T*>(m_data);
     }
+    template <typename T = float>
+    std::span<T> values() {
+        return {data<T>(), static_cast<std::size_t>(m_size)};
+    }
+    template <typename T = float>
+    std::span<const T> values() const {
+        return {data<T>(), static_cast<std::size_t>(m_size)};
+    }
+    /// One float32 element, dtype checked: for a few elements; loops index values() taken once.
+    float& operator[](std::int64_t i) { return data()[i]; }
+    float operator[](std::int64_t i) const { return data()[i]; }
     std::byte* rawData() { return m_data; }
     const std::byte* rawData() const { return m_data; }
     /// The typed view communicator calls take.
