@@ -11,7 +11,7 @@ namespace distlab {
 namespace {
 
 // Rank r's element i: a small integer, so sums of up to thousands of ranks stay exact in float.
-float fillValue(int rank, long long i) { return static_cast<float>((i * 7 + rank * 3) % 17 - 8); }
+float fillValue(int rank, long long i) { return static_cast<float>((i * 7 + rank * 3LL) % 17 - 8); }
 
 }  // namespace
 

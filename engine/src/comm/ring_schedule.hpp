@@ -8,7 +8,7 @@ namespace distlab::comm_detail {
 
 /// Elements per ring segment: a larger buffer is reduced segment by segment, each a complete
 /// ring, so the chunk a rank has just written is still in cache when its successor reads it.
-inline constexpr std::int64_t kRingSegmentElements = 256 * 1024;
+inline constexpr std::int64_t kRingSegmentElements = std::int64_t{256} * 1024;
 
 /// The range of ring chunk `chunk` (0 <= chunk <= N) of `total` elements split among N ranks:
 /// chunk c covers [ringChunkBegin(c), ringChunkBegin(c + 1)).

@@ -61,7 +61,7 @@ IdxArray readIdx(const std::string& field, const std::string& name, const std::s
                          (minDims == maxDims ? std::to_string(minDims) : "at least " + std::to_string(minDims)));
     }
     IdxArray array;
-    std::vector<std::uint8_t> sizes(4u * header[3]);
+    std::vector<std::uint8_t> sizes(std::size_t{4} * header[3]);
     if (const auto got = in.read(sizes.data(), sizes.size()); got < sizes.size()) {
         throw InputError(where + ": truncated: the dimension sizes end at byte offset " + std::to_string(4 + got) +
                          " (expected " + std::to_string(4 + sizes.size()) + " header bytes)");
@@ -186,7 +186,7 @@ DataSplit loadFashionMnist(const DataExpectations& expect, const std::string& di
                          std::to_string(expect.classes) + "; give the last layer 10 units");
     }
     auto file = [&](const char* name) {
-        const std::string path = (std::filesystem::path(directory) / name).string();
+        std::string path = (std::filesystem::path(directory) / name).string();
         std::error_code ec;
         if (!std::filesystem::exists(path, ec)) {
             throw InputError("data.source: fashion_mnist: " + path +

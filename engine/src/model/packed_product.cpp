@@ -202,7 +202,7 @@ ProductPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k, int parts) {
         // thread's share at most (a block of A for W3's weight gradients), then, over the last
         // block of k's last `parts` coarse units' rows, units of 12 rows (16 for the 8- and 16-row
         // blocks; W3's first weight gradient's take 18 microseconds on one core).
-        const std::int64_t coarse = parts <= 1 ? block.mc : std::clamp(roundUp((m + 2 * parts - 1) / (2 * parts), kMr), kMr, block.mc);
+        const std::int64_t coarse = parts <= 1 ? block.mc : std::clamp(roundUp((m + 2 * std::int64_t{parts} - 1) / (2 * std::int64_t{parts}), kMr), kMr, block.mc);
         const std::int64_t fine = roundUp(12, kMr);
         plan.cuts = {.extent = m, .cutsBefore = quadFrom, .coarse = coarse, .fineFrom = m, .fine = fine};
         plan.lastCuts = plan.cuts;
@@ -210,7 +210,7 @@ ProductPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k, int parts) {
     } else {
         // Half a thread's share of the columns at most (4 panels of W3's forward products), then,
         // over the last block of k's last `parts` coarse units' columns, units of one panel.
-        const std::int64_t coarse = std::clamp(roundUp((n + 2 * parts - 1) / (2 * parts), kNr), kNr, kNc);
+        const std::int64_t coarse = std::clamp(roundUp((n + 2 * std::int64_t{parts} - 1) / (2 * std::int64_t{parts}), kNr), kNr, kNc);
         plan.cuts = {.extent = n, .cutsBefore = n, .coarse = coarse, .fineFrom = n, .fine = kNr};
         plan.lastCuts = plan.cuts;
         plan.lastCuts.fineFrom = std::max<std::int64_t>(0, n - parts * coarse) / coarse * coarse;

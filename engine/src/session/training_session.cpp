@@ -32,7 +32,7 @@ TrainingSession::TrainingSession(RunConfig config, SessionOptions options, Sessi
     : m_config(std::move(config)), m_options(options), m_observer(observer),
       m_telemetry(static_cast<int>(m_config.strategy.replicaCount())) {
     m_stepLimit = m_options.stepLimit < 0 ? m_config.steps : m_options.stepLimit;
-    m_thread = std::jthread([this](std::stop_token stop) { threadMain(stop); });
+    m_thread = std::jthread([this](const std::stop_token& stop) { threadMain(stop); });
 }
 
 TrainingSession::~TrainingSession() {
@@ -115,7 +115,7 @@ void TrainingSession::fail(const std::string& message) {
     setState(SessionState::Failed);
 }
 
-void TrainingSession::threadMain(std::stop_token stop) {
+void TrainingSession::threadMain(const std::stop_token& stop) {
     RunConfig config = m_config;
     auto trainer = Trainer::create(config);
     if (!trainer) {

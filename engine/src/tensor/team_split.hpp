@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cmath>
 #include <ctime>
 
 #include "tensor/parallel_ranges.hpp"
@@ -29,7 +30,7 @@ public:
         m_bounds[0] = 0;
         for (int t = 0; t < count; ++t) {
             before += m_entry.speed[static_cast<std::size_t>(t)];
-            m_bounds[static_cast<std::size_t>(t) + 1] = static_cast<std::int64_t>(static_cast<double>(units) * before / total + 0.5);
+            m_bounds[static_cast<std::size_t>(t) + 1] = std::llround(static_cast<double>(units) * before / total);
         }
         m_bounds[static_cast<std::size_t>(count)] = units;
     }

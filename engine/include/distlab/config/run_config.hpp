@@ -88,9 +88,9 @@ using DeviceName = Device;
 struct PartitionerConfig {
     enum class Kind { None, Fixed, MinSize, MaxSize } kind = Kind::None;
     std::int64_t numShards = 1;                ///< fixed
-    std::int64_t minShardBytes = 256 * 1024;   ///< min_size
+    std::int64_t minShardBytes = std::int64_t{256} * 1024; ///< min_size
     std::int64_t maxShards = 1;                ///< min_size and max_size
-    std::int64_t maxShardBytes = 1024 * 1024;  ///< max_size
+    std::int64_t maxShardBytes = std::int64_t{1024} * 1024;  ///< max_size
     bool operator==(const PartitionerConfig&) const = default;
 };
 

@@ -115,7 +115,7 @@ private:
         std::function<void(std::exception_ptr)> cancel;
     };
     void enqueue(Command command, QueuedTask task = {});
-    void threadMain(std::stop_token stop);
+    void threadMain(const std::stop_token& stop);
     /// Ends the thread's run: stops accepting tasks and cancels the queued ones.
     void closeQueue();
     void fail(const std::string& message);
