@@ -58,8 +58,8 @@ const QCommandLineOption kLesson(QStringLiteral("lesson"), QStringLiteral("Open 
 /// here so that they are not unknown, and hidden from --help.
 QList<QCommandLineOption> qtOptions() {
     QList<QCommandLineOption> options;
-    for (const char* name : {"platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry", "qwindowtitle",
-                             "qwindowicon", "style", "stylesheet", "display", "session", "widgetcount"}) {
+    for (const char* name : {"platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry", "qwindowtitle", "qwindowicon",
+                             "style", "stylesheet", "display", "session", "widgetcount"}) {
         QCommandLineOption option(QString::fromLatin1(name), QString(), QStringLiteral("value"));
         option.setFlags(QCommandLineOption::HiddenFromHelp);
         options.append(option);
@@ -74,16 +74,17 @@ QList<QCommandLineOption> qtOptions() {
 
 /// Every option the app takes; --help and --version are QCommandLineParser's own.
 void defineOptions(QCommandLineParser& parser, QCommandLineOption& help, QCommandLineOption& version) {
-    parser.setApplicationDescription(QStringLiteral(
-        "DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON; a saved run, "
-        ".distlab-run; or a study, .study.json), or a built-in "
-        "example. Exit codes: 0 success; 2 a bad command line, config or data file; 3 training failed; 1 anything else."));
+    parser.setApplicationDescription(
+        QStringLiteral("DistLab: watch distributed neural-network training live. Opens CONFIG (a run config, JSON; a saved run, "
+                       ".distlab-run; or a study, .study.json), or a built-in "
+                       "example. Exit codes: 0 success; 2 a bad command line, config or data file; 3 training failed; 1 anything else."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);  // Qt's -platform, -style
     help = parser.addHelpOption();
     version = parser.addVersionOption();
     parser.addOptions({kAutostart, kScreenshot, kScreenshotAfter, kQuitAfter, kReport, kCompare, kLesson});
     parser.addOptions(qtOptions());
-    parser.addPositionalArgument(QStringLiteral("CONFIG"), QStringLiteral("Run config (JSON), saved run (.distlab-run) or study (.study.json) to open."),
+    parser.addPositionalArgument(QStringLiteral("CONFIG"),
+                                 QStringLiteral("Run config (JSON), saved run (.distlab-run) or study (.study.json) to open."),
                                  QStringLiteral("[CONFIG]"));
 }
 }  // namespace
@@ -101,7 +102,8 @@ Result<LaunchOptions> parseLaunchOptions(const QStringList& arguments) {
     options.report = parser.value(kReport);
     options.compare = parser.value(kCompare);
     options.lesson = parser.value(kLesson);
-    for (const auto& [option, target] : {std::pair{&kScreenshotAfter, &options.screenshotAfterMs}, std::pair{&kQuitAfter, &options.quitAfterMs}}) {
+    for (const auto& [option, target] :
+         {std::pair{&kScreenshotAfter, &options.screenshotAfterMs}, std::pair{&kQuitAfter, &options.quitAfterMs}}) {
         if (!parser.isSet(*option)) continue;
         auto ms = millisecondsOf(QStringLiteral("--") + option->names().constFirst(), parser.value(*option));
         if (!ms) return ms.error();
@@ -166,8 +168,10 @@ int runApp(int argc, char** argv) {
         window.startRun(MainWindow::defaultConfig(), false);
         window.openStudy(options->config);  // an equivalence study goes to the equivalence window
         if (options->autostart) {
-            if (study->spec.equivalence) window.equivalenceWindow()->runAction()->trigger();
-            else window.studyWindow()->run();
+            if (study->spec.equivalence)
+                window.equivalenceWindow()->runAction()->trigger();
+            else
+                window.studyWindow()->run();
         }
     } else if (options->config.endsWith(QStringLiteral(".") + QString::fromLatin1(kSavedRunSuffix))) {
         auto saved = openSavedRunFile(options->config);
@@ -226,7 +230,7 @@ int runApp(int argc, char** argv) {
     if (options->quitAfterMs >= 0)
         QTimer::singleShot(options->quitAfterMs, &window, [&window, &report, &exitCode] {
             if (report && !report->write()) exitCode = 1;  // measured before the run stops
-            window.closeWithoutAsking();  // unattended: nobody is there to answer "save first?"
+            window.closeWithoutAsking();                   // unattended: nobody is there to answer "save first?"
         });
     const int result = app.exec();
     return result != 0 ? result : exitCode;

@@ -12,16 +12,16 @@
 namespace distlab::ui {
 
 struct LaunchOptions {
-    QString config;               ///< empty: the built-in example run
-    bool autostart = false;       ///< play as soon as the run has loaded
-    QString screenshot;           ///< save a PNG of the window here
+    QString config;          ///< empty: the built-in example run
+    bool autostart = false;  ///< play as soon as the run has loaded
+    QString screenshot;      ///< save a PNG of the window here
     int screenshotAfterMs = 3000;
-    int quitAfterMs = -1;         ///< < 0: run until closed
-    QString report;               ///< write a self-measurement JSON here when quitting (needs quitAfterMs)
-    QString compare;              ///< a saved run to draw beside the run's curves
-    QString lesson;               ///< a lesson to open in the Lesson dock
-    bool help = false;            ///< print launchHelpText() and exit
-    bool version = false;         ///< print the version and exit
+    int quitAfterMs = -1;  ///< < 0: run until closed
+    QString report;        ///< write a self-measurement JSON here when quitting (needs quitAfterMs)
+    QString compare;       ///< a saved run to draw beside the run's curves
+    QString lesson;        ///< a lesson to open in the Lesson dock
+    bool help = false;     ///< print launchHelpText() and exit
+    bool version = false;  ///< print the version and exit
 };
 
 /// Parses the arguments (arguments[0] is the program). Errors name the flag and the value.

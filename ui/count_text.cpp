@@ -12,9 +12,7 @@ QString countText(qint64 count, const QString& singular, const QString& plural) 
 }
 
 void setCountSuffix(QSpinBox& box, const QString& singular, const QString& plural) {
-    auto update = [&box, singular, plural](int value) {
-        box.setSuffix(QLatin1Char(' ') + countNoun(value, singular, plural));
-    };
+    auto update = [&box, singular, plural](int value) { box.setSuffix(QLatin1Char(' ') + countNoun(value, singular, plural)); };
     update(box.value());
     QObject::connect(&box, &QSpinBox::valueChanged, &box, update);
 }

@@ -16,8 +16,7 @@ QString suggestedFileName(const std::string& name, const QString& suffix) {
     return QString::fromStdString(exportFileStem(name)) + QLatin1Char('.') + suffix;
 }
 
-QString askSavePath(QWidget* parent, const QString& caption, const QString& filter, const QString& suffix,
-                    const QString& suggestedName) {
+QString askSavePath(QWidget* parent, const QString& caption, const QString& filter, const QString& suffix, const QString& suggestedName) {
     QSettings settings;
     const QString folder = settings.value(kLastFolder).toString();
     const QString proposed = folder.isEmpty() ? suggestedName : folder + QLatin1Char('/') + suggestedName;

@@ -12,8 +12,7 @@ namespace distlab::ui {
 
 /// A path to save to, or empty when the person cancelled. The dialog proposes `suggestedName` (a
 /// file name, no folder; see suggestedFileName) in the folder last used.
-QString askSavePath(QWidget* parent, const QString& caption, const QString& filter, const QString& suffix,
-                    const QString& suggestedName);
+QString askSavePath(QWidget* parent, const QString& caption, const QString& filter, const QString& suffix, const QString& suggestedName);
 /// "spiral-mirrored-4.py" for the run or study `name` and the suffix "py" (exportFileStem: file-safe).
 QString suggestedFileName(const std::string& name, const QString& suffix);
 /// A path to open, or empty when the person cancelled.

@@ -313,8 +313,9 @@ bool MainWindow::confirmClose() {
     QStringList lost;
     const QLocale locale;
     if (m_savedRuns->runHasUnsavedSteps()) {
-        lost.append(tr("the run \"%1\" (%2)").arg(QString::fromStdString(m_controller->config().name),
-                                                    SavedRunActions::trainedSteps(m_controller->stepsDone())));
+        lost.append(
+            tr("the run \"%1\" (%2)")
+                .arg(QString::fromStdString(m_controller->config().name), SavedRunActions::trainedSteps(m_controller->stepsDone())));
     }
     StudyWindow* studyWindow = m_studies->studyWindow();
     const QString study = studyWindow != nullptr ? studyWindow->unsavedResults() : QString();
@@ -335,7 +336,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     saveSettings();
     m_runControl->stopApplying();
-    m_controller->stopAll();  // joins the session thread: within one step
+    m_controller->stopAll();                                                              // joins the session thread: within one step
     if (StudyWindow* study = m_studies->studyWindow(); study != nullptr) study->close();  // and the study's variants
     event->accept();
 }

@@ -23,7 +23,9 @@ QString MainWindow::speedText() const { return m_runControl->speedText(); }
 QString MainWindow::statusText() const { return m_runControl->statusText(); }
 QAction* MainWindow::diagnosticsAction() const { return m_runControl->diagnosticsAction(); }
 
-bool MainWindow::openConfig(const QString& path, bool play, const QStringList& overrides) { return m_files->openConfig(path, play, overrides); }
+bool MainWindow::openConfig(const QString& path, bool play, const QStringList& overrides) {
+    return m_files->openConfig(path, play, overrides);
+}
 bool MainWindow::saveConfig(const QString& path) { return m_files->saveConfig(path); }
 void MainWindow::saveWeights(const QString& path) { m_files->saveWeights(path); }
 void MainWindow::loadWeights(const QString& path) { m_files->loadWeights(path); }

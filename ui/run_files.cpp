@@ -79,17 +79,19 @@ Status exportMetricsCsv(const RunHistory& history, const QString& path) {
     for (const MetricRow& row : rows) {
         for (std::size_t c = 0; c < columns.size(); ++c) {
             const double value = columns[c].get(row);
-            if (columns[c].integer) (text += c == 0 ? "" : ",") += std::to_string(static_cast<std::int64_t>(value));
-            else if (c == 0) text += QString::number(value, 'g', 10).toStdString();
-            else appendNumber(text, value);
+            if (columns[c].integer)
+                (text += c == 0 ? "" : ",") += std::to_string(static_cast<std::int64_t>(value));
+            else if (c == 0)
+                text += QString::number(value, 'g', 10).toStdString();
+            else
+                appendNumber(text, value);
         }
         text += '\n';
     }
     return writeFileAtomically(local(path), text);
 }
 
-Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceNames, const QString& runName,
-                           const QString& path) {
+Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceNames, const QString& runName, const QString& path) {
     std::vector<std::string> devices;
     for (int r = 0; r < history.replicaCount(); ++r) {
         devices.push_back(r < deviceNames.size() ? deviceNames[r].toStdString() : "cpu:" + std::to_string(r));
@@ -138,8 +140,7 @@ QStringList exampleFiles(const QString& applicationDir, ExampleKind kind) {
     QStringList names;
     QStringList files;
     for (const QString& folder : exampleFolders(applicationDir)) {
-        const QFileInfoList entries =
-            QDir(folder).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
+        const QFileInfoList entries = QDir(folder).entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
         for (const QFileInfo& entry : entries) {
             if (entry.fileName().endsWith(studySuffix) != (kind == ExampleKind::Study)) continue;
             if (names.contains(entry.fileName())) continue;

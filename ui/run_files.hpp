@@ -24,8 +24,7 @@ Status saveRunConfigFile(const RunConfig& config, const QString& path);
 /// Writes the history's metrics table as CSV (header line, one row per kept step, empty = unknown).
 Status exportMetricsCsv(const RunHistory& history, const QString& path);
 /// Writes the timeline's steps as a Chrome trace (one track per device).
-Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceNames, const QString& runName,
-                           const QString& path);
+Status exportTimelineTrace(const RunHistory& history, const QStringList& deviceNames, const QString& runName, const QString& path);
 /// Where File ▸ Examples looks for example runs, first match wins: where the package installs them
 /// (`<applicationDir>/../share/distlab/examples`, then `distlab/examples` under the XDG data folders,
 /// e.g. /usr/share) and the source tree's resources/examples (a build that is not installed).

@@ -20,11 +20,16 @@ QColor phaseColor(Phase part) {
     // timeline, a replica's curve or bar never reads as compute, communication or waiting
     // (tests/ui/test_views_agree.cpp keeps every pair at least kMinColourDistance apart).
     switch (part) {
-    case Phase::Compute: return QColor::fromRgb(0x1f3f7a);
-    case Phase::Communication: return QColor::fromRgb(0xc06000);
-    case Phase::Waiting: return QColor::fromRgb(0xb2182b);
-    case Phase::Optimizer: return QColor::fromRgb(0x1b7837);
-    case Phase::Idle: return QColor::fromRgb(0xdcdcdc);
+        case Phase::Compute:
+            return QColor::fromRgb(0x1f3f7a);
+        case Phase::Communication:
+            return QColor::fromRgb(0xc06000);
+        case Phase::Waiting:
+            return QColor::fromRgb(0xb2182b);
+        case Phase::Optimizer:
+            return QColor::fromRgb(0x1b7837);
+        case Phase::Idle:
+            return QColor::fromRgb(0xdcdcdc);
     }
     return Qt::gray;
 }

@@ -14,9 +14,9 @@ namespace distlab::ui {
 
 /// A saved run as the app opens it.
 struct SavedRunFile {
-    RunConfig config;      ///< data paths resolved against the file's folder
+    RunConfig config;  ///< data paths resolved against the file's folder
     SavedHistory history;
-    QString label;         ///< the name it was saved under
+    QString label;  ///< the name it was saved under
     std::int64_t step = 0;
 };
 

@@ -37,7 +37,8 @@ TensorFlowCodeDialog::TensorFlowCodeDialog(std::function<void(const QString&, co
     saveButton->setObjectName(QStringLiteral("saveButton"));
     connect(copyButton, &QPushButton::clicked, this, &TensorFlowCodeDialog::copy);
     connect(saveButton, &QPushButton::clicked, this, [this] {
-        const QString path = askSavePath(this, tr("Save TensorFlow code"), tr("Python files (*.py)"), QStringLiteral("py"), m_suggestedName);
+        const QString path =
+            askSavePath(this, tr("Save TensorFlow code"), tr("Python files (*.py)"), QStringLiteral("py"), m_suggestedName);
         if (!path.isEmpty()) saveTo(path);
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);

@@ -39,7 +39,7 @@ bool allowLosingWork(const UserPrompts& prompts, QWidget* parent, const QString&
 void showSaved(QMainWindow& window, const QString& what, const QString& path);
 /// A save's outcome told to the person: the error through `prompts`, titled `failureTitle`, or
 /// showSaved. Returns whether it was saved.
-bool reportSave(QMainWindow& window, const UserPrompts& prompts, const Status& outcome, const QString& failureTitle,
-                const QString& what, const QString& path);
+bool reportSave(QMainWindow& window, const UserPrompts& prompts, const Status& outcome, const QString& failureTitle, const QString& what,
+                const QString& path);
 
 }  // namespace distlab::ui

@@ -93,8 +93,10 @@ int runBench(const BenchOptions& options) {
         serverBusyNs += double(report.serverBusyNs);
         stalenessSum += double(report.staleness);
         const double ms = double(report.endNs - report.startNs) * 1e-6;
-        if (stepMs.size() < kKeptSteps) stepMs.push_back(ms);
-        else if (const auto slot = reservoir.below(static_cast<std::uint64_t>(measuredSteps) + 1); slot < kKeptSteps) stepMs[slot] = ms;
+        if (stepMs.size() < kKeptSteps)
+            stepMs.push_back(ms);
+        else if (const auto slot = reservoir.below(static_cast<std::uint64_t>(measuredSteps) + 1); slot < kKeptSteps)
+            stepMs[slot] = ms;
         ++measuredSteps;
         const PhaseSplit split = splitStep(report);
         commNs += split[Phase::Communication] + split[Phase::Waiting];
@@ -146,19 +148,24 @@ int runBench(const BenchOptions& options) {
 
 void addBenchCommand(CLI::App& app, int& exitCode) {
     auto options = std::make_shared<BenchOptions>();
-    CLI::App* command = app.add_subcommand(
-        "bench", "Measure a config's steady-state throughput after untimed warm-up steps; prints one JSON line.");
+    CLI::App* command =
+        app.add_subcommand("bench", "Measure a config's steady-state throughput after untimed warm-up steps; prints one JSON line.");
     command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
     command->add_option("--seconds", options->seconds, "how long to measure (default 5)")
-        ->type_name("S")->check(positiveUpTo(kMaxBenchSeconds));
+        ->type_name("S")
+        ->check(positiveUpTo(kMaxBenchSeconds));
     command->add_option("--warmup-steps", options->warmupSteps, "untimed steps first (default 10)")
-        ->type_name("K")->check(integerIn(0, kMaxSteps));
+        ->type_name("K")
+        ->check(integerIn(0, kMaxSteps));
     command->add_option("--set", options->overrides, "override a config value (repeatable)")
-        ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
-    command->add_option("--fma-probe", options->fmaProbeThreads,
-                        "after each step, a 0.1-ms FMA burst on N threads of the step's team: the cores' FMA rate "
-                        "in the same moments (fma_probe in the output; left out of the throughput)")
-        ->type_name("N")->check(integerIn(1, kMaxFmaProbeThreads));
+        ->type_name("KEY.PATH=VALUE")
+        ->allow_extra_args(false);
+    command
+        ->add_option("--fma-probe", options->fmaProbeThreads,
+                     "after each step, a 0.1-ms FMA burst on N threads of the step's team: the cores' FMA rate "
+                     "in the same moments (fma_probe in the output; left out of the throughput)")
+        ->type_name("N")
+        ->check(integerIn(1, kMaxFmaProbeThreads));
     command->callback([options, &exitCode] { exitCode = runBench(*options); });
 }
 

@@ -70,8 +70,8 @@ void printMemcpy(int threadCount, long long bytes, const Options& options) {
     const double timeUs = static_cast<double>(*std::max_element(elapsed.begin(), elapsed.end())) / 1e3 / static_cast<double>(options.iters);
     const double copyGbps = static_cast<double>(elements * 4) * threadCount / (timeUs * 1e3);
     if (options.json) {
-        nlohmann::ordered_json out{{"collective", "memcpy"}, {"threads", threadCount}, {"bytes", elements * 4},
-                                   {"iters", options.iters}, {"time_us", timeUs}, {"copy_gbps", copyGbps},
+        nlohmann::ordered_json out{{"collective", "memcpy"},         {"threads", threadCount}, {"bytes", elements * 4},
+                                   {"iters", options.iters},         {"time_us", timeUs},      {"copy_gbps", copyGbps},
                                    {"read_write_gbps", 2 * copyGbps}};
         std::printf("%s\n", out.dump().c_str());
     } else {
@@ -99,8 +99,7 @@ Result<Options> resolve(const Arguments& args) {
     options.json = args.json;
     options.memcpy = args.memcpy;
     if (options.minBytes > options.maxBytes)
-        return Error{"--min-bytes " + std::to_string(options.minBytes) + " is larger than --max-bytes " +
-                     std::to_string(options.maxBytes)};
+        return Error{"--min-bytes " + std::to_string(options.minBytes) + " is larger than --max-bytes " + std::to_string(options.maxBytes)};
     if (options.maxBytes > kMaxTotalBytes / options.replicas)
         return Error{"--max-bytes " + std::to_string(options.maxBytes) + " x " + std::to_string(options.replicas) +
                      " replicas exceeds the 4 GiB this command allocates at most"};
@@ -128,8 +127,8 @@ int runCollectives(const Arguments& args) {
     if (!options.json) {
         std::printf("# all_reduce (%s), backend inprocess, %d replica%s, %lld iterations after %lld warm-up\n", opName, n,
                     n == 1 ? "" : "s", options.iters, options.warmup);
-        std::printf("# %-24s %12s %11s %11s %11s %11s %6s\n", "algorithm", "bytes", "elements", "time_us", "algbw_gbps",
-                    "busbw_gbps", "wrong");
+        std::printf("# %-24s %12s %11s %11s %11s %11s %6s\n", "algorithm", "bytes", "elements", "time_us", "algbw_gbps", "busbw_gbps",
+                    "wrong");
     }
     long long wrong = 0;
     for (CrossDeviceOps algorithm : options.algorithms) {
@@ -138,10 +137,18 @@ int runCollectives(const Arguments& args) {
             const AllReduceMeasurement row = measureAllReduce(group, buffers, bytes / 4, options.op, options.warmup, options.iters);
             wrong += row.wrong;
             if (options.json) {
-                nlohmann::ordered_json out{{"collective", "all_reduce"}, {"backend", "inprocess"}, {"algorithm", configName(algorithm)},
-                                           {"op", opName}, {"replicas", n}, {"bytes", row.bytes}, {"elements", row.elements},
-                                           {"iters", options.iters}, {"time_us", row.timeUs}, {"algbw_gbps", row.algbwGbps},
-                                           {"busbw_gbps", row.busbwGbps}, {"wrong", row.wrong}};
+                nlohmann::ordered_json out{{"collective", "all_reduce"},
+                                           {"backend", "inprocess"},
+                                           {"algorithm", configName(algorithm)},
+                                           {"op", opName},
+                                           {"replicas", n},
+                                           {"bytes", row.bytes},
+                                           {"elements", row.elements},
+                                           {"iters", options.iters},
+                                           {"time_us", row.timeUs},
+                                           {"algbw_gbps", row.algbwGbps},
+                                           {"busbw_gbps", row.busbwGbps},
+                                           {"wrong", row.wrong}};
                 std::printf("%s\n", out.dump().c_str());
             } else {
                 std::printf("  %-24s %12lld %11lld %11.2f %11.3f %11.3f %6lld\n", configName(algorithm), row.bytes, row.elements,
@@ -166,22 +173,23 @@ int runCollectives(const Arguments& args) {
 
 void addCollectivesCommand(CLI::App& app, int& exitCode) {
     auto args = std::make_shared<Arguments>();
-    CLI::App* command = app.add_subcommand(
-        "collectives", "Measure the all-reduce the way nccl-tests does: sizes double from --min-bytes to --max-bytes, "
-                       "each timed after warm-up and checked against the exact result.");
+    CLI::App* command = app.add_subcommand("collectives",
+                                           "Measure the all-reduce the way nccl-tests does: sizes double from --min-bytes to --max-bytes, "
+                                           "each timed after warm-up and checked against the exact result.");
     // Only backends that run are offered: Gloo and NCCL come with multi-process training.
     command->add_option("--backend", args->backend, "one of: inprocess (the default: replicas are threads of this process)")
-        ->type_name("NAME")->check(oneOf({"inprocess"}));
+        ->type_name("NAME")
+        ->check(oneOf({"inprocess"}));
     command->add_option("--algorithm", args->algorithm, "ring (default), tree, hierarchical_copy, reduction_to_one_device or all")
-        ->type_name("ALGO")->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all"}));
-    command->add_option("--replicas", args->replicas, "replicas (threads), 1 to 64 (default 2)")
-        ->type_name("N")->check(integerIn(1, 64));
+        ->type_name("ALGO")
+        ->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all"}));
+    command->add_option("--replicas", args->replicas, "replicas (threads), 1 to 64 (default 2)")->type_name("N")->check(integerIn(1, 64));
     command->add_option("--min-bytes", args->minBytes, "smallest buffer per replica (default 1K)")->type_name("B")->check(byteCount());
     command->add_option("--max-bytes", args->maxBytes, "largest buffer per replica (default 16M)")->type_name("B")->check(byteCount());
-    command->add_option("--iters", args->iters, "timed iterations per size (default 20)")
-        ->type_name("K")->check(integerIn(1, 10'000'000));
+    command->add_option("--iters", args->iters, "timed iterations per size (default 20)")->type_name("K")->check(integerIn(1, 10'000'000));
     command->add_option("--warmup-iters", args->warmup, "untimed iterations per size (default 5)")
-        ->type_name("W")->check(integerIn(0, 10'000'000));
+        ->type_name("W")
+        ->check(integerIn(0, 10'000'000));
     command->add_option("--op", args->op, "sum (default) or mean")->type_name("OP")->check(oneOf({"sum", "mean"}));
     command->add_flag("--memcpy", args->memcpy, "also measure this machine's memcpy bandwidth, for comparison");
     command->add_flag("--json", args->json, "one JSON object per line instead of a table");

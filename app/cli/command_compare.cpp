@@ -176,12 +176,11 @@ int runCompare(const CompareOptions& options) {
 
 void addCompareCommand(CLI::App& app, int& exitCode) {
     auto options = std::make_shared<CompareOptions>();
-    CLI::App* command = app.add_subcommand(
-        "compare", "Run a study's variants (a *.study.json file) and print their summary table side by side.");
+    CLI::App* command =
+        app.add_subcommand("compare", "Run a study's variants (a *.study.json file) and print their summary table side by side.");
     command->add_option("STUDY", options->studyPath, "study file (JSON)")->required();
     command->add_option("--csv", options->csvPath, "write the summary table here as CSV")->type_name("T.csv");
-    command->add_option("--jsonl", options->jsonlPath, "write one JSON line per update of every variant here")
-        ->type_name("M.jsonl");
+    command->add_option("--jsonl", options->jsonlPath, "write one JSON line per update of every variant here")->type_name("M.jsonl");
     command->add_flag("--predict", options->predict,
                       "predict each variant's step time first (a short calibration) and add the prediction and its error to the table");
     command->add_flag("--quiet", options->quiet, "no progress output");

@@ -10,9 +10,10 @@
 namespace distlab::cli {
 
 void addDevicesCommand(CLI::App& app, int& exitCode) {
-    CLI::App* command = app.add_subcommand(
-        "devices", "Print, as JSON, the CPUs and GPUs, how logical devices are carved from them, and the CUDA, NCCL "
-                   "and Eigen versions built in. Exits 0 also when no GPU is usable (the report says why).");
+    CLI::App* command =
+        app.add_subcommand("devices",
+                           "Print, as JSON, the CPUs and GPUs, how logical devices are carved from them, and the CUDA, NCCL "
+                           "and Eigen versions built in. Exits 0 also when no GPU is usable (the report says why).");
     command->callback([&exitCode] {
         try {
             std::cout << deviceReportToJson(queryDevices()) << '\n';

@@ -107,10 +107,10 @@ int runEquivalence(const EquivalenceOptions& options) {
 
 void addEquivalenceCommand(CLI::App& app, int& exitCode) {
     auto options = std::make_shared<EquivalenceOptions>();
-    CLI::App* command = app.add_subcommand(
-        "equivalence",
-        "Step a study's variants in lockstep and show how far each one's weights drift from the baseline's: "
-        "must-equal variants by float rounding only, others (async parameter servers) by far more.");
+    CLI::App* command =
+        app.add_subcommand("equivalence",
+                           "Step a study's variants in lockstep and show how far each one's weights drift from the baseline's: "
+                           "must-equal variants by float rounding only, others (async parameter servers) by far more.");
     command->add_option("STUDY", options->studyPath, "study file (JSON)")->required();
     command->add_option("--csv", options->csvPath, "write every update's differences here as CSV")->type_name("OUT.csv");
     command->add_flag("--quiet", options->quiet, "no progress output");

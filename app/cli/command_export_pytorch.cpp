@@ -44,9 +44,8 @@ int runPyTorchExport(const PyTorchExportOptions& options) {
     const PyTorchExportFiles files = pyTorchExportFiles(options.scriptPath);
     std::vector<InputName> inputs{{"CONFIG", options.configPath, {}}};
     for (InputName& file : dataFiles(config->data, config->baseDirectory)) inputs.push_back(std::move(file));
-    if (Status checked = checkTrainFiles(inputs, {{"OUT.py", files.script},
-                                                  {"OUT.py (its weights file)", files.weights},
-                                                  {"OUT.py (its data file)", files.data}});
+    if (Status checked = checkTrainFiles(
+            inputs, {{"OUT.py", files.script}, {"OUT.py (its weights file)", files.weights}, {"OUT.py (its data file)", files.data}});
         !checked)
         return inputError(checked.error().message);
 
@@ -76,17 +75,18 @@ int runPyTorchExport(const PyTorchExportOptions& options) {
 void addExportPyTorchCommand(CLI::App& app, int& exitCode) {
     auto options = std::make_shared<PyTorchExportOptions>();
     auto steps = std::make_shared<long long>(0);
-    CLI::App* command = app.add_subcommand(
-        "export-pytorch",
-        "Write a PyTorch script that reproduces a run (same model, initial weights, batches and optimizer; DDP over "
-        "gloo for data-parallel runs), with OUT.init.safetensors and OUT.data.safetensors beside it.");
+    CLI::App* command =
+        app.add_subcommand("export-pytorch",
+                           "Write a PyTorch script that reproduces a run (same model, initial weights, batches and optimizer; DDP over "
+                           "gloo for data-parallel runs), with OUT.init.safetensors and OUT.data.safetensors beside it.");
     command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
     command->add_option("OUT.py", options->scriptPath, "the script to write")->required();
-    CLI::Option* stepsOption =
-        command->add_option("--steps", *steps, "updates whose batches are exported (default: the config's steps)")
-            ->type_name("N")->check(integerIn(0, kMaxSteps));
+    CLI::Option* stepsOption = command->add_option("--steps", *steps, "updates whose batches are exported (default: the config's steps)")
+                                   ->type_name("N")
+                                   ->check(integerIn(0, kMaxSteps));
     command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
-        ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
+        ->type_name("KEY.PATH=VALUE")
+        ->allow_extra_args(false);
     command->callback([options, steps, stepsOption, &exitCode] {
         if (stepsOption->count() > 0) options->steps = *steps;
         exitCode = runPyTorchExport(*options);

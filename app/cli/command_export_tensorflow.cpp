@@ -35,8 +35,7 @@ int runTensorFlowExport(const TensorFlowExportOptions& options) {
     // As export-pytorch's: the file may be replaced (atomically), never be one of the run's inputs.
     std::vector<InputName> inputs{{"CONFIG", options.configPath, {}}};
     for (InputName& file : dataFiles(config->data, config->baseDirectory)) inputs.push_back(std::move(file));
-    if (Status checked = checkTrainFiles(inputs, {{"OUT.py", options.codePath}}); !checked)
-        return inputError(checked.error().message);
+    if (Status checked = checkTrainFiles(inputs, {{"OUT.py", options.codePath}}); !checked) return inputError(checked.error().message);
     if (Status written = writeFileAtomically(options.codePath, code); !written) {
         std::fprintf(stderr, "error: %s\n", written.error().message.c_str());
         return 1;
@@ -52,15 +51,16 @@ int runTensorFlowExport(const TensorFlowExportOptions& options) {
 
 void addExportTensorFlowCommand(CLI::App& app, int& exitCode) {
     auto options = std::make_shared<TensorFlowExportOptions>();
-    CLI::App* command = app.add_subcommand(
-        "export-tensorflow",
-        "Write a run as TensorFlow code: the tf.distribute strategy and cross-device ops, the Keras model, the "
-        "optimizer, accumulation in a custom training loop, variable synchronization and aggregation. On stdout "
-        "without OUT.py.");
+    CLI::App* command =
+        app.add_subcommand("export-tensorflow",
+                           "Write a run as TensorFlow code: the tf.distribute strategy and cross-device ops, the Keras model, the "
+                           "optimizer, accumulation in a custom training loop, variable synchronization and aggregation. On stdout "
+                           "without OUT.py.");
     command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
     command->add_option("OUT.py", options->codePath, "the file to write (replaced if it exists); default: stdout");
     command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
-        ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
+        ->type_name("KEY.PATH=VALUE")
+        ->allow_extra_args(false);
     command->callback([options, &exitCode] { exitCode = runTensorFlowExport(*options); });
 }
 

@@ -92,11 +92,16 @@ void applyFault(const Fault& fault, Trainer& trainer) {
         return;
     }
     ParameterServerControls& controls = *trainer.parameterServerControls();
-    if (fault.kind == "kill-worker") controls.killWorker(fault.target);
-    else if (fault.kind == "kill-ps") controls.killParameterServer(fault.target);
-    else if (fault.kind == "slow-worker") controls.setWorkerSpeed(fault.target, fault.value);
-    else if (fault.kind == "pause-worker") controls.setWorkerPaused(fault.target, true);
-    else if (fault.kind == "resume-worker") controls.setWorkerPaused(fault.target, false);
+    if (fault.kind == "kill-worker")
+        controls.killWorker(fault.target);
+    else if (fault.kind == "kill-ps")
+        controls.killParameterServer(fault.target);
+    else if (fault.kind == "slow-worker")
+        controls.setWorkerSpeed(fault.target, fault.value);
+    else if (fault.kind == "pause-worker")
+        controls.setWorkerPaused(fault.target, true);
+    else if (fault.kind == "resume-worker")
+        controls.setWorkerPaused(fault.target, false);
 }
 
 struct TrainOptions {
@@ -118,8 +123,10 @@ Status checkFiles(const TrainOptions& options, const RunConfig& config) {
     for (InputName& file : dataFiles(config.data, config.baseDirectory)) inputs.push_back(std::move(file));
     if (!options.initWeights.empty()) inputs.push_back({"--init-weights", options.initWeights, {}});
     if (!options.resume.empty()) inputs.push_back({"--resume", options.resume, {}});
-    return checkTrainFiles(inputs, {{"--metrics", options.metrics}, {"--trace", options.trace},
-                                    {"--save-weights", options.saveWeights}, {"--checkpoint", options.checkpoint}});
+    return checkTrainFiles(inputs, {{"--metrics", options.metrics},
+                                    {"--trace", options.trace},
+                                    {"--save-weights", options.saveWeights},
+                                    {"--checkpoint", options.checkpoint}});
 }
 
 int runTrain(const TrainOptions& options) {
@@ -134,11 +141,9 @@ int runTrain(const TrainOptions& options) {
     // Until tests/gpu have passed on a GPU, a run on gpu:K says so (one line, not per step).
     if (const std::string warning = gpuTrainingWarning(*config); !warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
     if (!options.initWeights.empty())
-        if (auto status = loadWeights(trainer, options.initWeights, "--init-weights"); !status)
-            return inputError(status.error().message);
+        if (auto status = loadWeights(trainer, options.initWeights, "--init-weights"); !status) return inputError(status.error().message);
     if (!options.resume.empty())
-        if (auto status = resumeCheckpoint(trainer, options.resume, "--resume"); !status)
-            return inputError(status.error().message);
+        if (auto status = resumeCheckpoint(trainer, options.resume, "--resume"); !status) return inputError(status.error().message);
 
     catchInterrupts();
     const std::int64_t firstStep = trainer.stepsDone();
@@ -187,16 +192,14 @@ int runTrain(const TrainOptions& options) {
         if (evaluateNow && !trainer.data().test.empty()) test = trainer.evaluate(trainer.data().test);
         recorder->record(report, test);
         const double seconds = double(nowNs() - startNs) * 1e-9;
-        progress.update(report.step, report.loss,
-                        seconds > 0 ? double(samplesRun) / seconds : 0.0);
+        progress.update(report.step, report.loss, seconds > 0 ? double(samplesRun) / seconds : 0.0);
         if (options.haltOnNonFinite && !std::isfinite(report.loss)) {
             failure = "training diverged: the loss is not finite at step " + std::to_string(report.step) +
                       " (lower optimizer.learning_rate, or pass --keep-going-on-nan)";
             exitCode = 3;
             break;
         }
-        const bool checkpointNow =
-            !options.checkpoint.empty() && options.checkpointEvery > 0 && report.step % options.checkpointEvery == 0;
+        const bool checkpointNow = !options.checkpoint.empty() && options.checkpointEvery > 0 && report.step % options.checkpointEvery == 0;
         Status saved = checkpointNow ? saveCheckpoint(trainer, options.checkpoint) : Status(Ok{});
         // Metrics and trace are published with each checkpoint (so they reach its step) and every so often.
         if (saved) saved = checkpointNow ? recorder->publish() : recorder->publishIfDue(nowNs());
@@ -227,8 +230,7 @@ int runTrain(const TrainOptions& options) {
     }
 
     std::string summary = "{\"steps\":" + std::to_string(trainer.stepsDone()) + ",\"final_loss\":" + jsonNumber(lastLoss) +
-                          ",\"samples_per_sec\":" +
-                          jsonNumber(wallSeconds > 0 ? double(samplesRun) / wallSeconds : 0.0) +
+                          ",\"samples_per_sec\":" + jsonNumber(wallSeconds > 0 ? double(samplesRun) / wallSeconds : 0.0) +
                           ",\"wall_seconds\":" + jsonNumber(wallSeconds) + ",\"replicas\":" + std::to_string(trainer.replicaCount());
     if (!trainer.data().test.empty()) {
         const EvalResult test = trainer.evaluate(trainer.data().test);
@@ -238,8 +240,8 @@ int runTrain(const TrainOptions& options) {
     if (const GradientAggregationStats aggregation = trainer.gradientAggregation(); aggregation.addOps > 0)
         summary += std::string(",\"gradient_aggregation\":{\"method\":\"") +
                    (config->model.aggregationMethod == AggregationMethod::Tree ? "tree" : "add_n") +
-                   "\",\"peak_bytes\":" + std::to_string(aggregation.peakBytes) +
-                   ",\"add_ops\":" + std::to_string(aggregation.addOps) + "}";
+                   "\",\"peak_bytes\":" + std::to_string(aggregation.peakBytes) + ",\"add_ops\":" + std::to_string(aggregation.addOps) +
+                   "}";
     if (interrupted()) summary += ",\"interrupted\":true";
     summary += "}";
     std::puts(summary.c_str());
@@ -261,31 +263,37 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
     command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
     CLI::Option* stepsOption =
         command->add_option("--steps", *steps, "train until N steps in all (default: the config's steps, whose 0 means until Ctrl-C)")
-                                   ->type_name("N")->check(integerIn(0, kMaxSteps));
+            ->type_name("N")
+            ->check(integerIn(0, kMaxSteps));
     command->add_option("--init-weights", options->initWeights, "start from these weights (safetensors)")->type_name("W");
     command->add_option("--save-weights", options->saveWeights, "save the trained weights here (safetensors)")->type_name("W");
     command->add_option("--checkpoint", options->checkpoint, "save a checkpoint here at the end (and every --checkpoint-every steps)")
         ->type_name("C");
     command->add_option("--checkpoint-every", options->checkpointEvery, "checkpoint every N steps (needs --checkpoint)")
-        ->type_name("N")->check(integerIn(0, kMaxSteps));
+        ->type_name("N")
+        ->check(integerIn(0, kMaxSteps));
     command->add_option("--resume", options->resume, "resume from a checkpoint written by --checkpoint")->type_name("C");
     command->add_option("--metrics", options->metrics, "write one JSON line per step here")->type_name("M.jsonl");
     command->add_option("--trace", options->trace, "write a Chrome trace of the steps here (ui.perfetto.dev)")->type_name("T.json");
     command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
-        ->type_name("KEY.PATH=VALUE")->allow_extra_args(false);
-    command->add_option("--fault", *faults,
-                        "inject a fault: kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
-                        "pause-worker:W@STEP, resume-worker:W@STEP (parameter servers); fail-device:R@STEP "
-                        "(the synchronous strategies) (repeatable)")
-        ->type_name("KIND:TARGET@STEP")->allow_extra_args(false)
+        ->type_name("KEY.PATH=VALUE")
+        ->allow_extra_args(false);
+    command
+        ->add_option("--fault", *faults,
+                     "inject a fault: kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
+                     "pause-worker:W@STEP, resume-worker:W@STEP (parameter servers); fail-device:R@STEP "
+                     "(the synchronous strategies) (repeatable)")
+        ->type_name("KIND:TARGET@STEP")
+        ->allow_extra_args(false)
         ->check(CLI::Validator(
             [](std::string& text) {
                 auto fault = parseFault(text);
                 return fault ? std::string() : fault.error().message;
             },
             "", "fault"));
-    command->add_flag("--keep-going-on-nan", [options](std::int64_t) { options->haltOnNonFinite = false; },
-                      "keep training when the loss is not finite (default: stop with exit code 3)");
+    command->add_flag(
+        "--keep-going-on-nan", [options](std::int64_t) { options->haltOnNonFinite = false; },
+        "keep training when the loss is not finite (default: stop with exit code 3)");
     command->add_flag("--quiet", options->quiet, "no progress output");
     command->callback([options, steps, stepsOption, faults, &exitCode] {
         if (stepsOption->count() > 0) options->steps = *steps;

@@ -38,8 +38,7 @@ int runValidate(const std::string& path) {
 
 void addValidateCommand(CLI::App& app, int& exitCode) {
     auto path = std::make_shared<std::string>();
-    CLI::App* command = app.add_subcommand(
-        "validate", "Check a config and the data it names without training; prints a JSON summary.");
+    CLI::App* command = app.add_subcommand("validate", "Check a config and the data it names without training; prints a JSON summary.");
     command->add_option("CONFIG", *path, "run config (JSON)")->required();
     command->callback([path, &exitCode] { exitCode = runValidate(*path); });
 }

@@ -37,9 +37,9 @@ int runVarlab(const std::string& path) {
 
 void addVarlabCommand(CLI::App& app, int& exitCode) {
     auto path = std::make_shared<std::string>();
-    CLI::App* command = app.add_subcommand(
-        "varlab", "Run a variable-lab script (JSON: strategy, replicas, variables, ops); prints "
-                  "{\"variables\": [...], \"results\": [...]} on stdout.");
+    CLI::App* command = app.add_subcommand("varlab",
+                                           "Run a variable-lab script (JSON: strategy, replicas, variables, ops); prints "
+                                           "{\"variables\": [...], \"results\": [...]} on stdout.");
     command->add_option("SCRIPT", *path, "variable-lab script (JSON)")->required();
     command->callback([path, &exitCode] { exitCode = runVarlab(*path); });
 }

@@ -21,8 +21,8 @@ std::string usageOf(const CLI::App& app) {
     const auto selected = app.get_subcommands();
     if (selected.empty()) return CLI::Formatter().make_usage(&app, "distlab-cli");
     const CLI::App* command = selected.front();
-    return CLI::Formatter().make_usage(command, "distlab-cli " + command->get_name()) +
-           "Run 'distlab-cli " + command->get_name() + " --help' for more information.\n";
+    return CLI::Formatter().make_usage(command, "distlab-cli " + command->get_name()) + "Run 'distlab-cli " + command->get_name() +
+           " --help' for more information.\n";
 }
 
 int usageError(const CLI::App& app, const std::string& message) {

@@ -11,8 +11,7 @@
 namespace distlab::cli {
 
 ProgressReporter::ProgressReporter(std::int64_t firstStep, std::int64_t lastStep, bool quiet)
-    : m_first(firstStep), m_last(lastStep), m_quiet(quiet), m_terminal(isatty(STDERR_FILENO) != 0),
-      m_startNs(nowNs()) {
+    : m_first(firstStep), m_last(lastStep), m_quiet(quiet), m_terminal(isatty(STDERR_FILENO) != 0), m_startNs(nowNs()) {
     m_nextPlainStep = m_first + std::max<std::int64_t>(1, (m_last - m_first) / 10);
 }
 
@@ -42,8 +41,8 @@ void ProgressReporter::update(std::int64_t step, double loss, double samplesPerS
                      static_cast<long long>(step), static_cast<long long>(m_last), loss, samplesPerSecond, eta);
         m_drawn = true;
     } else if (step >= m_nextPlainStep || last) {
-        std::fprintf(stderr, "step %lld/%lld loss %.6g samples/s %.0f\n", static_cast<long long>(step),
-                     static_cast<long long>(m_last), loss, samplesPerSecond);
+        std::fprintf(stderr, "step %lld/%lld loss %.6g samples/s %.0f\n", static_cast<long long>(step), static_cast<long long>(m_last),
+                     loss, samplesPerSecond);
         m_nextPlainStep = step + std::max<std::int64_t>(1, (m_last - m_first) / 10);
     }
 }
@@ -54,12 +53,11 @@ void ProgressReporter::updateUnlimited(std::int64_t step, double loss, double sa
     if (m_lastPrintNs != 0 && now - m_lastPrintNs < every) return;
     m_lastPrintNs = now;
     if (m_terminal) {
-        std::fprintf(stderr, "\rstep %lld  loss %.4f  %.0f samples/s  (no step limit: Ctrl-C stops)  ",
-                     static_cast<long long>(step), loss, samplesPerSecond);
+        std::fprintf(stderr, "\rstep %lld  loss %.4f  %.0f samples/s  (no step limit: Ctrl-C stops)  ", static_cast<long long>(step), loss,
+                     samplesPerSecond);
         m_drawn = true;
     } else {
-        std::fprintf(stderr, "step %lld (no limit) loss %.6g samples/s %.0f\n", static_cast<long long>(step), loss,
-                     samplesPerSecond);
+        std::fprintf(stderr, "step %lld (no limit) loss %.6g samples/s %.0f\n", static_cast<long long>(step), loss, samplesPerSecond);
     }
 }
 

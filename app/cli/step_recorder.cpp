@@ -14,8 +14,8 @@ constexpr std::int64_t kPublishCostFactor = 20;
 
 }  // namespace
 
-Result<StepRecorder> StepRecorder::open(const std::string& metricsPath, const std::string& tracePath,
-                                        const std::string& runName, int replicas, bool parameterServer) {
+Result<StepRecorder> StepRecorder::open(const std::string& metricsPath, const std::string& tracePath, const std::string& runName,
+                                        int replicas, bool parameterServer) {
     StepRecorder recorder;
     recorder.m_parameterServer = parameterServer;
     if (!metricsPath.empty()) {
@@ -80,7 +80,11 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
                 // A lane without spans: its four phases.
                 for (const PhaseSpan& span : phaseSpans(stepTimes(s, report.endNs)))
                     if (span.endNs > span.beginNs)
-                        m_trace->add({device, phaseName(span.phase), {}, report.step, double(span.beginNs) * 1e-3,
+                        m_trace->add({device,
+                                      phaseName(span.phase),
+                                      {},
+                                      report.step,
+                                      double(span.beginNs) * 1e-3,
                                       double(span.endNs - span.beginNs) * 1e-3});
                 continue;
             }
@@ -88,11 +92,11 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             // its bytes, the update (a worker: its pull, compute, push and straggler delay); then
             // the wait for the slowest replica.
             for (const Span& span : s.spans) {
-                const bool moves = span.kind == SpanKind::AllReduce || span.kind == SpanKind::Broadcast ||
-                                   span.kind == SpanKind::Pull || span.kind == SpanKind::Push;
-                m_trace->add({device, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step,
-                              double(span.beginNs) * 1e-3, double(span.endNs - span.beginNs) * 1e-3, span.microBatch,
-                              span.pack, moves ? span.bytes : -1, moves && report.bytesFromRingFormula});
+                const bool moves = span.kind == SpanKind::AllReduce || span.kind == SpanKind::Broadcast || span.kind == SpanKind::Pull ||
+                                   span.kind == SpanKind::Push;
+                m_trace->add({device, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step, double(span.beginNs) * 1e-3,
+                              double(span.endNs - span.beginNs) * 1e-3, span.microBatch, span.pack, moves ? span.bytes : -1,
+                              moves && report.bytesFromRingFormula});
             }
             // A parameter-server worker's gradient then waits at the servers until it is applied
             // (its lane's optimizer phase, from the protocol's timestamps).
@@ -101,7 +105,11 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
                 m_trace->add({device, "applied", phaseName(Phase::Optimizer), report.step, double(spansEnd) * 1e-3,
                               double(s.updateEndNs - spansEnd) * 1e-3});
             if (report.endNs > s.updateEndNs)
-                m_trace->add({device, phaseName(Phase::Idle), {}, report.step, double(s.updateEndNs) * 1e-3,
+                m_trace->add({device,
+                              phaseName(Phase::Idle),
+                              {},
+                              report.step,
+                              double(s.updateEndNs) * 1e-3,
                               double(report.endNs - s.updateEndNs) * 1e-3});
         }
     }

@@ -14,8 +14,8 @@ class StepRecorder {
 public:
     /// Prepares the files that were asked for (empty path: not written); existing files are left
     /// as they are until the first publish.
-    static Result<StepRecorder> open(const std::string& metricsPath, const std::string& tracePath,
-                                     const std::string& runName, int replicas, bool parameterServer = false);
+    static Result<StepRecorder> open(const std::string& metricsPath, const std::string& tracePath, const std::string& runName, int replicas,
+                                     bool parameterServer = false);
     /// Records one step. Allocation-free once warmed up (apart from the writers' buffers).
     void record(const StepReport& report, std::optional<EvalResult> test = std::nullopt);
     /// Replaces both files with everything recorded so far; returns the first error.
@@ -32,7 +32,7 @@ private:
     std::optional<ChromeTraceWriter> m_trace;
     MetricsRecord m_record;
     std::int64_t m_nextPublishNs = 0;  ///< 0: not started (set by the first publishIfDue)
-    bool m_parameterServer = false;  ///< adds "worker" and "staleness" to every metrics line
+    bool m_parameterServer = false;    ///< adds "worker" and "staleness" to every metrics line
 };
 
 }  // namespace distlab::cli

@@ -25,8 +25,8 @@ Status checkTrainFiles(const std::vector<InputName>& inputs, const std::vector<O
                              "\"; give each output its own file"};
         for (const InputName& input : inputs)
             if (!allowedOverlap(output, input) && sameFile(openedPath(input), output.path))
-                return Error{output.option + ": \"" + output.path + "\" is the same file as " + input.field + " (\"" +
-                             input.path + "\"); an output must not overwrite an input"};
+                return Error{output.option + ": \"" + output.path + "\" is the same file as " + input.field + " (\"" + input.path +
+                             "\"); an output must not overwrite an input"};
         if (Status writable = checkOutputPath(output.option, output.path); !writable) return writable;
     }
     return Ok{};

@@ -29,25 +29,34 @@ void dropCache(DistlabCudaDevice* device) {
 
 __device__ float activate(int activation, float z) {
     switch (activation) {
-    case 1: return z > 0.0f ? z : 0.0f;
-    case 2: return tanhf(z);
-    case 3: return 1.0f / (1.0f + expf(-z));
-    case 4: return 0.5f * z * (1.0f + erff(z * 0.70710678118654752f));
-    default: return z;
+        case 1:
+            return z > 0.0f ? z : 0.0f;
+        case 2:
+            return tanhf(z);
+        case 3:
+            return 1.0f / (1.0f + expf(-z));
+        case 4:
+            return 0.5f * z * (1.0f + erff(z * 0.70710678118654752f));
+        default:
+            return z;
     }
 }
 
 __device__ float activationGradient(int activation, float z, float y, float dy) {
     switch (activation) {
-    case 1: return z > 0.0f ? dy : 0.0f;
-    case 2: return dy * (1.0f - y * y);
-    case 3: return dy * y * (1.0f - y);
-    case 4: {
-        const float cdf = 0.5f * (1.0f + erff(z * 0.70710678118654752f));
-        const float pdf = 0.39894228040143268f * expf(-0.5f * z * z);
-        return dy * (cdf + z * pdf);
-    }
-    default: return dy;
+        case 1:
+            return z > 0.0f ? dy : 0.0f;
+        case 2:
+            return dy * (1.0f - y * y);
+        case 3:
+            return dy * y * (1.0f - y);
+        case 4: {
+            const float cdf = 0.5f * (1.0f + erff(z * 0.70710678118654752f));
+            const float pdf = 0.39894228040143268f * expf(-0.5f * z * z);
+            return dy * (cdf + z * pdf);
+        }
+        default:
+            return dy;
     }
 }
 
@@ -99,8 +108,8 @@ using distlab::comm_detail::kRingSegmentElements;  // the CPU ring's schedule (c
 using distlab::comm_detail::ringChunkBegin;
 
 // One thread per example (rows are short: the classes of a classifier).
-__global__ void softmaxCrossEntropy(const float* logits, const int* labels, float* dlogits, float* rowLoss, int* rowCorrect,
-                                    long long rows, long long classes, float scale) {
+__global__ void softmaxCrossEntropy(const float* logits, const int* labels, float* dlogits, float* rowLoss, int* rowCorrect, long long rows,
+                                    long long classes, float scale) {
     const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (r >= rows) return;
     const float* row = logits + r * classes;
@@ -119,8 +128,8 @@ __global__ void softmaxCrossEntropy(const float* logits, const int* labels, floa
     rowCorrect[r] = best == label ? 1 : 0;
 }
 
-__global__ void meanSquaredError(const float* predictions, const float* targets, float* dpredictions, float* rowLoss,
-                                 long long rows, long long outputs, float scale) {
+__global__ void meanSquaredError(const float* predictions, const float* targets, float* dpredictions, float* rowLoss, long long rows,
+                                 long long outputs, float scale) {
     const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (r >= rows) return;
     const float inverseOutputs = 1.0f / static_cast<float>(outputs);
@@ -137,22 +146,23 @@ __global__ void meanSquaredError(const float* predictions, const float* targets,
 
 extern "C" {
 
-int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device,
-                    char* message) {
+int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device, char* message) {
     *device = nullptr;
     auto* opened = new DistlabCudaDevice;
     opened->logical = logicalIndex;
     opened->physical = physicalIndex;
     opened->limit = limitBytes;
     int code = check(cudaSetDevice(physicalIndex), message, opened, "cannot use the GPU");
-    if (code == 0) code = check(cudaStreamCreateWithFlags(&opened->stream, cudaStreamNonBlocking), message, opened, "cannot create a stream");
+    if (code == 0)
+        code = check(cudaStreamCreateWithFlags(&opened->stream, cudaStreamNonBlocking), message, opened, "cannot create a stream");
     if (code == 0) code = checkBlas(cublasCreate(&opened->blas), message, opened, "cannot start cuBLAS");
     if (code == 0) code = checkBlas(cublasSetStream(opened->blas, opened->stream), message, opened, "cuBLAS stream");
     // float32 products stay float32: no TF32 unless a later option asks for it.
     if (code == 0) code = checkBlas(cublasSetMathMode(opened->blas, CUBLAS_PEDANTIC_MATH), message, opened, "cuBLAS math mode");
     constexpr size_t kBlasWorkspace = 32u << 20;
     if (code == 0) code = check(cudaMalloc(&opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
-    if (code == 0) code = checkBlas(cublasSetWorkspace(opened->blas, opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
+    if (code == 0)
+        code = checkBlas(cublasSetWorkspace(opened->blas, opened->blasWorkspace, kBlasWorkspace), message, opened, "cuBLAS workspace");
     if (code == 0)
         code = check(cudaMalloc(reinterpret_cast<void**>(&opened->sumScratch), kSumBlocks * sizeof(double)), message, opened,
                      "sum-of-squares scratch");
@@ -213,8 +223,8 @@ int distlabCudaAllocate(DistlabCudaDevice* device, unsigned long long bytes, voi
             size_t freeBytes = 0, totalBytes = 0;
             cudaMemGetInfo(&freeBytes, &totalBytes);
             char cause[DISTLAB_CUDA_MESSAGE_SIZE];
-            std::snprintf(cause, sizeof cause, "asked for %.2f MiB, %.2f MiB free of %.2f MiB (%s)", mebibytes(size),
-                          mebibytes(freeBytes), mebibytes(totalBytes), cudaGetErrorString(error));
+            std::snprintf(cause, sizeof cause, "asked for %.2f MiB, %.2f MiB free of %.2f MiB (%s)", mebibytes(size), mebibytes(freeBytes),
+                          mebibytes(totalBytes), cudaGetErrorString(error));
             *pointer = nullptr;
             return fail(message, device, DISTLAB_CUDA_OUT_OF_MEMORY, "out of memory", cause);
         }
@@ -245,8 +255,7 @@ int distlabCudaUpload(DistlabCudaDevice* device, void* destination, const void* 
     return check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyHostToDevice, device->stream), message, device, "upload");
 }
 
-int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
-                        char* message) {
+int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes, char* message) {
     return check(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, device->stream), message, device, "download");
 }
 
@@ -282,15 +291,16 @@ int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* bu
             for (int r = 0; r < n; ++r) {
                 DistlabCudaDevice* device = devices[r];
                 const int predecessor = wrap(r - 1);
-                int code = check(cudaStreamWaitEvent(device->stream, devices[predecessor]->ringEvents[(s + 1) % 2], 0), message,
-                                 device, "ring step");
+                int code = check(cudaStreamWaitEvent(device->stream, devices[predecessor]->ringEvents[(s + 1) % 2], 0), message, device,
+                                 "ring step");
                 if (code != 0) return code;
                 if (s < n - 1) {
                     const int chunk = r - s - 1;  // reduce-scatter: add the predecessor's partial sum of this chunk
                     const long long begin = from(chunk), size = to(chunk) - begin;
                     if (size > 0) {
                         addInto<<<blocksFor(size), kThreads, 0, device->stream>>>(buffers[r] + begin, buffers[predecessor] + begin, size);
-                        if (mean && s == n - 2) divideBy<<<blocksFor(size), kThreads, 0, device->stream>>>(buffers[r] + begin, float(n), size);
+                        if (mean && s == n - 2)
+                            divideBy<<<blocksFor(size), kThreads, 0, device->stream>>>(buffers[r] + begin, float(n), size);
                     }
                 } else {
                     const int chunk = r - (s - (n - 1));  // all-gather: copy the predecessor's finished chunk
@@ -361,29 +371,31 @@ int distlabCudaCopy(DistlabCudaDevice* device, void* destination, const void* so
 
 // Row-major [r, c] is column-major [c, r]: every product below is the row-major formula
 // transposed, so cuBLAS (column-major) computes it without copies.
-int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y,
-                            long long rows, long long inputs, long long units, int activation, char* message) {
+int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y, long long rows,
+                            long long inputs, long long units, int activation, char* message) {
     if (rows <= 0 || units <= 0) return 0;
     const float one = 1.0f, zero = 0.0f;
     // z^T [units, rows] = w^T [units, inputs] x^T [inputs, rows]
-    int code = checkBlas(cublasSgemm(device->blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(units), static_cast<int>(rows),
-                                     static_cast<int>(inputs), &one, w, static_cast<int>(units), x, static_cast<int>(inputs), &zero,
-                                     z, static_cast<int>(units)),
-                         message, device, "dense forward product");
+    int code = checkBlas(
+        cublasSgemm(device->blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(units), static_cast<int>(rows), static_cast<int>(inputs), &one,
+                    w, static_cast<int>(units), x, static_cast<int>(inputs), &zero, z, static_cast<int>(units)),
+        message, device, "dense forward product");
     if (code != 0) return code;
     biasActivate<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, b, rows, units, activation);
     return check(cudaGetLastError(), message, device, "dense forward bias and activation");
 }
 
 int distlabCudaToHalf(DistlabCudaDevice* device, int half, const float* source, void* destination, long long count, char* message) {
-    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "to 16 bits", "half is 1 (float16) or 2 (bfloat16)");
+    if (half != 1 && half != 2)
+        return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "to 16 bits", "half is 1 (float16) or 2 (bfloat16)");
     if (count <= 0) return 0;
     toHalf<<<blocksFor(count), kThreads, 0, device->stream>>>(half, source, static_cast<unsigned short*>(destination), count);
     return check(cudaGetLastError(), message, device, "to 16 bits");
 }
 
 int distlabCudaFromHalf(DistlabCudaDevice* device, int half, const void* source, float* destination, long long count, char* message) {
-    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "from 16 bits", "half is 1 (float16) or 2 (bfloat16)");
+    if (half != 1 && half != 2)
+        return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "from 16 bits", "half is 1 (float16) or 2 (bfloat16)");
     if (count <= 0) return 0;
     fromHalf<<<blocksFor(count), kThreads, 0, device->stream>>>(half, static_cast<const unsigned short*>(source), destination, count);
     return check(cudaGetLastError(), message, device, "from 16 bits");
@@ -391,26 +403,28 @@ int distlabCudaFromHalf(DistlabCudaDevice* device, int half, const void* source,
 
 int distlabCudaDenseForwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* b, float* z, float* y,
                                 long long rows, long long inputs, long long units, int activation, char* message) {
-    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "dense forward", "half is 1 (float16) or 2 (bfloat16)");
+    if (half != 1 && half != 2)
+        return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "dense forward", "half is 1 (float16) or 2 (bfloat16)");
     if (rows <= 0 || units <= 0) return 0;
     const float one = 1.0f, zero = 0.0f;
     const cudaDataType type = half == 1 ? CUDA_R_16F : CUDA_R_16BF;
     // As the float32 forward, the product transposed for column-major cuBLAS; tensor cores with
     // float32 accumulation and a float32 result.
-    const int code = checkBlas(cublasGemmEx(device->blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(units), static_cast<int>(rows),
-                                            static_cast<int>(inputs), &one, w, type, static_cast<int>(units), x, type,
-                                            static_cast<int>(inputs), &zero, z, CUDA_R_32F, static_cast<int>(units),
-                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                               message, device, "dense forward product (16 bits)");
+    const int code =
+        checkBlas(cublasGemmEx(device->blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(units), static_cast<int>(rows),
+                               static_cast<int>(inputs), &one, w, type, static_cast<int>(units), x, type, static_cast<int>(inputs), &zero,
+                               z, CUDA_R_32F, static_cast<int>(units), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                  message, device, "dense forward product (16 bits)");
     if (code != 0) return code;
     biasActivate<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, b, rows, units, activation);
     return check(cudaGetLastError(), message, device, "dense forward bias and activation");
 }
 
 int distlabCudaDenseBackwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* z, const float* y,
-                                 const float* dy, float* dz, void* dz16, float* dw, float* db, float* dx, long long rows,
-                                 long long inputs, long long units, int activation, char* message) {
-    if (half != 1 && half != 2) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "dense backward", "half is 1 (float16) or 2 (bfloat16)");
+                                 const float* dy, float* dz, void* dz16, float* dw, float* db, float* dx, long long rows, long long inputs,
+                                 long long units, int activation, char* message) {
+    if (half != 1 && half != 2)
+        return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "dense backward", "half is 1 (float16) or 2 (bfloat16)");
     if (rows <= 0 || units <= 0) return 0;
     activationBackward<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, dy, dz, rows * units, activation);
     int code = check(cudaGetLastError(), message, device, "activation backward");
@@ -433,36 +447,36 @@ int distlabCudaDenseBackwardHalf(DistlabCudaDevice* device, int half, const void
                      message, device, "input gradient product (16 bits)");
 }
 
-int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
-                             const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
-                             long long units, int activation, char* message) {
+int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y, const float* dy,
+                             float* dz, float* dw, float* db, float* dx, long long rows, long long inputs, long long units, int activation,
+                             char* message) {
     if (rows <= 0 || units <= 0) return 0;
     activationBackward<<<blocksFor(rows * units), kThreads, 0, device->stream>>>(z, y, dy, dz, rows * units, activation);
     int code = check(cudaGetLastError(), message, device, "activation backward");
     if (code != 0) return code;
     const float one = 1.0f, zero = 0.0f;
     // dw^T [units, inputs] += dz^T [units, rows] x [rows, inputs]
-    code = checkBlas(cublasSgemm(device->blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(units), static_cast<int>(inputs),
-                                 static_cast<int>(rows), &one, dz, static_cast<int>(units), x, static_cast<int>(inputs), &one, dw,
-                                 static_cast<int>(units)),
-                     message, device, "kernel gradient product");
+    code = checkBlas(
+        cublasSgemm(device->blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(units), static_cast<int>(inputs), static_cast<int>(rows), &one,
+                    dz, static_cast<int>(units), x, static_cast<int>(inputs), &one, dw, static_cast<int>(units)),
+        message, device, "kernel gradient product");
     if (code != 0) return code;
     addColumnSums<<<blocksFor(units), kThreads, 0, device->stream>>>(dz, db, rows, units);
     code = check(cudaGetLastError(), message, device, "bias gradient");
     if (code != 0 || dx == nullptr) return code;
     // dx^T [inputs, rows] = w [inputs, units] dz^T [units, rows]; w as stored is w^T column-major
-    return checkBlas(cublasSgemm(device->blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(inputs), static_cast<int>(rows),
-                                 static_cast<int>(units), &one, w, static_cast<int>(units), dz, static_cast<int>(units), &zero, dx,
-                                 static_cast<int>(inputs)),
-                     message, device, "input gradient product");
+    return checkBlas(
+        cublasSgemm(device->blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(inputs), static_cast<int>(rows), static_cast<int>(units), &one,
+                    w, static_cast<int>(units), dz, static_cast<int>(units), &zero, dx, static_cast<int>(inputs)),
+        message, device, "input gradient product");
 }
 
-int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits,
-                                   float* rowLoss, int* rowCorrect, long long rows, long long classes, float scale, char* message) {
+int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits, float* rowLoss,
+                                   int* rowCorrect, long long rows, long long classes, float scale, char* message) {
     if (rows <= 0) return 0;
     if (classes <= 0) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "softmax cross-entropy", "no classes");
-    softmaxCrossEntropy<<<blocksFor(rows), kThreads, 0, device->stream>>>(logits, labels, dlogits, rowLoss, rowCorrect, rows,
-                                                                         classes, scale);
+    softmaxCrossEntropy<<<blocksFor(rows), kThreads, 0, device->stream>>>(logits, labels, dlogits, rowLoss, rowCorrect, rows, classes,
+                                                                          scale);
     return check(cudaGetLastError(), message, device, "softmax cross-entropy");
 }
 
@@ -470,8 +484,7 @@ int distlabCudaMeanSquaredError(DistlabCudaDevice* device, const float* predicti
                                 float* rowLoss, long long rows, long long outputs, float scale, char* message) {
     if (rows <= 0) return 0;
     if (outputs <= 0) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "mean squared error", "no outputs");
-    meanSquaredError<<<blocksFor(rows), kThreads, 0, device->stream>>>(predictions, targets, dpredictions, rowLoss, rows, outputs,
-                                                                      scale);
+    meanSquaredError<<<blocksFor(rows), kThreads, 0, device->stream>>>(predictions, targets, dpredictions, rowLoss, rows, outputs, scale);
     return check(cudaGetLastError(), message, device, "mean squared error");
 }
 

@@ -31,8 +31,7 @@ typedef struct DistlabCudaMemoryStats {
 /* Opens logical GPU `logicalIndex` ("gpu:K" in messages) on physical device `physicalIndex` with a
  * memory limit (0: none): its own stream and cuBLAS handle (TF32 off: float32 products are
  * float32). */
-int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device,
-                    char* message);
+int distlabCudaOpen(int logicalIndex, int physicalIndex, unsigned long long limitBytes, DistlabCudaDevice** device, char* message);
 /* Makes the device's physical GPU the calling thread's current one. Kernels, cuBLAS and events
  * work only on the current GPU, so a thread that queues work for logical GPUs on several physical
  * GPUs (NCCL runs) calls this before each one's work; cheap when it already is. */
@@ -47,10 +46,8 @@ int distlabCudaAllocate(DistlabCudaDevice* device, unsigned long long bytes, voi
 void distlabCudaRelease(DistlabCudaDevice* device, void* pointer);
 void distlabCudaMemory(const DistlabCudaDevice* device, DistlabCudaMemoryStats* stats);
 
-int distlabCudaUpload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
-                      char* message);
-int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes,
-                        char* message);
+int distlabCudaUpload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes, char* message);
+int distlabCudaDownload(DistlabCudaDevice* device, void* destination, const void* source, unsigned long long bytes, char* message);
 int distlabCudaSynchronize(DistlabCudaDevice* device, char* message);
 /* Sets `bytes` bytes of device memory to zero (queued on the stream). */
 int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long long bytes, char* message);
@@ -61,8 +58,7 @@ int distlabCudaZero(DistlabCudaDevice* device, void* destination, unsigned long 
  * engine/src/comm/in_process_algorithms.cpp does with progress counters. The chunks, segments and
  * order of additions are the CPU ring's, so the results are the same bits. Queued on the streams;
  * each rank's stream goes on only once its successor has read its buffer for the last time. */
-int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* buffers, int ranks, long long count, int mean,
-                             char* message);
+int distlabCudaRingAllReduce(DistlabCudaDevice* const* devices, float* const* buffers, int ranks, long long count, int mean, char* message);
 
 /* A point on a device's stream: done once the work queued before it is. */
 typedef struct DistlabCudaEvent DistlabCudaEvent;
@@ -104,13 +100,13 @@ int distlabCudaTimerElapsed(DistlabCudaTimer* timer, float* milliseconds, int po
 
 /* Dense layer forward, row-major, as the CPU kernels: z = x w + b, y = act(z).
  * x [rows, inputs], w [inputs, units], b [units], z and y [rows, units] (y may equal z for linear). */
-int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y,
-                            long long rows, long long inputs, long long units, int activation, char* message);
+int distlabCudaDenseForward(DistlabCudaDevice* device, const float* x, const float* w, const float* b, float* z, float* y, long long rows,
+                            long long inputs, long long units, int activation, char* message);
 /* Dense layer backward: dz = dy * act'(z), dw += x^T dz, db += column sums of dz (in row order),
  * dx = dz w^T when dx is not null. */
-int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y,
-                             const float* dy, float* dz, float* dw, float* db, float* dx, long long rows, long long inputs,
-                             long long units, int activation, char* message);
+int distlabCudaDenseBackward(DistlabCudaDevice* device, const float* x, const float* w, const float* z, const float* y, const float* dy,
+                             float* dz, float* dw, float* db, float* dx, long long rows, long long inputs, long long units, int activation,
+                             char* message);
 /* 16-bit compute. `half` is 1 for float16, 2 for bfloat16 (IEEE binary16 and bfloat16 as the
  * engine's dtype.hpp converts them: round to nearest even). */
 int distlabCudaToHalf(DistlabCudaDevice* device, int half, const float* source, void* destination, long long count, char* message);
@@ -125,8 +121,8 @@ int distlabCudaDenseForwardHalf(DistlabCudaDevice* device, int half, const void*
  * `dz16`, [rows, units], for the products), dw += x^T dz and dx = dz w^T (when dx is not null) from
  * 16-bit operands with float32 accumulation, db += column sums of the float32 dz. */
 int distlabCudaDenseBackwardHalf(DistlabCudaDevice* device, int half, const void* x, const void* w, const float* z, const float* y,
-                                 const float* dy, float* dz, void* dz16, float* dw, float* db, float* dx, long long rows,
-                                 long long inputs, long long units, int activation, char* message);
+                                 const float* dy, float* dz, void* dz16, float* dw, float* db, float* dx, long long rows, long long inputs,
+                                 long long units, int activation, char* message);
 
 /* The optimizers, each one kernel over every parameter at once, as engine/src/optim computes them.
  * SGD: values -= rate * grads; with momentum mu (velocity not null): b = mu b + g, then
@@ -135,15 +131,15 @@ int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads,
                    float momentum, int nesterov, char* message);
 /* Adam: m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; values -= stepSize m / (sqrt(v) invSecondCorrection + eps),
  * with stepSize = rate / (1 - b1^t) and invSecondCorrection = 1 / sqrt(1 - b2^t) computed by the caller. */
-int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
-                    float stepSize, float invSecondCorrection, float beta1, float beta2, float epsilon, char* message);
+int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count, float stepSize,
+                    float invSecondCorrection, float beta1, float beta2, float epsilon, char* message);
 
 /* The same updates with their per-step scalars read from device memory when the kernel runs
  * (uploaded before each step), so a step captured once in a graph applies each step's learning
  * rate and Adam's bias corrections on every replay; the same arithmetic, bit for bit.
  * SGD: scalars[0] = rate. Adam: scalars[0] = stepSize, scalars[1] = invSecondCorrection. */
-int distlabCudaSgdFrom(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count,
-                       const float* scalars, float momentum, int nesterov, char* message);
+int distlabCudaSgdFrom(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count, const float* scalars,
+                       float momentum, int nesterov, char* message);
 int distlabCudaAdamFrom(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
                         const float* scalars, float beta1, float beta2, float epsilon, char* message);
 
@@ -151,15 +147,15 @@ int distlabCudaAdamFrom(DistlabCudaDevice* device, float* values, const float* g
  * for i < count, 0 where indices[i] < 0 (all device memory): the watched values. SumSquares:
  * *result (device memory) = the sum of values[i]^2 in double, added in a fixed order (fixed blocks,
  * then their partial sums in order), so every launch gives the same bits: a gradient's norm. */
-int distlabCudaGather(DistlabCudaDevice* device, const float* source, const long long* indices, float* destination,
-                      long long count, char* message);
+int distlabCudaGather(DistlabCudaDevice* device, const float* source, const long long* indices, float* destination, long long count,
+                      char* message);
 int distlabCudaSumSquares(DistlabCudaDevice* device, const float* values, long long count, double* result, char* message);
 
 /* The losses, per example (rowLoss[r], the caller sums them) with the gradient scaled by `scale`:
  * softmax cross-entropy with int32 labels (rowCorrect[r] = 1 when the arg-max is the label), and
  * mean squared error with the mean over the outputs per example (Keras' convention). */
-int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits,
-                                   float* rowLoss, int* rowCorrect, long long rows, long long classes, float scale, char* message);
+int distlabCudaSoftmaxCrossEntropy(DistlabCudaDevice* device, const float* logits, const int* labels, float* dlogits, float* rowLoss,
+                                   int* rowCorrect, long long rows, long long classes, float scale, char* message);
 int distlabCudaMeanSquaredError(DistlabCudaDevice* device, const float* predictions, const float* targets, float* dpredictions,
                                 float* rowLoss, long long rows, long long outputs, float scale, char* message);
 

@@ -10,8 +10,8 @@ namespace {
 
 // `scalars`, when not null, holds the per-step scalars in device memory (read when the kernel
 // runs, so a graph captured once applies each step's values); otherwise the arguments are used.
-__global__ void sgd(float* values, const float* grads, float* velocity, long long count, float rate, const float* scalars,
-                    float momentum, int nesterov) {
+__global__ void sgd(float* values, const float* grads, float* velocity, long long count, float rate, const float* scalars, float momentum,
+                    int nesterov) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= count) return;
     if (scalars != nullptr) rate = scalars[0];
@@ -26,8 +26,8 @@ __global__ void sgd(float* values, const float* grads, float* velocity, long lon
     values[i] = __fsub_rn(values[i], __fmul_rn(rate, step));
 }
 
-__global__ void adam(float* values, const float* grads, float* m, float* v, long long count, float stepSize,
-                     float invSecondCorrection, const float* scalars, float beta1, float beta2, float epsilon) {
+__global__ void adam(float* values, const float* grads, float* m, float* v, long long count, float stepSize, float invSecondCorrection,
+                     const float* scalars, float beta1, float beta2, float epsilon) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= count) return;
     if (scalars != nullptr) stepSize = scalars[0], invSecondCorrection = scalars[1];
@@ -81,19 +81,19 @@ int distlabCudaSgd(DistlabCudaDevice* device, float* values, const float* grads,
     return check(cudaGetLastError(), message, device, "sgd");
 }
 
-int distlabCudaSgdFrom(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count,
-                       const float* scalars, float momentum, int nesterov, char* message) {
+int distlabCudaSgdFrom(DistlabCudaDevice* device, float* values, const float* grads, float* velocity, long long count, const float* scalars,
+                       float momentum, int nesterov, char* message) {
     if (count <= 0) return 0;
     if (scalars == nullptr) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "sgd", "no scalars");
     sgd<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, velocity, count, 0.0f, scalars, momentum, nesterov);
     return check(cudaGetLastError(), message, device, "sgd");
 }
 
-int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count,
-                    float stepSize, float invSecondCorrection, float beta1, float beta2, float epsilon, char* message) {
+int distlabCudaAdam(DistlabCudaDevice* device, float* values, const float* grads, float* m, float* v, long long count, float stepSize,
+                    float invSecondCorrection, float beta1, float beta2, float epsilon, char* message) {
     if (count <= 0) return 0;
-    adam<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, m, v, count, stepSize, invSecondCorrection, nullptr,
-                                                            beta1, beta2, epsilon);
+    adam<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, m, v, count, stepSize, invSecondCorrection, nullptr, beta1,
+                                                            beta2, epsilon);
     return check(cudaGetLastError(), message, device, "adam");
 }
 
@@ -101,13 +101,12 @@ int distlabCudaAdamFrom(DistlabCudaDevice* device, float* values, const float* g
                         const float* scalars, float beta1, float beta2, float epsilon, char* message) {
     if (count <= 0) return 0;
     if (scalars == nullptr) return fail(message, device, DISTLAB_CUDA_BAD_ARGUMENT, "adam", "no scalars");
-    adam<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, m, v, count, 0.0f, 0.0f, scalars, beta1, beta2,
-                                                            epsilon);
+    adam<<<blocksFor(count), kThreads, 0, device->stream>>>(values, grads, m, v, count, 0.0f, 0.0f, scalars, beta1, beta2, epsilon);
     return check(cudaGetLastError(), message, device, "adam");
 }
 
-int distlabCudaGather(DistlabCudaDevice* device, const float* source, const long long* indices, float* destination,
-                      long long count, char* message) {
+int distlabCudaGather(DistlabCudaDevice* device, const float* source, const long long* indices, float* destination, long long count,
+                      char* message) {
     if (count <= 0) return 0;
     gather<<<blocksFor(count), kThreads, 0, device->stream>>>(source, indices, destination, count);
     return check(cudaGetLastError(), message, device, "gather");

@@ -11,14 +11,14 @@ extern "C" {
 
 /* The state of the CUDA runtime, the driver and NCCL on this machine. */
 typedef struct DistlabCudaStatus {
-    int runtimeVersion;   /* cudaRuntimeGetVersion, e.g. 13000 for 13.0 */
-    int driverVersion;    /* cudaDriverGetVersion; 0 when no driver is loaded */
-    int deviceCount;      /* cudaGetDeviceCount; 0 when it failed */
-    int errorCode;        /* cudaGetDeviceCount's cudaError_t; 0 on success */
+    int runtimeVersion;                       /* cudaRuntimeGetVersion, e.g. 13000 for 13.0 */
+    int driverVersion;                        /* cudaDriverGetVersion; 0 when no driver is loaded */
+    int deviceCount;                          /* cudaGetDeviceCount; 0 when it failed */
+    int errorCode;                            /* cudaGetDeviceCount's cudaError_t; 0 on success */
     char errorName[DISTLAB_CUDA_TEXT_SIZE];   /* cudaGetErrorName, e.g. "cudaErrorInsufficientDriver" */
     char errorString[DISTLAB_CUDA_TEXT_SIZE]; /* cudaGetErrorString */
-    int ncclBuiltIn;      /* 1 when the CUDA sources were built with NCCL */
-    int ncclVersion;      /* ncclGetVersion code (works without a GPU); 0 when unknown */
+    int ncclBuiltIn;                          /* 1 when the CUDA sources were built with NCCL */
+    int ncclVersion;                          /* ncclGetVersion code (works without a GPU); 0 when unknown */
 } DistlabCudaStatus;
 
 /* One GPU's properties. */
@@ -28,7 +28,7 @@ typedef struct DistlabGpuProperties {
     int computeMajor;
     int computeMinor;
     int multiprocessors;
-    int errorCode;        /* cudaGetDeviceProperties' cudaError_t; 0 on success */
+    int errorCode; /* cudaGetDeviceProperties' cudaError_t; 0 on success */
     char errorString[DISTLAB_CUDA_TEXT_SIZE];
 } DistlabGpuProperties;
 

@@ -23,12 +23,9 @@ void probeGpus(DeviceReport& report) {
     report.cudaRuntimeVersion = formatCudaVersion(status.runtimeVersion);
     report.cudaDriverVersion = status.driverVersion > 0 ? formatCudaVersion(status.driverVersion) : "none";
     report.ncclBuiltIn = status.ncclBuiltIn != 0;
-    report.ncclVersion = !report.ncclBuiltIn ? "not built in"
-                         : status.ncclVersion > 0 ? formatNcclVersion(status.ncclVersion)
-                                                  : "unknown";
+    report.ncclVersion = !report.ncclBuiltIn ? "not built in" : status.ncclVersion > 0 ? formatNcclVersion(status.ncclVersion) : "unknown";
     if (status.errorCode != 0) {
-        report.gpuUnavailableReason =
-            describeCudaError(status.errorCode, status.errorName, status.errorString, status.driverVersion);
+        report.gpuUnavailableReason = describeCudaError(status.errorCode, status.errorName, status.errorString, status.driverVersion);
         return;
     }
     std::string lastError;
@@ -61,10 +58,6 @@ const GpuTrainerApi kTrainer{&makeTrainer};
 }  // namespace distlab
 
 // The module's two exported symbols (gpu_backend_api.hpp, gpu_trainer_api.hpp); all else is hidden.
-extern "C" __attribute__((visibility("default"))) const distlab::GpuBackendApi* distlab_gpu_backend() {
-    return &distlab::kBackend;
-}
+extern "C" __attribute__((visibility("default"))) const distlab::GpuBackendApi* distlab_gpu_backend() { return &distlab::kBackend; }
 
-extern "C" __attribute__((visibility("default"))) const distlab::GpuTrainerApi* distlab_gpu_trainer_api() {
-    return &distlab::kTrainer;
-}
+extern "C" __attribute__((visibility("default"))) const distlab::GpuTrainerApi* distlab_gpu_trainer_api() { return &distlab::kTrainer; }

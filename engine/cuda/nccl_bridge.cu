@@ -53,8 +53,8 @@ int checkRanks(DistlabNcclGroup* group, const int* ranks, int listed, char* mess
 int markDone(DistlabNcclGroup* group, const int* ranks, int listed, char* message) {
     for (int i = 0; i < listed; ++i) {
         DistlabCudaDevice* device = group->devices[static_cast<std::size_t>(ranks[i])];
-        const int code = check(cudaEventRecord(group->done[static_cast<std::size_t>(ranks[i])], device->stream), message, device,
-                               "nccl done event");
+        const int code =
+            check(cudaEventRecord(group->done[static_cast<std::size_t>(ranks[i])], device->stream), message, device, "nccl done event");
         if (code != 0) return code;
     }
     return 0;

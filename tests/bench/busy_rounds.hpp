@@ -130,9 +130,10 @@ void compareInRounds(int rounds, std::vector<Candidate>& candidates, Measure&& m
         for (std::size_t c = 0; c < count; ++c) (busy ? candidates[c].busy : candidates[c].quiet).push_back(shares[c]);
     }
     for (const Candidate& c : candidates)
-        std::printf("{\"candidate\": \"%s\", \"busy_rounds\": %zu, \"busy_share\": %.3f, "
-                    "\"quiet_rounds\": %zu, \"quiet_share\": %.3f}\n",
-                    c.name.c_str(), c.busy.size(), median(c.busy), c.quiet.size(), median(c.quiet));
+        std::printf(
+            "{\"candidate\": \"%s\", \"busy_rounds\": %zu, \"busy_share\": %.3f, "
+            "\"quiet_rounds\": %zu, \"quiet_share\": %.3f}\n",
+            c.name.c_str(), c.busy.size(), median(c.busy), c.quiet.size(), median(c.quiet));
 }
 
 /// The rounds from argv[1] (default 300), or -1 with a usage line where they are not a positive

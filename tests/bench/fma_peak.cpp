@@ -63,8 +63,7 @@ Rate measure(const Width& width, int threads, double seconds) {
             });
         for (auto& thread : pool) thread.join();
         const double elapsed =
-            std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
-                                          *std::min_element(starts.begin(), starts.end()))
+            std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) - *std::min_element(starts.begin(), starts.end()))
                 .count();
         const double roundFlops = width.flopsPerIteration * static_cast<double>(kIterations) * threads;
         best = std::max(best, roundFlops / elapsed / 1e9);
@@ -86,7 +85,8 @@ int main(int argc, char** argv) {
     }
     const Width widths[] = {
         {"avx512", distlab::fma::chains512, distlab::fma::kFlopsPerIteration512, __builtin_cpu_supports("avx512f") != 0},
-        {"avx2", distlab::fma::chains256, distlab::fma::kFlopsPerIteration256, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+        {"avx2", distlab::fma::chains256, distlab::fma::kFlopsPerIteration256,
+         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
     };
     std::printf("{\"threads\": %d", threads);
     bool measured = false;
@@ -97,9 +97,10 @@ int main(int argc, char** argv) {
         }
         const Rate one = measure(width, 1, seconds);
         const Rate all = threads == 1 ? one : measure(width, threads, seconds);  // one thread is all of them
-        std::printf(", \"%s\": {\"gflops_1_thread\": %.1f, \"gflops_all_threads\": %.1f, \"sustained_1_thread\": %.1f, "
-                    "\"sustained_all_threads\": %.1f}",
-                    width.name, one.best, all.best, one.sustained, all.sustained);
+        std::printf(
+            ", \"%s\": {\"gflops_1_thread\": %.1f, \"gflops_all_threads\": %.1f, \"sustained_1_thread\": %.1f, "
+            "\"sustained_all_threads\": %.1f}",
+            width.name, one.best, all.best, one.sustained, all.sustained);
         measured = true;
     }
     std::printf("}\n");

@@ -29,9 +29,12 @@ void gemm(bool transA, bool transB, int m, int n, int k, const float* a, const f
     Eigen::Map<RowMajor> cm(c, m, n);
     if (beta == 0.0f) cm.setZero();
     const Map am(a, transA ? k : m, lda), bm(b, transB ? n : k, ldb);
-    if (transA) cm.noalias() += am.transpose() * bm;
-    else if (transB) cm.noalias() += am * bm.transpose();
-    else cm.noalias() += am * bm;
+    if (transA)
+        cm.noalias() += am.transpose() * bm;
+    else if (transB)
+        cm.noalias() += am * bm.transpose();
+    else
+        cm.noalias() += am * bm;
 #elif defined(PATH_PACKED)
     using distlab::kernels::Op;
     distlab::kernels::packedProduct(distlab::kernels::packedKernels().front(), transA ? Op::Transpose : Op::None,
@@ -39,8 +42,8 @@ void gemm(bool transA, bool transB, int m, int n, int k, const float* a, const f
 #elif defined(PATH_DNNL)
     dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
 #else
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a,
-                lda, b, ldb, beta, c, n);
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb, beta,
+                c, n);
 #endif
 }
 
@@ -61,7 +64,8 @@ double stepGflops(int batch, const std::vector<Layer>& layers, double seconds) {
     for (size_t i = 0; i < layers.size(); ++i)
         flops += 2.0 * batch * layers[i].in * layers[i].out * (i == 0 ? 2 : 3);  // no input gradient for the data
     auto step = [&] {
-        for (size_t i = 0; i < layers.size(); ++i) gemm(false, false, batch, layers[i].out, layers[i].in, x[i].data(), w[i].data(), 0.0f, z[i].data());
+        for (size_t i = 0; i < layers.size(); ++i)
+            gemm(false, false, batch, layers[i].out, layers[i].in, x[i].data(), w[i].data(), 0.0f, z[i].data());
         for (size_t i = layers.size(); i-- > 0;) {
             gemm(true, false, layers[i].in, layers[i].out, batch, x[i].data(), z[i].data(), 1.0f, dw[i].data());
             if (i > 0) gemm(false, true, batch, layers[i].in, layers[i].out, z[i].data(), w[i].data(), 0.0f, dx[i].data());

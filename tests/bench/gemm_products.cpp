@@ -30,8 +30,8 @@ struct Product {
 /// C[m,n] = beta C + op(A) op(B), row-major.
 void blas(const Product& p, const float* a, const float* b, float* c) {
     const int lda = p.transA ? p.m : p.k, ldb = p.transB ? p.k : p.n;
-    cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, p.m, p.n, p.k,
-                1.0f, a, lda, b, ldb, p.beta, c, p.n);
+    cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, p.m, p.n, p.k, 1.0f, a, lda, b,
+                ldb, p.beta, c, p.n);
 }
 
 /// The same product with the output split into one slice per thread of the team along its longer
@@ -48,12 +48,12 @@ void split(const Product& p, const float* a, const float* b, float* c) {
         if (end > begin) {
             if (alongN) {
                 const float* bSlice = p.transB ? b + static_cast<long>(begin) * ldb : b + begin;
-                cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, p.m,
-                            end - begin, p.k, 1.0f, a, lda, bSlice, ldb, p.beta, c + begin, p.n);
+                cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, p.m, end - begin,
+                            p.k, 1.0f, a, lda, bSlice, ldb, p.beta, c + begin, p.n);
             } else {
                 const float* aSlice = p.transA ? a + begin : a + static_cast<long>(begin) * lda;
-                cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans,
-                            end - begin, p.n, p.k, 1.0f, aSlice, lda, b, ldb, p.beta, c + static_cast<long>(begin) * p.n, p.n);
+                cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans, p.transB ? CblasTrans : CblasNoTrans, end - begin, p.n,
+                            p.k, 1.0f, aSlice, lda, b, ldb, p.beta, c + static_cast<long>(begin) * p.n, p.n);
             }
         }
     }
@@ -111,13 +111,13 @@ std::vector<std::pair<Product, Product>> stepProducts(int batch, const std::vect
     for (size_t l = 0; l + 1 < sizes.size(); ++l) {
         const int in = sizes[l], out = sizes[l + 1];
         const std::string layer = "L" + std::to_string(l + 1);
-        products.push_back({{layer + " forward", false, false, batch, out, in, 1.0f},
-                            {layer + " forward", false, true, batch, out, in, 1.0f}});
-        products.push_back({{layer + " weight grad", true, false, in, out, batch, 0.0f},
-                            {layer + " weight grad", true, false, out, in, batch, 0.0f}});
+        products.push_back(
+            {{layer + " forward", false, false, batch, out, in, 1.0f}, {layer + " forward", false, true, batch, out, in, 1.0f}});
+        products.push_back(
+            {{layer + " weight grad", true, false, in, out, batch, 0.0f}, {layer + " weight grad", true, false, out, in, batch, 0.0f}});
         if (l > 0)
-            products.push_back({{layer + " input grad", false, true, batch, in, out, 0.0f},
-                                {layer + " input grad", false, false, batch, in, out, 0.0f}});
+            products.push_back(
+                {{layer + " input grad", false, true, batch, in, out, 0.0f}, {layer + " input grad", false, false, batch, in, out, 0.0f}});
     }
     return products;
 }
@@ -135,10 +135,11 @@ int main(int argc, char** argv) {
         for (const auto& [engine, transposed] : stepProducts(w.batch, w.sizes)) {
             // One line per product: GFLOP/s of each way (blas-wT with the transposed weights' ops).
             const std::vector<double> g = gflops({engine, transposed, engine, engine}, {blas, blas, split, packed}, seconds);
-            std::printf("{\"workload\": \"%s\", \"threads\": %d, \"product\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, "
-                        "\"ops\": \"%c%c\", \"blas\": %.1f, \"blas-wT\": %.1f, \"split\": %.1f, \"packed\": %.1f}\n",
-                        w.name, omp_get_max_threads(), engine.name.c_str(), engine.m, engine.n, engine.k,
-                        engine.transA ? 'T' : 'N', engine.transB ? 'T' : 'N', g[0], g[1], g[2], g[3]);
+            std::printf(
+                "{\"workload\": \"%s\", \"threads\": %d, \"product\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, "
+                "\"ops\": \"%c%c\", \"blas\": %.1f, \"blas-wT\": %.1f, \"split\": %.1f, \"packed\": %.1f}\n",
+                w.name, omp_get_max_threads(), engine.name.c_str(), engine.m, engine.n, engine.k, engine.transA ? 'T' : 'N',
+                engine.transB ? 'T' : 'N', g[0], g[1], g[2], g[3]);
             std::fflush(stdout);
         }
 }

@@ -22,14 +22,14 @@
 namespace distlab_base::kernels {
 enum class Op : bool { None, Transpose };
 enum class PackedKernel { Avx512, Avx2 };
-void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   const float* b, float beta, float* c);
-double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                     const float* b, float rate, float* w, std::span<double> tileSums);
-void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const float* a, const float* b, const float* bias, bool relu, float* c);
-void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const float* a, const float* b, const float* mask, float* c);
+void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   float beta, float* c);
+double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                     float rate, float* w, std::span<double> tileSums);
+void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         const float* b, const float* bias, bool relu, float* c);
+void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         const float* b, const float* mask, float* c);
 }  // namespace distlab_base::kernels
 
 namespace {
@@ -70,8 +70,10 @@ void alternate(const std::string& fields, int rounds, double flops, RunNow&& run
     int faster = 0;
     for (int round = 0; round < rounds; ++round) {
         double tNow, tBase;
-        if (round % 2 == 0) tNow = secondsPerCall(runNow), tBase = secondsPerCall(runBase);
-        else tBase = secondsPerCall(runBase), tNow = secondsPerCall(runNow);
+        if (round % 2 == 0)
+            tNow = secondsPerCall(runNow), tBase = secondsPerCall(runBase);
+        else
+            tBase = secondsPerCall(runBase), tNow = secondsPerCall(runNow);
         gflopsNow.push_back(flops / tNow / 1e9);
         gflopsBase.push_back(flops / tBase / 1e9);
         faster += tNow < tBase;
@@ -79,8 +81,8 @@ void alternate(const std::string& fields, int rounds, double flops, RunNow&& run
     std::sort(gflopsNow.begin(), gflopsNow.end());
     std::sort(gflopsBase.begin(), gflopsBase.end());
     const double medianNow = gflopsNow[gflopsNow.size() / 2], medianBase = gflopsBase[gflopsBase.size() / 2];
-    std::printf("{%s, \"gflops\": %.1f, \"gflops_base\": %.1f, \"ratio\": %.3f, \"faster_rounds\": %d, \"rounds\": %d}\n",
-                fields.c_str(), medianNow, medianBase, medianNow / medianBase, faster, rounds);
+    std::printf("{%s, \"gflops\": %.1f, \"gflops_base\": %.1f, \"ratio\": %.3f, \"faster_rounds\": %d, \"rounds\": %d}\n", fields.c_str(),
+                medianNow, medianBase, medianNow / medianBase, faster, rounds);
     std::fflush(stdout);
 }
 
@@ -102,10 +104,15 @@ struct Step {
     std::vector<double> tileSums;
     std::int64_t call = 0;
     explicit Step(const StepCase& s)
-        : shape(s), data(static_cast<std::size_t>(16 * s.batch * s.inputs)), w1(static_cast<std::size_t>(s.inputs * s.hidden1)),
-          w2(static_cast<std::size_t>(s.hidden1 * s.hidden2)), b1(static_cast<std::size_t>(s.hidden1), 0.01f),
-          b2(static_cast<std::size_t>(s.hidden2), 0.01f), y1(static_cast<std::size_t>(s.batch * s.hidden1)),
-          y2(static_cast<std::size_t>(s.batch * s.hidden2)), dz2(static_cast<std::size_t>(s.batch * s.hidden2)),
+        : shape(s),
+          data(static_cast<std::size_t>(16 * s.batch * s.inputs)),
+          w1(static_cast<std::size_t>(s.inputs * s.hidden1)),
+          w2(static_cast<std::size_t>(s.hidden1 * s.hidden2)),
+          b1(static_cast<std::size_t>(s.hidden1), 0.01f),
+          b2(static_cast<std::size_t>(s.hidden2), 0.01f),
+          y1(static_cast<std::size_t>(s.batch * s.hidden1)),
+          y2(static_cast<std::size_t>(s.batch * s.hidden2)),
+          dz2(static_cast<std::size_t>(s.batch * s.hidden2)),
           dz1(static_cast<std::size_t>(s.batch * s.hidden1)),
           tileSums(static_cast<std::size_t>(std::max(s.inputs * s.hidden1, s.hidden1 * s.hidden2))) {  // >= either layer's tile count
         for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i * 7919 % 1000) / 1000.0f - 0.5f;
@@ -114,8 +121,7 @@ struct Step {
         for (std::size_t i = 0; i < dz2.size(); ++i) dz2[i] = static_cast<float>(i * 13 % 1000) / 1e6f - 5e-4f;
     }
     static double flops(const StepCase& s) {
-        return 2.0 * static_cast<double>(s.batch) *
-               static_cast<double>(2 * s.inputs * s.hidden1 + 3 * s.hidden1 * s.hidden2);
+        return 2.0 * static_cast<double>(s.batch) * static_cast<double>(2 * s.inputs * s.hidden1 + 3 * s.hidden1 * s.hidden2);
     }
     void operator()() {
         const StepCase& s = shape;
@@ -124,7 +130,8 @@ struct Step {
         Api::affine(Op::None, Op::None, s.batch, s.hidden1, s.inputs, x, w1.data(), b1.data(), true, y1.data());
         Api::affine(Op::None, Op::None, s.batch, s.hidden2, s.hidden1, y1.data(), w2.data(), b2.data(), true, y2.data());
         Api::masked(Op::None, Op::Transpose, s.batch, s.hidden1, s.hidden2, dz2.data(), w2.data(), y1.data(), dz1.data());
-        Api::sgd(Op::Transpose, Op::None, s.hidden1, s.hidden2, s.batch, y1.data(), dz2.data(), 1e-9f, w2.data(), std::span<double>(tileSums));
+        Api::sgd(Op::Transpose, Op::None, s.hidden1, s.hidden2, s.batch, y1.data(), dz2.data(), 1e-9f, w2.data(),
+                 std::span<double>(tileSums));
         Api::sgd(Op::Transpose, Op::None, s.inputs, s.hidden1, s.batch, x, dz1.data(), 1e-9f, w1.data(), std::span<double>(tileSums));
     }
 };
@@ -137,11 +144,17 @@ struct Api {
     using Op = OpType;
     static inline Kernel kernel{};
     template <typename... Args>
-    static void affine(Args... args) { kAffine(kernel, args...); }
+    static void affine(Args... args) {
+        kAffine(kernel, args...);
+    }
     template <typename... Args>
-    static void masked(Args... args) { kMasked(kernel, args...); }
+    static void masked(Args... args) {
+        kMasked(kernel, args...);
+    }
     template <typename... Args>
-    static void sgd(Args... args) { kSgd(kernel, args...); }
+    static void sgd(Args... args) {
+        kSgd(kernel, args...);
+    }
 };
 using NowApi = Api<now::PackedKernel, now::Op, now::packedAffineProduct, now::packedMaskedProduct, now::packedSgdStep>;
 using BaseApi = Api<base::PackedKernel, base::Op, base::packedAffineProduct, base::packedMaskedProduct, base::packedSgdStep>;
@@ -155,9 +168,9 @@ int main(int argc, char** argv) {
     // dz W^T with beta 0 (the engine's bias, ReLU and mask write-backs left out), weight gradient
     // x^T dz with the SGD step fused, as the engine runs it.
     const Product products[] = {
-        {"W1", 1, "L1 forward", false, false, 256, 256, 784},   {"W1", 1, "L1 weight grad", true, false, 784, 256, 256},
-        {"W1", 1, "L2 forward", false, false, 256, 128, 256},   {"W1", 1, "L2 weight grad", true, false, 256, 128, 256},
-        {"W1", 1, "L2 input grad", false, true, 256, 256, 128}, {"W3", 2, "L1 forward", false, false, 128, 1024, 3072},
+        {"W1", 1, "L1 forward", false, false, 256, 256, 784},      {"W1", 1, "L1 weight grad", true, false, 784, 256, 256},
+        {"W1", 1, "L2 forward", false, false, 256, 128, 256},      {"W1", 1, "L2 weight grad", true, false, 256, 128, 256},
+        {"W1", 1, "L2 input grad", false, true, 256, 256, 128},    {"W3", 2, "L1 forward", false, false, 128, 1024, 3072},
         {"W3", 2, "L1 weight grad", true, false, 3072, 1024, 128}, {"W3", 2, "L2 forward", false, false, 128, 1024, 1024},
         {"W3", 2, "L2 weight grad", true, false, 1024, 1024, 128}, {"W3", 2, "L2 input grad", false, true, 128, 1024, 1024},
     };
@@ -188,15 +201,17 @@ int main(int argc, char** argv) {
         const auto nextA = [&] { return a.data() + (call++ % batches) * batchSize; };
         const auto runNow = [&] {
             const float* batch = nextA();
-            if (sgd) now::packedSgdStep(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, batch, b.data(), 1e-9f, c, tileSums);
-            else now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, batch, b.data(), 0.0f, c);
+            if (sgd)
+                now::packedSgdStep(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, batch, b.data(), 1e-9f, c, tileSums);
+            else
+                now::packedProduct(kernel, opOf(p.transA), opOf(p.transB), p.m, p.n, p.k, batch, b.data(), 0.0f, c);
         };
         const auto runBase = [&] {
             const float* batch = nextA();
             if (sgd)
-                base::packedSgdStep(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, batch, b.data(), 1e-9f, c,
-                                    tileSums);
-            else base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, batch, b.data(), 0.0f, c);
+                base::packedSgdStep(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, batch, b.data(), 1e-9f, c, tileSums);
+            else
+                base::packedProduct(baseKernel, baseOpOf(p.transA), baseOpOf(p.transB), p.m, p.n, p.k, batch, b.data(), 0.0f, c);
         };
         char fields[256];
         std::snprintf(fields, sizeof fields,
@@ -214,8 +229,8 @@ int main(int argc, char** argv) {
         omp_set_num_threads(s.threads);
         Step<NowApi> stepNow(s);
         Step<BaseApi> stepBase(s);
-        alternate(std::string("\"workload\": \"") + s.workload + "\", \"threads\": " + std::to_string(s.threads) +
-                      ", \"product\": \"step\"",
-                  rounds, Step<NowApi>::flops(s), stepNow, stepBase);
+        alternate(
+            std::string("\"workload\": \"") + s.workload + "\", \"threads\": " + std::to_string(s.threads) + ", \"product\": \"step\"",
+            rounds, Step<NowApi>::flops(s), stepNow, stepBase);
     }
 }

@@ -22,10 +22,14 @@ int main(int argc, char** argv) {
     compareInRounds(rounds, candidates, [&](std::size_t c) {
         const auto rate = [](auto& nest) { return gflopsOver(nest.kFlops, [&] { nest.run(); }); };
         switch (c) {
-            case 0: return rate(block8x32);
-            case 1: return rate(block6x64);
-            case 2: return rate(block8x48);
-            default: return rate(block12x32);
+            case 0:
+                return rate(block8x32);
+            case 1:
+                return rate(block6x64);
+            case 2:
+                return rate(block8x48);
+            default:
+                return rate(block12x32);
         }
     });
     return 0;

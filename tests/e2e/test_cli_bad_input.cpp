@@ -15,9 +15,7 @@ QByteArray littleEndian64(quint64 value) {
     return bytes;
 }
 
-QByteArray safetensors(const QByteArray& header, const QByteArray& data) {
-    return littleEndian64(quint64(header.size())) + header + data;
-}
+QByteArray safetensors(const QByteArray& header, const QByteArray& data) { return littleEndian64(quint64(header.size())) + header + data; }
 
 QByteArray bigEndian32(quint32 value) {
     QByteArray bytes(4, '\0');
@@ -81,19 +79,27 @@ private slots:
         QTest::newRow("malformed") << QByteArray(R"({"model": {"layers": [}})") << "byte \\d+";
         QTest::newRow("truncated") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units")") << "byte \\d+";
         QTest::newRow("empty") << QByteArray("") << "byte \\d+";
-        QTest::newRow("unknown key") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]}, "optimiser": {}})") << "optimiser";
-        QTest::newRow("nested unknown key") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2, "unit": 3}]}})") << "model\\.layers\\[0\\]\\.unit";
-        QTest::newRow("wrong type") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": "two"}]}})") << "model\\.layers\\[0\\]\\.units";
-        QTest::newRow("zero units") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 0}]}})") << "model\\.layers\\[0\\]\\.units";
+        QTest::newRow("unknown key") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]}, "optimiser": {}})")
+                                     << "optimiser";
+        QTest::newRow("nested unknown key") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2, "unit": 3}]}})")
+                                            << "model\\.layers\\[0\\]\\.unit";
+        QTest::newRow("wrong type") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": "two"}]}})")
+                                    << "model\\.layers\\[0\\]\\.units";
+        QTest::newRow("zero units") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 0}]}})")
+                                    << "model\\.layers\\[0\\]\\.units";
         QTest::newRow("no layers") << QByteArray(R"({"model": {"layers": []}})") << "model\\.layers";
         QTest::newRow("batch does not divide") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]},
-            "data": {"global_batch_size": 30}, "strategy": {"type": "mirrored", "replicas": 4}})") << "data\\.global_batch_size";
+            "data": {"global_batch_size": 30}, "strategy": {"type": "mirrored", "replicas": 4}})")
+                                               << "data\\.global_batch_size";
         QTest::newRow("negative learning rate") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]},
-            "optimizer": {"learning_rate": -1}})") << "optimizer\\.learning_rate";
+            "optimizer": {"learning_rate": -1}})")
+                                                << "optimizer\\.learning_rate";
         QTest::newRow("bad device") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]},
-            "strategy": {"type": "mirrored", "devices": ["tpu:0"]}})") << "strategy\\.devices";
+            "strategy": {"type": "mirrored", "devices": ["tpu:0"]}})")
+                                    << "strategy\\.devices";
         QTest::newRow("batch larger than data") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 2}]},
-            "data": {"samples": 20, "global_batch_size": 64}})") << "global_batch_size";
+            "data": {"samples": 20, "global_batch_size": 64}})")
+                                                << "global_batch_size";
         // Limits refused up front with the field's name (these ended in std::bad_alloc, or ran a minute for 20 steps).
         QTest::newRow("huge units") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 1000000000}]}})")
                                     << "model\\.layers\\[0\\]\\.units: must be an integer in \\[1, 1048576\\]";
@@ -104,7 +110,8 @@ private slots:
                                              << "model\\.layers: the model has \\d+ parameters; one copy may have at most 268435456";
         QTest::newRow("more memory than the machine") << QByteArray(R"({"model": {"layers": [{"type": "dense", "units": 8192},
             {"type": "dense", "units": 8192}, {"type": "dense", "units": 2}]}, "data": {"samples": 2000, "global_batch_size": 1024},
-            "strategy": {"type": "mirrored", "replicas": 1024}})") << "model\\.layers: .* on 1024 model copies need at least .* GiB";
+            "strategy": {"type": "mirrored", "replicas": 1024}})")
+                                                      << "model\\.layers: .* on 1024 model copies need at least .* GiB";
     }
 
     // Pausing every parameter-server worker hung forever: faults fire at an update count, which stops.
@@ -154,14 +161,20 @@ private slots:
         QTest::addColumn<QString>("where");
         QByteArray wrongMagic = idxImages(4, 1, 2);
         wrongMagic[2] = 0x09;
-        QTest::newRow("wrong magic") << wrongMagic << idxLabels(4) << "images.idx" << "byte";
-        QTest::newRow("truncated data") << idxImages(4, 1, 2).left(16 + 5) << idxLabels(4) << "images.idx" << "byte|truncated";
-        QTest::newRow("mismatched counts") << idxImages(4, 1, 2) << idxLabels(3) << "labels.idx" << "3|4";
-        QTest::newRow("label out of range") << idxImages(4, 1, 2) << idxLabels(4, 7) << "labels.idx" << "byte|label";
+        QTest::newRow("wrong magic") << wrongMagic << idxLabels(4) << "images.idx"
+                                     << "byte";
+        QTest::newRow("truncated data") << idxImages(4, 1, 2).left(16 + 5) << idxLabels(4) << "images.idx"
+                                        << "byte|truncated";
+        QTest::newRow("mismatched counts") << idxImages(4, 1, 2) << idxLabels(3) << "labels.idx"
+                                           << "3|4";
+        QTest::newRow("label out of range") << idxImages(4, 1, 2) << idxLabels(4, 7) << "labels.idx"
+                                            << "byte|label";
         QByteArray corrupt = gzipped(idxImages(4, 1, 2));
         corrupt[corrupt.size() / 2] = char(corrupt[corrupt.size() / 2] ^ 0x5a);
-        QTest::newRow("corrupt gzip") << corrupt << idxLabels(4) << "images.idx" << "gzip|byte|corrupt";
-        QTest::newRow("truncated gzip") << gzipped(idxImages(4, 1, 2)).left(20) << idxLabels(4) << "images.idx" << "gzip|byte|truncated";
+        QTest::newRow("corrupt gzip") << corrupt << idxLabels(4) << "images.idx"
+                                      << "gzip|byte|corrupt";
+        QTest::newRow("truncated gzip") << gzipped(idxImages(4, 1, 2)).left(20) << idxLabels(4) << "images.idx"
+                                        << "gzip|byte|truncated";
     }
 
     void badIdx() {
@@ -184,12 +197,18 @@ private slots:
         QTest::newRow("shorter than 8 bytes") << QByteArray("abc") << "byte|8";
         QTest::newRow("header length past the file") << littleEndian64(1000) + good << "byte|header";
         QTest::newRow("huge header length") << littleEndian64(quint64(1) << 62) + good << "byte|header";
-        QTest::newRow("offsets past the file") << safetensors(QByteArray(good).replace("[8,24]", "[8,48]"), goodData) << "dense_0/kernel|byte";
+        QTest::newRow("offsets past the file") << safetensors(QByteArray(good).replace("[8,24]", "[8,48]"), goodData)
+                                               << "dense_0/kernel|byte";
         QTest::newRow("overlapping") << safetensors(QByteArray(good).replace("[8,24]", "[4,20]"), goodData) << "overlap|dense_0";
-        QTest::newRow("dtype disagrees with size") << safetensors(QByteArray(good).replace(R"("F32","shape":[2,2])", R"("F64","shape":[2,2])"), goodData) << "dense_0/kernel";
+        QTest::newRow("dtype disagrees with size")
+            << safetensors(QByteArray(good).replace(R"("F32","shape":[2,2])", R"("F64","shape":[2,2])"), goodData) << "dense_0/kernel";
         QTest::newRow("shape disagrees with size") << safetensors(QByteArray(good).replace("[2,2]", "[3,2]"), goodData) << "dense_0/kernel";
-        QTest::newRow("wrong shape for the model") << safetensors(QByteArray(good).replace("[2,2],\"data_offsets\":[8,24]", "[4,1],\"data_offsets\":[8,24]"), goodData) << "dense_0/kernel";
-        QTest::newRow("missing tensor") << safetensors(R"({"dense_0/bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", QByteArray(8, '\0')) << "dense_0/kernel";
+        QTest::newRow("wrong shape for the model")
+            << safetensors(QByteArray(good).replace("[2,2],\"data_offsets\":[8,24]", "[4,1],\"data_offsets\":[8,24]"), goodData)
+            << "dense_0/kernel";
+        QTest::newRow("missing tensor") << safetensors(R"({"dense_0/bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+                                                       QByteArray(8, '\0'))
+                                        << "dense_0/kernel";
         QTest::newRow("header not json") << safetensors("{not json at all}", QByteArray()) << "byte|header";
         // NaN weights used to read as divergence ("lower the learning rate"), not naming the file.
         QByteArray nanData = goodData;
@@ -203,8 +222,9 @@ private slots:
         write("w.safetensors", contents);
         write("model.json", configWithData(R"({"source": "synthetic", "kind": "xor", "samples": 40, "global_batch_size": 4})"));
         write("keep.safetensors", "previous contents");
-        expectInputError({"train", path("model.json"), "--init-weights", path("w.safetensors"), "--save-weights",
-                          path("keep.safetensors"), "--quiet"}, "w.safetensors", where);
+        expectInputError(
+            {"train", path("model.json"), "--init-weights", path("w.safetensors"), "--save-weights", path("keep.safetensors"), "--quiet"},
+            "w.safetensors", where);
         // Nothing was written over the previous file.
         QFile keep(path("keep.safetensors"));
         QVERIFY(keep.open(QIODevice::ReadOnly));

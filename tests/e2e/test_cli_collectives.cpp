@@ -20,8 +20,8 @@ class TestCliCollectives : public QObject {
     Q_OBJECT
 private slots:
     void jsonRowsForEverySizeAndAlgorithm() {
-        const CliResult r = runCli({"collectives", "--json", "--algorithm", "all", "--replicas", "3", "--min-bytes", "4",
-                                    "--max-bytes", "64K", "--iters", "3", "--op", "mean", "--memcpy"});
+        const CliResult r = runCli({"collectives", "--json", "--algorithm", "all", "--replicas", "3", "--min-bytes", "4", "--max-bytes",
+                                    "64K", "--iters", "3", "--op", "mean", "--memcpy"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QList<QJsonObject> rows = jsonLines(r.out);
         QCOMPARE(rows.size(), 4 * 15 + 2);  // 4, 8, ..., 65536 bytes for each algorithm; memcpy 1 and 3 threads
@@ -92,7 +92,8 @@ private slots:
         QTest::newRow("algorithm") << QStringList{"--algorithm", "butterfly"} << "--algorithm: expected one of ring";
         QTest::newRow("replicas") << QStringList{"--replicas", "0"} << "--replicas: expected an integer in [1, 64]";
         QTest::newRow("bytes") << QStringList{"--min-bytes", "2"} << "--min-bytes: expected a byte count >= 4";
-        QTest::newRow("order") << QStringList{"--min-bytes", "8K", "--max-bytes", "4K"} << "--min-bytes 8192 is larger than --max-bytes 4096";
+        QTest::newRow("order") << QStringList{"--min-bytes", "8K", "--max-bytes", "4K"}
+                               << "--min-bytes 8192 is larger than --max-bytes 4096";
         QTest::newRow("iters") << QStringList{"--iters", "0"} << "--iters: expected an integer in [1, 10000000]";
         QTest::newRow("too much") << QStringList{"--replicas", "8", "--max-bytes", "1G"} << "exceeds the 4 GiB";
         QTest::newRow("missing value") << QStringList{"--replicas"} << "--replicas: 1 required N missing";

@@ -43,8 +43,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         writeText(dir.filePath("s.study.json"), kStudy);
-        const CliResult result = runCli({"compare", dir.filePath("s.study.json"), "--csv", dir.filePath("t.csv"), "--jsonl",
-                                         dir.filePath("m.jsonl")});
+        const CliResult result =
+            runCli({"compare", dir.filePath("s.study.json"), "--csv", dir.filePath("t.csv"), "--jsonl", dir.filePath("m.jsonl")});
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
         QVERIFY(result.err.contains("[2/2] mirrored: finished"));
 
@@ -102,7 +102,8 @@ private slots:
             QVERIFY2(cells[6].startsWith('+') || cells[6].startsWith('-'), qPrintable(csv[row]));
         }
         // The printed table has the same columns in the same order.
-        QVERIFY2(result.out.contains(QRegularExpression("variant +state +steps +seconds +step_ms +predicted_step_ms +prediction_error +final_loss")),
+        QVERIFY2(result.out.contains(
+                     QRegularExpression("variant +state +steps +seconds +step_ms +predicted_step_ms +prediction_error +final_loss")),
                  qPrintable(result.out));
     }
 

@@ -23,14 +23,19 @@ constexpr double kTolerance = 1e-4;
 QByteArray config(const QByteArray& strategy, const QByteArray& optimizer, const QByteArray& loss = "softmax_cross_entropy",
                   const QByteArray& data = R"({"kind": "spiral", "samples": 200, "noise": 0.1, "global_batch_size": 16})") {
     return R"({"name": "export", "seed": 7,
-  "model": {"loss": ")" + loss + R"(", "layers": [
+  "model": {"loss": ")" +
+           loss + R"(", "layers": [
     {"units": 12, "activation": "tanh"},
     {"type": "residual", "branches": 2, "layers": [{"units": 8, "activation": "relu"}, {"units": 12, "activation": "gelu"}]},
     {"units": 8, "activation": "sigmoid"},
-    {"units": )" + QByteArray(loss == "mse" ? "1" : "2") + R"(}]},
-  "data": )" + data + R"(,
-  "optimizer": )" + optimizer + R"(,
-  "strategy": )" + strategy + R"(,
+    {"units": )" +
+           QByteArray(loss == "mse" ? "1" : "2") + R"(}]},
+  "data": )" +
+           data + R"(,
+  "optimizer": )" +
+           optimizer + R"(,
+  "strategy": )" +
+           strategy + R"(,
   "steps": 1000})";
 }
 
@@ -49,8 +54,7 @@ double relativeError(const QString& pytorchPath, const QString& distlabPath) {
     double worst = 0.0;
     for (const auto& [name, expected] : distlab->tensors) {
         const auto found = pytorch->tensors.find(name);
-        if (found == pytorch->tensors.end() || found->second.dtype != distlab::SafeDType::F32 ||
-            found->second.shape != expected.shape)
+        if (found == pytorch->tensors.end() || found->second.dtype != distlab::SafeDType::F32 || found->second.shape != expected.shape)
             return INFINITY;
         const auto* a = reinterpret_cast<const float*>(found->second.bytes.data());
         const auto* b = reinterpret_cast<const float*>(expected.bytes.data());
@@ -88,11 +92,11 @@ private slots:
         QTest::newRow("mirrored-2 adam, accumulation 2") << config(accumulating, adam);
         const QByteArray syncServers = R"({"type": "parameter_server", "workers": 2, "mode": "sync"})";
         QTest::newRow("sync parameter servers-2 sgd momentum") << config(syncServers, momentum);
-        QTest::newRow("sync parameter servers-2 adam, a straggler") << config(
-            R"({"type": "parameter_server", "workers": 2, "mode": "sync", "worker_speed": [1.0, 0.5]})", adam);
-        QTest::newRow("one_device nesterov, mse") << config(
-            oneDevice, R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.5, "nesterov": true})", "mse",
-            R"({"kind": "regression_plane", "samples": 200, "noise": 0.1, "global_batch_size": 16})");
+        QTest::newRow("sync parameter servers-2 adam, a straggler")
+            << config(R"({"type": "parameter_server", "workers": 2, "mode": "sync", "worker_speed": [1.0, 0.5]})", adam);
+        QTest::newRow("one_device nesterov, mse")
+            << config(oneDevice, R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.5, "nesterov": true})", "mse",
+                      R"({"kind": "regression_plane", "samples": 200, "noise": 0.1, "global_batch_size": 16})");
     }
 
     void matchesDistLab() {
@@ -108,11 +112,11 @@ private slots:
         QVERIFY(QFile::exists(dir.filePath("run.init.safetensors")));
         QVERIFY(QFile::exists(dir.filePath("run.data.safetensors")));
 
-        const CliResult script = runProgram(kPython, {dir.filePath("run.py"), "--steps", QString::number(kSteps),
-                                                      "--save-weights", dir.filePath("pytorch.safetensors")});
+        const CliResult script = runProgram(
+            kPython, {dir.filePath("run.py"), "--steps", QString::number(kSteps), "--save-weights", dir.filePath("pytorch.safetensors")});
         QVERIFY2(script.exitCode == 0, qPrintable(script.out + script.err));
-        const CliResult trained = runCli({"train", run, "--steps", QString::number(kSteps), "--save-weights",
-                                          dir.filePath("distlab.safetensors"), "--quiet"});
+        const CliResult trained =
+            runCli({"train", run, "--steps", QString::number(kSteps), "--save-weights", dir.filePath("distlab.safetensors"), "--quiet"});
         QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
 
         const double error = relativeError(dir.filePath("pytorch.safetensors"), dir.filePath("distlab.safetensors"));

@@ -52,22 +52,30 @@ QStringList snapshot(const QString& folder) {
         struct stat info {};
         if (::lstat(local(path).c_str(), &info) != 0) continue;
         QString line = name + " ";
-        if (S_ISLNK(info.st_mode)) line += "link " + QFile::symLinkTarget(path);
-        else if (S_ISFIFO(info.st_mode)) line += "fifo";
-        else if (S_ISCHR(info.st_mode)) line += "chr";
-        else if (S_ISDIR(info.st_mode)) line += "dir " + snapshot(path).join("|");
-        else line += QStringLiteral("file %1 bytes, inode %2, modified %3.%4 ns: ").arg(info.st_size).arg(info.st_ino)
-                         .arg(info.st_mtim.tv_sec).arg(info.st_mtim.tv_nsec) + QString::fromLatin1(head(path).toHex());
+        if (S_ISLNK(info.st_mode))
+            line += "link " + QFile::symLinkTarget(path);
+        else if (S_ISFIFO(info.st_mode))
+            line += "fifo";
+        else if (S_ISCHR(info.st_mode))
+            line += "chr";
+        else if (S_ISDIR(info.st_mode))
+            line += "dir " + snapshot(path).join("|");
+        else
+            line += QStringLiteral("file %1 bytes, inode %2, modified %3.%4 ns: ")
+                        .arg(info.st_size)
+                        .arg(info.st_ino)
+                        .arg(info.st_mtim.tv_sec)
+                        .arg(info.st_mtim.tv_nsec) +
+                    QString::fromLatin1(head(path).toHex());
         lines << line;
     }
     return lines;
 }
 
-constexpr const char* kModel = R"("model": {"layers": [{"type": "dense", "units": 4, "activation": "tanh"}, {"type": "dense", "units": 2}]})";
+constexpr const char* kModel =
+    R"("model": {"layers": [{"type": "dense", "units": 4, "activation": "tanh"}, {"type": "dense", "units": 2}]})";
 
-QByteArray config(const QByteArray& data) {
-    return "{" + QByteArray(kModel) + R"(, "data": )" + data + R"(, "steps": 20})";
-}
+QByteArray config(const QByteArray& data) { return "{" + QByteArray(kModel) + R"(, "data": )" + data + R"(, "steps": 20})"; }
 
 /// One folder of files for a case, and the helpers to make them.
 class Scene {
@@ -135,113 +143,206 @@ const std::vector<Refusal>& refusals() {
     using S = Scene;
     static const std::vector<Refusal> cases{
         // --- inputs that are FIFOs: each of these blocked forever in open() ---
-        {"validate CONFIG fifo", [](S& s) { s.fifo("c.json"); return QStringList{"validate", s.path("c.json")}; },
+        {"validate CONFIG fifo",
+         [](S& s) {
+             s.fifo("c.json");
+             return QStringList{"validate", s.path("c.json")};
+         },
          {"CONFIG", "{dir}/c.json", "FIFO"}},
-        {"train CONFIG fifo", [](S& s) { s.fifo("c.json"); return QStringList{"train", s.path("c.json")}; },
+        {"train CONFIG fifo",
+         [](S& s) {
+             s.fifo("c.json");
+             return QStringList{"train", s.path("c.json")};
+         },
          {"CONFIG", "{dir}/c.json", "FIFO"}},
-        {"train CONFIG fifo --set", [](S& s) { s.fifo("c.json"); return QStringList{"train", s.path("c.json"), "--set", "steps=1"}; },
+        {"train CONFIG fifo --set",
+         [](S& s) {
+             s.fifo("c.json");
+             return QStringList{"train", s.path("c.json"), "--set", "steps=1"};
+         },
          {"CONFIG", "{dir}/c.json", "FIFO"}},
-        {"data.path fifo", [](S& s) {
+        {"data.path fifo",
+         [](S& s) {
              s.fifo("d.csv");
              s.write("f.json", config(R"({"source": "csv", "path": "d.csv", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.path", "d.csv", "FIFO"}},
-        {"data.images fifo", [](S& s) {
+        {"data.images fifo",
+         [](S& s) {
              s.fifo("i.idx");
              s.write("f.json", config(R"({"source": "idx", "images": "i.idx", "labels": "l.idx", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.images", "i.idx", "FIFO"}},
-        {"--init-weights fifo", [](S& s) { s.fifo("w"); return QStringList{"train", s.path("run.json"), "--init-weights", s.path("w")}; },
+        {"--init-weights fifo",
+         [](S& s) {
+             s.fifo("w");
+             return QStringList{"train", s.path("run.json"), "--init-weights", s.path("w")};
+         },
          {"--init-weights", "{dir}/w", "FIFO"}},
-        {"--resume fifo", [](S& s) { s.fifo("c"); return QStringList{"train", s.path("run.json"), "--resume", s.path("c")}; },
+        {"--resume fifo",
+         [](S& s) {
+             s.fifo("c");
+             return QStringList{"train", s.path("run.json"), "--resume", s.path("c")};
+         },
          {"--resume", "{dir}/c", "FIFO"}},
-        {"varlab SCRIPT fifo", [](S& s) { s.fifo("s.json"); return QStringList{"varlab", s.path("s.json")}; },
+        {"varlab SCRIPT fifo",
+         [](S& s) {
+             s.fifo("s.json");
+             return QStringList{"varlab", s.path("s.json")};
+         },
          {"SCRIPT", "{dir}/s.json", "FIFO"}},
-        {"--metrics fifo", [](S& s) { s.fifo("m"); return QStringList{"train", s.path("run.json"), "--metrics", s.path("m")}; },
+        {"--metrics fifo",
+         [](S& s) {
+             s.fifo("m");
+             return QStringList{"train", s.path("run.json"), "--metrics", s.path("m")};
+         },
          {"--metrics", "{dir}/m", "FIFO"}},
-        {"--trace fifo", [](S& s) { s.fifo("t"); return QStringList{"train", s.path("run.json"), "--trace", s.path("t")}; },
+        {"--trace fifo",
+         [](S& s) {
+             s.fifo("t");
+             return QStringList{"train", s.path("run.json"), "--trace", s.path("t")};
+         },
          {"--trace", "{dir}/t", "FIFO"}},
         // --- devices: /dev/zero was read until memory ran out ---
-        {"data.path /dev/zero", [](S& s) {
+        {"data.path /dev/zero",
+         [](S& s) {
              s.write("f.json", config(R"({"source": "csv", "path": "/dev/zero", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.path", "/dev/zero", "character device"}},
-        {"data.images /dev/zero", [](S& s) {
+        {"data.images /dev/zero",
+         [](S& s) {
              s.write("f.json", config(R"({"source": "idx", "images": "/dev/zero", "labels": "/dev/zero", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.images", "/dev/zero", "character device"}},
-        {"CONFIG /dev/zero --set", [](S&) { return QStringList{"train", "/dev/zero", "--set", "steps=1"}; },
+        {"CONFIG /dev/zero --set",
+         [](S&) {
+             return QStringList{"train", "/dev/zero", "--set", "steps=1"};
+         },
          {"CONFIG", "/dev/zero", "character device"}},
-        {"validate CONFIG /dev/zero", [](S&) { return QStringList{"validate", "/dev/zero"}; }, {"CONFIG", "/dev/zero", "character device"}},
+        {"validate CONFIG /dev/zero",
+         [](S&) {
+             return QStringList{"validate", "/dev/zero"};
+         },
+         {"CONFIG", "/dev/zero", "character device"}},
         // --- size caps, checked before reading ---
-        {"200 MB config --set", [](S& s) { s.sparse("big.json", 200'000'000); return QStringList{"train", s.path("big.json"), "--set", "steps=1"}; },
+        {"200 MB config --set",
+         [](S& s) {
+             s.sparse("big.json", 200'000'000);
+             return QStringList{"train", s.path("big.json"), "--set", "steps=1"};
+         },
          {"CONFIG", "{dir}/big.json", "16 MiB"}},
-        {"200 MB config", [](S& s) { s.sparse("big.json", 200'000'000); return QStringList{"validate", s.path("big.json")}; },
+        {"200 MB config",
+         [](S& s) {
+             s.sparse("big.json", 200'000'000);
+             return QStringList{"validate", s.path("big.json")};
+         },
          {"CONFIG", "{dir}/big.json", "16 MiB"}},
-        {"300 MB CSV", [](S& s) {
+        {"300 MB CSV",
+         [](S& s) {
              s.sparse("big.csv", 300'000'000);
              s.write("f.json", config(R"({"source": "csv", "path": "big.csv", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.path", "big.csv", "256 MiB"}},
-        {"gzip bomb", [](S& s) {
+        {"gzip bomb",
+         [](S& s) {
              s.idxGzip("bomb.idx.gz", 300'000);
              s.write("f.json", config(R"({"source": "idx", "images": "bomb.idx.gz", "labels": "l.idx", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.images", "bomb.idx.gz", "256 MiB"}},
-        {"300 MB IDX", [](S& s) {
+        {"300 MB IDX",
+         [](S& s) {
              s.sparse("big.idx", 16 + 300'000 * 32 * 32,
                       bigEndian32(0x00000803) + bigEndian32(300'000) + bigEndian32(32) + bigEndian32(32));
              s.write("f.json", config(R"({"source": "idx", "images": "big.idx", "labels": "l.idx", "global_batch_size": 2})"));
-             return QStringList{"validate", s.path("f.json")}; },
+             return QStringList{"validate", s.path("f.json")};
+         },
          {"data.images", "big.idx", "256 MiB"}},
-        {"65 MiB varlab script", [](S& s) { s.sparse("s.json", (64 << 20) + 1); return QStringList{"varlab", s.path("s.json")}; },
+        {"65 MiB varlab script",
+         [](S& s) {
+             s.sparse("s.json", (64 << 20) + 1);
+             return QStringList{"varlab", s.path("s.json")};
+         },
          {"SCRIPT", "{dir}/s.json", "64 MiB"}},
-        {"3 GB weights", [](S& s) { s.sparse("w", 3'000'000'000); return QStringList{"train", s.path("run.json"), "--init-weights", s.path("w")}; },
+        {"3 GB weights",
+         [](S& s) {
+             s.sparse("w", 3'000'000'000);
+             return QStringList{"train", s.path("run.json"), "--init-weights", s.path("w")};
+         },
          {"--init-weights", "{dir}/w", "2 GiB"}},
         // --- outputs that would overwrite an input or each other ---
-        {"--metrics is CONFIG", [](S& s) { return QStringList{"train", s.path("run.json"), "--metrics", s.path("run.json")}; },
+        {"--metrics is CONFIG",
+         [](S& s) {
+             return QStringList{"train", s.path("run.json"), "--metrics", s.path("run.json")};
+         },
          {"--metrics", "CONFIG", "{dir}/run.json"}},
-        {"--save-weights is data.path", [](S& s) { return QStringList{"train", s.path("csv.json"), "--save-weights", s.path("data.csv")}; },
+        {"--save-weights is data.path",
+         [](S& s) {
+             return QStringList{"train", s.path("csv.json"), "--save-weights", s.path("data.csv")};
+         },
          {"--save-weights", "data.path", "{dir}/data.csv"}},
-        {"--trace links to CONFIG", [](S& s) {
+        {"--trace links to CONFIG",
+         [](S& s) {
              QFile::link(s.path("run.json"), s.path("t.json"));
-             return QStringList{"train", s.path("run.json"), "--trace", s.path("t.json")}; },
+             return QStringList{"train", s.path("run.json"), "--trace", s.path("t.json")};
+         },
          {"--trace", "CONFIG", "{dir}/t.json"}},
-        {"--metrics is --trace", [](S& s) {
-             return QStringList{"train", s.path("run.json"), "--metrics", s.path("o.json"), "--trace", s.path("./o.json")}; },
+        {"--metrics is --trace",
+         [](S& s) { return QStringList{"train", s.path("run.json"), "--metrics", s.path("o.json"), "--trace", s.path("./o.json")}; },
          {"--metrics", "--trace", "{dir}/./o.json"}},
-        {"--checkpoint is --init-weights", [](S& s) {
+        {"--checkpoint is --init-weights",
+         [](S& s) {
              s.write("w", "weights");
-             return QStringList{"train", s.path("run.json"), "--init-weights", s.path("w"), "--checkpoint", s.path("w")}; },
+             return QStringList{"train", s.path("run.json"), "--init-weights", s.path("w"), "--checkpoint", s.path("w")};
+         },
          {"--checkpoint", "--init-weights", "{dir}/w"}},
-        {"--save-weights is --resume", [](S& s) {
+        {"--save-weights is --resume",
+         [](S& s) {
              s.write("c", "checkpoint");
-             return QStringList{"train", s.path("run.json"), "--resume", s.path("c"), "--save-weights", s.path("c")}; },
+             return QStringList{"train", s.path("run.json"), "--resume", s.path("c"), "--save-weights", s.path("c")};
+         },
          {"--save-weights", "--resume", "{dir}/c"}},
         // --- outputs that are not regular files, or cannot be written ---
-        {"--save-weights char device", [](S& s) {
+        {"--save-weights char device",
+         [](S& s) {
              // A copy of /dev/null in the scene: replacing the system's would break the machine.
              if (::mknod(local(s.path("null")).c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) return QStringList{};
-             return QStringList{"train", s.path("run.json"), "--save-weights", s.path("null")}; },
-         {"--save-weights", "{dir}/null", "character device"}, true},
-        {"--save-weights directory", [](S& s) {
+             return QStringList{"train", s.path("run.json"), "--save-weights", s.path("null")};
+         },
+         {"--save-weights", "{dir}/null", "character device"},
+         true},
+        {"--save-weights directory",
+         [](S& s) {
              QDir(s.folder()).mkdir("w");
-             return QStringList{"train", s.path("run.json"), "--save-weights", s.path("w")}; },
+             return QStringList{"train", s.path("run.json"), "--save-weights", s.path("w")};
+         },
          {"--save-weights", "{dir}/w", "directory"}},
-        {"--metrics in a missing folder", [](S& s) { return QStringList{"train", s.path("run.json"), "--metrics", s.path("nope/m.jsonl")}; },
+        {"--metrics in a missing folder",
+         [](S& s) {
+             return QStringList{"train", s.path("run.json"), "--metrics", s.path("nope/m.jsonl")};
+         },
          {"--metrics", "{dir}/nope/m.jsonl", "No such file or directory"}},
-        {"--checkpoint in a read-only folder", [](S& s) {
+        {"--checkpoint in a read-only folder",
+         [](S& s) {
              // Permissions do not stop root, so root gets /sys, where nobody may create a file.
              if (::geteuid() == 0) return QStringList{"train", s.path("run.json"), "--checkpoint", "/sys/distlab-c"};
              QDir(s.folder()).mkdir("ro");
              ::chmod(local(s.path("ro")).c_str(), 0555);
-             return QStringList{"train", s.path("run.json"), "--checkpoint", s.path("ro/distlab-c")}; },
+             return QStringList{"train", s.path("run.json"), "--checkpoint", s.path("ro/distlab-c")};
+         },
          {"--checkpoint", "distlab-c: cannot create a temporary file in"}},
         // --- a run rejected at start-up: its metrics file was emptied ---
-        {"rejected --fault keeps metrics", [](S& s) {
+        {"rejected --fault keeps metrics",
+         [](S& s) {
              s.write("ps.json", "{" + QByteArray(kModel) + R"(, "data": {"source": "synthetic", "kind": "xor", "samples": 64,
                  "global_batch_size": 8}, "strategy": {"type": "parameter_server", "workers": 2}, "steps": 20})");
-             return QStringList{"train", s.path("ps.json"), "--metrics", s.path("m.jsonl"), "--fault", "kill-worker:9@1"}; },
+             return QStringList{"train", s.path("ps.json"), "--metrics", s.path("m.jsonl"), "--fault", "kill-worker:9@1"};
+         },
          {"--fault", "kill-worker:9"}},
     };
     return cases;
@@ -321,8 +422,8 @@ private slots:
         scene.write("real.jsonl", "old\n");
         QVERIFY(QFile::link(scene.path("real.jsonl"), scene.path("m.jsonl.link")));
         QVERIFY(::symlink("w.safetensors", local(scene.path("w.link")).c_str()) == 0);  // dangling, relative
-        const CliResult r = runCli({"train", scene.path("run.json"), "--metrics", scene.path("m.jsonl.link"), "--save-weights",
-                                    scene.path("w.link"), "--quiet"});
+        const CliResult r = runCli(
+            {"train", scene.path("run.json"), "--metrics", scene.path("m.jsonl.link"), "--save-weights", scene.path("w.link"), "--quiet"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(QFileInfo(scene.path("m.jsonl.link")).isSymLink());
         QVERIFY(QFileInfo(scene.path("w.link")).isSymLink());
@@ -334,7 +435,8 @@ private slots:
     void checkpointMayBeTheResumedFile() {
         Scene scene;
         QCOMPARE(runCli({"train", scene.path("run.json"), "--steps", "10", "--checkpoint", scene.path("c"), "--quiet"}).exitCode, 0);
-        const CliResult r = runCli({"train", scene.path("run.json"), "--resume", scene.path("c"), "--checkpoint", scene.path("c"), "--quiet"});
+        const CliResult r =
+            runCli({"train", scene.path("run.json"), "--resume", scene.path("c"), "--checkpoint", scene.path("c"), "--quiet"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("\"steps\":20"), qPrintable(r.out));
     }
@@ -342,8 +444,8 @@ private slots:
     void fullDiskKeepsTheOldMetrics() {
         Scene scene;
         const QByteArray old = readAll(scene.path("m.jsonl"));
-        const CliResult r = runWithFileSizeLimit({"train", scene.path("run.json"), "--steps", "200", "--metrics",
-                                                  scene.path("m.jsonl"), "--quiet"}, 4096);
+        const CliResult r =
+            runWithFileSizeLimit({"train", scene.path("run.json"), "--steps", "200", "--metrics", scene.path("m.jsonl"), "--quiet"}, 4096);
         QVERIFY(r.finished);
         QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QVERIFY2(r.err.contains(scene.path("m.jsonl")) && r.err.contains("File too large"), qPrintable(r.err));
@@ -356,8 +458,8 @@ private slots:
         Scene scene;
         QProcess process;
         process.start(QStringLiteral(DISTLAB_CLI_PATH),
-                      {"train", scene.path("run.json"), "--steps", "100000000", "--checkpoint", scene.path("c"),
-                       "--checkpoint-every", "50", "--metrics", scene.path("m.jsonl"), "--trace", scene.path("t.json"), "--quiet"});
+                      {"train", scene.path("run.json"), "--steps", "100000000", "--checkpoint", scene.path("c"), "--checkpoint-every", "50",
+                       "--metrics", scene.path("m.jsonl"), "--trace", scene.path("t.json"), "--quiet"});
         QVERIFY(process.waitForStarted());
         // Wait for a few publishes (the old one-line file grows), then kill without warning.
         QTRY_VERIFY_WITH_TIMEOUT(readAll(scene.path("m.jsonl")).count('\n') >= 150, 20000);

@@ -11,14 +11,15 @@ struct CommandHelp {
 };
 
 const CommandHelp kCommands[] = {
-    {"train", {"CONFIG", "--steps", "--init-weights", "--save-weights", "--checkpoint", "--checkpoint-every", "--resume",
-               "--metrics", "--trace", "--set", "--fault", "--keep-going-on-nan", "--quiet"}},
+    {"train",
+     {"CONFIG", "--steps", "--init-weights", "--save-weights", "--checkpoint", "--checkpoint-every", "--resume", "--metrics", "--trace",
+      "--set", "--fault", "--keep-going-on-nan", "--quiet"}},
     {"bench", {"CONFIG", "--seconds", "--warmup-steps", "--set", "--fma-probe"}},
     {"varlab", {"SCRIPT"}},
     {"validate", {"CONFIG"}},
     {"devices", {}},
-    {"collectives", {"--backend", "--algorithm", "--replicas", "--min-bytes", "--max-bytes", "--iters", "--warmup-iters", "--op",
-                     "--memcpy", "--json"}},
+    {"collectives",
+     {"--backend", "--algorithm", "--replicas", "--min-bytes", "--max-bytes", "--iters", "--warmup-iters", "--op", "--memcpy", "--json"}},
     {"compare", {"STUDY", "--csv", "--jsonl", "--predict", "--quiet"}},
     {"export-pytorch", {"CONFIG", "OUT.py", "--steps", "--set"}},
     {"export-tensorflow", {"CONFIG", "OUT.py", "--set"}},
@@ -63,12 +64,14 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("no command") << QStringList{} << "error: A subcommand is required";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << "error: unknown command \"frobnicate\"";
-        QTest::newRow("unknown option") << QStringList{"train", "run.json", "--fast"} << "error: train: The following argument was not expected: --fast";
+        QTest::newRow("unknown option") << QStringList{"train", "run.json", "--fast"}
+                                        << "error: train: The following argument was not expected: --fast";
         QTest::newRow("missing config") << QStringList{"bench"} << "error: bench: CONFIG is required";
         QTest::newRow("bad count") << QStringList{"train", "run.json", "--steps", "minus-one"}
                                    << "error: train: --steps: expected an integer in [0, 1000000000000] (got \"minus-one\")";
         QTest::newRow("missing value") << QStringList{"train", "run.json", "--steps"} << "error: train: --steps: 1 required N missing";
-        QTest::newRow("bad fault") << QStringList{"train", "run.json", "--fault", "explode:1@2"} << "error: train: --fault: expected kill-worker";
+        QTest::newRow("bad fault") << QStringList{"train", "run.json", "--fault", "explode:1@2"}
+                                   << "error: train: --fault: expected kill-worker";
         QTest::newRow("faster than full speed") << QStringList{"train", "run.json", "--fault", "slow-worker:0=5@0"}
                                                 << "error: train: --fault: slow-worker SPEED must be in [0.1, 1.0]";
         // 1e10 s overflowed the nanosecond budget and crashed; a day is the most a measurement takes.
@@ -76,8 +79,10 @@ private slots:
                                       << "error: bench: --seconds: expected a number > 0 and <= 86400";
         QTest::newRow("no probe threads") << QStringList{"bench", "run.json", "--fma-probe", "0"}
                                           << "error: bench: --fma-probe: expected an integer in [1, 1024] (got \"0\")";
-        QTest::newRow("extra argument") << QStringList{"validate", "a.json", "b.json"} << "error: validate: The following argument was not expected: b.json";
-        QTest::newRow("devices takes none") << QStringList{"devices", "--all"} << "error: devices: The following argument was not expected: --all";
+        QTest::newRow("extra argument") << QStringList{"validate", "a.json", "b.json"}
+                                        << "error: validate: The following argument was not expected: b.json";
+        QTest::newRow("devices takes none") << QStringList{"devices", "--all"}
+                                            << "error: devices: The following argument was not expected: --all";
     }
 
     void usageErrors() {

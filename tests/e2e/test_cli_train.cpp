@@ -52,9 +52,8 @@ private slots:
         // steps 0 means no limit (docs/interfaces.md §1): train goes on until Ctrl-C, then writes
         // its files and exits 130 as an interrupted run does, its metrics holding every step done.
         QProcess process;
-        process.start(QStringLiteral(DISTLAB_CLI_PATH),
-                      {"train", path("run.json"), "--set", "steps=0", "--metrics", path("unlimited.jsonl"),
-                       "--save-weights", path("unlimited.safetensors")});
+        process.start(QStringLiteral(DISTLAB_CLI_PATH), {"train", path("run.json"), "--set", "steps=0", "--metrics",
+                                                         path("unlimited.jsonl"), "--save-weights", path("unlimited.safetensors")});
         QVERIFY(process.waitForStarted());
         // Its first progress line comes at its first update; it then keeps training.
         QString progress;
@@ -83,8 +82,8 @@ private slots:
     }
 
     void trainWritesSummaryMetricsAndTrace() {
-        const CliResult r = runCli({"train", path("run.json"), "--metrics", path("m.jsonl"), "--trace", path("t.json"),
-                                    "--save-weights", path("w.safetensors"), "--quiet"});
+        const CliResult r = runCli({"train", path("run.json"), "--metrics", path("m.jsonl"), "--trace", path("t.json"), "--save-weights",
+                                    path("w.safetensors"), "--quiet"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject summary = lastJsonLine(r.out);
         QCOMPARE(summary["steps"].toInt(), 60);
@@ -136,8 +135,8 @@ private slots:
         // 60 steps straight vs 25 steps, a checkpoint, then a resumed run to 60.
         QVERIFY(runCli({"train", path("run.json"), "--save-weights", path("full.safetensors"), "--quiet"}).exitCode == 0);
         QVERIFY(runCli({"train", path("run.json"), "--steps", "25", "--checkpoint", path("c.safetensors"), "--quiet"}).exitCode == 0);
-        const CliResult resumed = runCli({"train", path("run.json"), "--resume", path("c.safetensors"), "--save-weights",
-                                          path("resumed.safetensors"), "--quiet"});
+        const CliResult resumed = runCli(
+            {"train", path("run.json"), "--resume", path("c.safetensors"), "--save-weights", path("resumed.safetensors"), "--quiet"});
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
         QCOMPARE(lastJsonLine(resumed.out)["steps"].toInt(), 60);
         QCOMPARE(readAll(path("resumed.safetensors")), readAll(path("full.safetensors")));
@@ -189,8 +188,8 @@ private slots:
         QVERIFY2(several.err.contains("--fma-probe measures beside one replica's steps; this config runs 2 replicas"),
                  qPrintable(several.err));
         QVERIFY(several.out.isEmpty());
-        const CliResult r = runCli({"bench", path("run.json"), "--seconds", "0.3", "--warmup-steps", "3", "--fma-probe", "2",
-                                    "--set", "strategy.devices=[\"cpu:0\"]", "--set", "strategy.type=one_device"});
+        const CliResult r = runCli({"bench", path("run.json"), "--seconds", "0.3", "--warmup-steps", "3", "--fma-probe", "2", "--set",
+                                    "strategy.devices=[\"cpu:0\"]", "--set", "strategy.type=one_device"});
         if (r.exitCode == 1 && r.err.contains("--fma-probe needs a CPU")) QSKIP("no AVX-512 or AVX2 with FMA on this CPU");
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -231,13 +230,16 @@ private slots:
     }
 
     void parameterServerFaultsAndResume() {
-        write("ps.json", R"({"name": "circle-ps", "model": {"layers": [{"type": "dense", "units": 8, "activation": "tanh"}, {"type": "dense", "units": 2}]},
+        write(
+            "ps.json",
+            R"({"name": "circle-ps", "model": {"layers": [{"type": "dense", "units": 8, "activation": "tanh"}, {"type": "dense", "units": 2}]},
           "data": {"source": "synthetic", "kind": "circle", "samples": 400, "noise": 0.1, "global_batch_size": 10},
           "optimizer": {"type": "sgd", "learning_rate": 0.1},
           "strategy": {"type": "parameter_server", "workers": 3, "parameter_servers": 2, "mode": "async"},
           "steps": 600})");
         // A lost worker: training completes its updates on the others.
-        const CliResult lostWorker = runCli({"train", path("ps.json"), "--fault", "kill-worker:1@100", "--metrics", path("ps.jsonl"), "--quiet"});
+        const CliResult lostWorker =
+            runCli({"train", path("ps.json"), "--fault", "kill-worker:1@100", "--metrics", path("ps.jsonl"), "--quiet"});
         QVERIFY2(lostWorker.exitCode == 0, qPrintable(lostWorker.err));
         QCOMPARE(lastJsonLine(lostWorker.out)["steps"].toInt(), 600);
         const QList<QByteArray> lines = readAll(path("ps.jsonl")).trimmed().split('\n');

@@ -13,9 +13,8 @@
 
 namespace distlab::testing {
 
-
-const CrossDeviceOps kAlgorithms[] = {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy,
-                                      CrossDeviceOps::Ring, CrossDeviceOps::Tree};
+const CrossDeviceOps kAlgorithms[] = {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::Ring,
+                                      CrossDeviceOps::Tree};
 
 // Rank r's element i: a small pseudo-random integer (so float sums are exact, and a chunk landing
 // in the wrong place cannot go unnoticed).
@@ -42,20 +41,28 @@ inline float expectedAt(int ranks, std::int64_t i, ReduceOp op) {
         greatest = std::max(greatest, fillValue(r, i));
     }
     switch (op) {
-    case ReduceOp::Sum: return static_cast<float>(sum);
-    case ReduceOp::Mean: return static_cast<float>(sum) / static_cast<float>(ranks);
-    case ReduceOp::Min: return least;
-    case ReduceOp::Max: return greatest;
+        case ReduceOp::Sum:
+            return static_cast<float>(sum);
+        case ReduceOp::Mean:
+            return static_cast<float>(sum) / static_cast<float>(ranks);
+        case ReduceOp::Min:
+            return least;
+        case ReduceOp::Max:
+            return greatest;
     }
     return 0.0f;
 }
 
 inline const char* opName(ReduceOp op) {
     switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Mean: return "mean";
-    case ReduceOp::Min: return "min";
-    case ReduceOp::Max: return "max";
+        case ReduceOp::Sum:
+            return "sum";
+        case ReduceOp::Mean:
+            return "mean";
+        case ReduceOp::Min:
+            return "min";
+        case ReduceOp::Max:
+            return "max";
     }
     return "?";
 }
@@ -79,6 +86,5 @@ inline std::int64_t wrongElements(const std::vector<std::vector<float>>& buffers
     }
     return wrong;
 }
-
 
 }  // namespace distlab::testing

@@ -113,7 +113,8 @@ private slots:
         const auto before = valuesOf(trainer);
         const auto status = loadWeights(trainer, path("nan.safetensors"));
         QVERIFY(!status.ok());
-        QVERIFY2(status.error().message.find(file->tensors.rbegin()->first + ": element") != std::string::npos, status.error().message.c_str());
+        QVERIFY2(status.error().message.find(file->tensors.rbegin()->first + ": element") != std::string::npos,
+                 status.error().message.c_str());
         QVERIFY2(status.error().message.find("is NaN") != std::string::npos, status.error().message.c_str());
         for (int r = 0; r < 2; ++r) QVERIFY(valuesOf(trainer, r) == before);
     }

@@ -98,7 +98,11 @@ private slots:
                                 comm.allReduce(plain[r], AllReduceOptions{op, 0});
                             });
                             const QString where = QString("%1, %2 ranks, %3 elements + %4 values, %5")
-                                                      .arg(configName(algorithm)).arg(ranks).arg(size).arg(values).arg(opName(op));
+                                                      .arg(configName(algorithm))
+                                                      .arg(ranks)
+                                                      .arg(size)
+                                                      .arg(values)
+                                                      .arg(opName(op));
                             QVERIFY2(wrongElements(companions, op) == 0, qPrintable(where));
                             if (size > 0) QVERIFY2(wrongElements(buffers, op) == 0, qPrintable(where));
                             QVERIFY2(wrongElements(plain, op) == 0, qPrintable(where));
@@ -114,7 +118,6 @@ private slots:
         options.companion = tooMany;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, group.communicator(0).allReduce(buffer, options));
     }
-
 };
 
 QTEST_APPLESS_MAIN(TestCollectiveCalls)

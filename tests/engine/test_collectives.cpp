@@ -29,7 +29,6 @@ using namespace distlab::testing;
 
 #include "collective_fixtures.hpp"
 
-
 class TestCollectives : public QObject {
     Q_OBJECT
 private slots:
@@ -46,10 +45,12 @@ private slots:
                         std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
                         onEveryRank(ranks, [&](int r) {
                             timings[static_cast<std::size_t>(r)] =
-                                group.communicator(r).allReduce(buffers[static_cast<std::size_t>(r)], AllReduceOptions{op, static_cast<int>(size % 5)}).wait();
+                                group.communicator(r)
+                                    .allReduce(buffers[static_cast<std::size_t>(r)], AllReduceOptions{op, static_cast<int>(size % 5)})
+                                    .wait();
                         });
-                        const QString where = QString("%1, %2 ranks, %3 elements, %4").arg(configName(algorithm)).arg(ranks).arg(size)
-                                                  .arg(opName(op));
+                        const QString where =
+                            QString("%1, %2 ranks, %3 elements, %4").arg(configName(algorithm)).arg(ranks).arg(size).arg(opName(op));
                         QVERIFY2(wrongElements(buffers, op) == 0, qPrintable(where));
                         for (const CollectiveTiming& timing : timings) {
                             QVERIFY2(timing.startNs <= timing.endNs && timing.waitNs >= 0, qPrintable(where));
@@ -221,7 +222,7 @@ private slots:
         QCOMPARE(tiny.droppedSnapshots(1), std::int64_t{3});
         for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(nullptr);
         onEveryRank(2, [&](int r) { group.communicator(r).allReduce(buffers[r], ReduceOp::Sum); });
-        QCOMPARE(int(trace.events(0).size()), 2);  // detached: nothing more recorded
+        QCOMPARE(int(trace.events(0).size()), 2);                       // detached: nothing more recorded
         QCOMPARE(buffers[0], (std::vector<float>{88, 176, 264, 352}));  // 11 x 2^3 and so on
     }
 
@@ -288,8 +289,7 @@ private slots:
         strategy.bytesPerPack = 100 * 4;
         const GradientPacker packer(strategy, model.store().infos());
         // kernel 80 (> 100? no) + bias 16 = 96, + kernel 128 -> closes at 224; bias 8 + kernel 24 + bias 3.
-        QCOMPARE(std::vector<PackRange>(packer.packs().begin(), packer.packs().end()),
-                 (std::vector<PackRange>{{0, 224}, {224, 259}}));
+        QCOMPARE(std::vector<PackRange>(packer.packs().begin(), packer.packs().end()), (std::vector<PackRange>{{0, 224}, {224, 259}}));
         strategy.bytesPerPack = 0;
         strategy.numPacks = 4;
         const GradientPacker even(strategy, model.store().infos());
@@ -332,9 +332,12 @@ private slots:
         // The trainer's packed step.
         const DataSplit data = makeClassificationData(240, 5, 3, 3);
         for (int packing = 0; packing < 2; ++packing) {
-            RunConfig config = smallConfig(3, packing == 0 ? CrossDeviceOps::HierarchicalCopy : CrossDeviceOps::Tree, OptimizerKind::Sgd, 0.9, 1);
-            if (packing == 0) config.strategy.numPacks = 4;
-            else config.strategy.bytesPerPack = 200;
+            RunConfig config =
+                smallConfig(3, packing == 0 ? CrossDeviceOps::HierarchicalCopy : CrossDeviceOps::Tree, OptimizerKind::Sgd, 0.9, 1);
+            if (packing == 0)
+                config.strategy.numPacks = 4;
+            else
+                config.strategy.bytesPerPack = 200;
             MirroredTrainer trainer(config, data);
             for (int i = 0; i < 15; ++i) trainer.step();
             g_allocations = 0;
@@ -396,8 +399,11 @@ private slots:
                             group.communicator(r).allReduce(BufferView(buffers[static_cast<std::size_t>(r)], dtype),
                                                             AllReduceOptions{op, 0});
                         });
-                        const QString label = QString("%1 %2 ranks %3 %4").arg(QString::fromLatin1(dtypeName(dtype).data()))
-                                                  .arg(configName(algorithm)).arg(ranks).arg(op == ReduceOp::Sum ? "sum" : "mean");
+                        const QString label = QString("%1 %2 ranks %3 %4")
+                                                  .arg(QString::fromLatin1(dtypeName(dtype).data()))
+                                                  .arg(configName(algorithm))
+                                                  .arg(ranks)
+                                                  .arg(op == ReduceOp::Sum ? "sum" : "mean");
                         for (std::int64_t e = 0; e < size; ++e) {
                             const auto index = static_cast<std::size_t>(e);
                             const double exact = op == ReduceOp::Sum ? reference[index] : reference[index] / ranks;
@@ -417,7 +423,9 @@ private slots:
         // spacing at 2048 is 2); accumulated in float32 it is 2050, which float16 holds exactly.
         InProcessGroup group(3, CrossDeviceOps::Ring);
         std::vector<std::vector<std::uint16_t>> buffers{{floatToHalf(2048.0f)}, {floatToHalf(1.0f)}, {floatToHalf(1.0f)}};
-        onEveryRank(3, [&](int r) { group.communicator(r).allReduce(BufferView(buffers[static_cast<std::size_t>(r)], DType::Float16), AllReduceOptions{}); });
+        onEveryRank(3, [&](int r) {
+            group.communicator(r).allReduce(BufferView(buffers[static_cast<std::size_t>(r)], DType::Float16), AllReduceOptions{});
+        });
         QCOMPARE(halfToFloat(buffers[2][0]), 2050.0f);
         // int32 is not a gradient type.
         InProcessGroup single(1, CrossDeviceOps::Ring);
@@ -437,7 +445,8 @@ private slots:
             {"reduce", [](Communicator& c, std::vector<float>& b) { c.reduce(b, 0, ReduceOp::Sum); }},
             {"broadcast", [](Communicator& c, std::vector<float>& b) { c.broadcast(b, 1); }},
             {"barrier", [](Communicator& c, std::vector<float>&) { c.barrier(); }},
-            {"ring to the next rank", [](Communicator& c, std::vector<float>& b) {
+            {"ring to the next rank",
+             [](Communicator& c, std::vector<float>& b) {
                  // Everyone receives from its predecessor first: without an abort all would wait.
                  c.recv(b, (c.rank() + c.size() - 1) % c.size());
                  c.send(b, (c.rank() + 1) % c.size());

@@ -25,7 +25,6 @@ std::string errorOf(const Result<DataSplit>& result) { return result.ok() ? "<no
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
-
 DataConfig synthetic(SyntheticKind kind, std::int64_t samples, double noise, double trainFraction) {
     DataConfig config;
     config.source = DataSource::Synthetic;
@@ -197,23 +196,27 @@ private slots:
         QTest::addColumn<QString>("message");
         const int circle = static_cast<int>(SyntheticKind::Circle);
         const int plane = static_cast<int>(SyntheticKind::RegressionPlane);
-        QTest::newRow("circle with mse") << circle << qint64{100} << 0.0 << 0.5 << qint64{0} << qint64{1}
+        QTest::newRow("circle with mse")
+            << circle << qint64{100} << 0.0 << 0.5 << qint64{0} << qint64{1}
             << "data.kind: circle is a classification set; use loss softmax_cross_entropy or a regression_* kind";
-        QTest::newRow("plane with classes") << plane << qint64{100} << 0.0 << 0.5 << qint64{2} << qint64{0}
+        QTest::newRow("plane with classes")
+            << plane << qint64{100} << 0.0 << 0.5 << qint64{2} << qint64{0}
             << "data.kind: regression_plane is a regression set (1 float target per sample); use loss mse with a last "
                "layer of 1 unit, or a classification kind (circle, xor, gauss, spiral)";
-        QTest::newRow("plane with 2 outputs") << plane << qint64{100} << 0.0 << 0.5 << qint64{0} << qint64{2}
+        QTest::newRow("plane with 2 outputs")
+            << plane << qint64{100} << 0.0 << 0.5 << qint64{0} << qint64{2}
             << "data.kind: regression_plane has 1 target per sample but the model predicts 2 outputs; give the last layer 1 unit";
-        QTest::newRow("one class") << circle << qint64{100} << 0.0 << 0.5 << qint64{1} << qint64{0}
+        QTest::newRow("one class")
+            << circle << qint64{100} << 0.0 << 0.5 << qint64{1} << qint64{0}
             << "data.kind: circle has 2 classes (labels 0 and 1) but the model predicts 1 class; give the last layer at least 2 units";
         QTest::newRow("no samples") << circle << qint64{0} << 0.0 << 0.5 << qint64{2} << qint64{0}
-            << "data.samples: must be in [1, 50000000] (got 0)";
+                                    << "data.samples: must be in [1, 50000000] (got 0)";
         QTest::newRow("noise") << circle << qint64{10} << 1.5 << 0.5 << qint64{2} << qint64{0}
-            << "data.noise: must be in [0, 1] (got 1.500000)";
+                               << "data.noise: must be in [0, 1] (got 1.500000)";
         QTest::newRow("fraction 0") << circle << qint64{10} << 0.0 << 0.0 << qint64{2} << qint64{0}
-            << "data.train_fraction: must be in (0, 1] (got 0.000000)";
+                                    << "data.train_fraction: must be in (0, 1] (got 0.000000)";
         QTest::newRow("fraction tiny") << circle << qint64{10} << 0.0 << 0.05 << qint64{2} << qint64{0}
-            << "data.train_fraction: 0.050000 of 10 samples leaves no training sample";
+                                       << "data.train_fraction: 0.050000 of 10 samples leaves no training sample";
     }
     void syntheticErrors() {
         QFETCH(int, kind);
@@ -274,7 +277,9 @@ private slots:
 
     // ---- csv ----
     void csvHeaderCrlfAndBlankLines() {
-        write("h.csv", "\xEF\xBB\xBF" "a, b ,label\r\n1,2,0\r\n3.5 , -4e1,+2\r\n\r\n  \r\n");
+        write("h.csv",
+              "\xEF\xBB\xBF"
+              "a, b ,label\r\n1,2,0\r\n3.5 , -4e1,+2\r\n\r\n  \r\n");
         const auto result = load(csv("h.csv"), {3, 0});
         QVERIFY2(result.ok(), errorOf(result).c_str());
         QCOMPARE(result->train.count, std::int64_t{2});
@@ -345,9 +350,9 @@ private slots:
         QTest::newRow("huge") << QByteArray("1e39,1,0\n") << "e.csv: line 1, column 1: \"1e39\" is out of the range of a float";
         QTest::newRow("fraction label") << QByteArray("1,2,0.5\n") << "e.csv: line 1, column 3: label \"0.5\" is not an integer";
         QTest::newRow("label too big") << QByteArray("1,2,0\n1,2,3\n")
-            << "e.csv: line 2, column 3: label \"3\" is out of range [0, 3) (the model predicts 3 classes)";
+                                       << "e.csv: line 2, column 3: label \"3\" is out of range [0, 3) (the model predicts 3 classes)";
         QTest::newRow("negative label") << QByteArray("1,2,-1\n")
-            << "e.csv: line 1, column 3: label \"-1\" is out of range [0, 3) (the model predicts 3 classes)";
+                                        << "e.csv: line 1, column 3: label \"-1\" is out of range [0, 3) (the model predicts 3 classes)";
         QTest::newRow("control character") << QByteArray("1,2,0\n1,2\x01,0\n") << "e.csv: line 2, column 2: \"2\\x01\" is not a number";
         QTest::newRow("empty field") << QByteArray("1,,0\n") << "e.csv: line 1, column 2: empty field";
         QTest::newRow("trailing comma") << QByteArray("1,2,\n") << "e.csv: line 1, column 3: empty field";
@@ -409,42 +414,47 @@ private slots:
         std::string badMagic = goodImages;
         badMagic[0] = 1;
         badMagic[1] = 2;
-        QTest::newRow("magic") << bytes(badMagic) << bytes(goodLabels)
+        QTest::newRow("magic")
+            << bytes(badMagic) << bytes(goodLabels)
             << "x.idx: byte offset 0: wrong magic 0x01 0x02 (an IDX file starts with 0x00 0x00, a type code and a dimension count)";
         std::string floats = goodImages;
         floats[2] = 0x0d;
         QTest::newRow("type") << bytes(floats) << bytes(goodLabels)
-            << "x.idx: byte offset 2: unsupported type code 0x0d (float32); only 0x08 (unsigned byte) is supported";
+                              << "x.idx: byte offset 2: unsupported type code 0x0d (float32); only 0x08 (unsigned byte) is supported";
         QTest::newRow("1-d images") << bytes(goodLabels) << bytes(goodLabels) << "x.idx: byte offset 3: 1 dimensions; expected at least 2";
         QTest::newRow("2-d labels") << bytes(goodImages) << bytes(goodImages) << "y.idx: byte offset 3: 3 dimensions; expected 1";
         QTest::newRow("short header") << QByteArray("\0\0", 2) << bytes(goodLabels)
-            << "x.idx: truncated: the 4-byte IDX header ends at byte offset 2";
+                                      << "x.idx: truncated: the 4-byte IDX header ends at byte offset 2";
         QTest::newRow("short sizes") << bytes(goodImages.substr(0, 10)) << bytes(goodLabels)
-            << "x.idx: truncated: the dimension sizes end at byte offset 10 (expected 16 header bytes)";
-        QTest::newRow("short data") << bytes(goodImages.substr(0, 20)) << bytes(goodLabels)
+                                     << "x.idx: truncated: the dimension sizes end at byte offset 10 (expected 16 header bytes)";
+        QTest::newRow("short data")
+            << bytes(goodImages.substr(0, 20)) << bytes(goodLabels)
             << "x.idx: truncated: the header announces 12 bytes of data after byte offset 16, but the file ends at byte offset 20";
-        QTest::newRow("huge dims") << bytes(idxBytes({0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 2})) << bytes(goodLabels)
+        QTest::newRow("huge dims")
+            << bytes(idxBytes({0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 2})) << bytes(goodLabels)
             << "x.idx: truncated: the header announces 18446744073709551615 bytes of data after byte offset 16, but the "
                "file ends at byte offset 18";
         QTest::newRow("trailing") << bytes(goodImages + "z") << bytes(goodLabels)
-            << "x.idx: byte offset 28: more data than the header announces";
+                                  << "x.idx: byte offset 28: more data than the header announces";
         QTest::newRow("count mismatch") << bytes(goodImages) << bytes(idxBytes({2}, {1, 2}))
-            << "y.idx: holds 2 labels but x.idx holds 3 images (counts at byte offset 4)";
+                                        << "y.idx: holds 2 labels but x.idx holds 3 images (counts at byte offset 4)";
         QTest::newRow("no images") << bytes(idxBytes({0, 2, 2}, {})) << bytes(idxBytes({0}, {})) << "x.idx: byte offset 4: holds no images";
         QTest::newRow("zero dim") << bytes(idxBytes({3, 0, 2}, {})) << bytes(goodLabels) << "x.idx: byte offset 8: dimension 1 is 0";
         QTest::newRow("label range") << bytes(goodImages) << bytes(idxBytes({3}, {1, 10, 3}))
-            << "y.idx: byte offset 9: label 10 is out of range [0, 10) (the model predicts 10 classes)";
+                                     << "y.idx: byte offset 9: label 10 is out of range [0, 10) (the model predicts 10 classes)";
         const std::string gz = gzipBytes(goodImages);
         std::string badCrc = gz;
         badCrc[badCrc.size() - 6] = static_cast<char>(badCrc[badCrc.size() - 6] ^ 0x55);  // inside the CRC-32 trailer
-        QTest::newRow("gzip crc") << bytes(badCrc) << bytes(goodLabels)
+        QTest::newRow("gzip crc")
+            << bytes(badCrc) << bytes(goodLabels)
             << QString("x.idx: corrupt gzip data near compressed byte offset %1: incorrect data check").arg(gz.size() - 4);
-        QTest::newRow("gzip truncated") << bytes(gz.substr(0, gz.size() - 10)) << bytes(goodLabels)
+        QTest::newRow("gzip truncated")
+            << bytes(gz.substr(0, gz.size() - 10)) << bytes(goodLabels)
             << QString("x.idx: the gzip stream ends early at compressed byte offset %1 (the file is truncated)").arg(gz.size() - 10);
         QTest::newRow("gzip method") << QByteArray("\x1f\x8b\x07\x00garbage-garbage", 19) << bytes(goodLabels)
-            << "x.idx: corrupt gzip data near compressed byte offset 4: unknown compression method";
+                                     << "x.idx: corrupt gzip data near compressed byte offset 4: unknown compression method";
         QTest::newRow("gzip short header") << bytes(gzipBytes(goodImages.substr(0, 3))) << bytes(goodLabels)
-            << "x.idx (after gunzip): truncated: the 4-byte IDX header ends at byte offset 3";
+                                           << "x.idx (after gunzip): truncated: the 4-byte IDX header ends at byte offset 3";
     }
     void idxErrors() {
         QFETCH(QByteArray, images);

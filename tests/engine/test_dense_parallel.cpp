@@ -33,8 +33,8 @@ std::vector<T> randomValues(std::uint64_t seed, std::int64_t n) {
 Outputs runLayer(int threads) {
     const int before = omp_get_max_threads();
     omp_set_num_threads(threads);
-    const auto x = randomValues<float>(1, kBatch * kIn), w = randomValues<float>(2, kIn * kOut),
-               b = randomValues<float>(3, kOut), dy = randomValues<float>(4, kBatch * kOut);
+    const auto x = randomValues<float>(1, kBatch * kIn), w = randomValues<float>(2, kIn * kOut), b = randomValues<float>(3, kOut),
+               dy = randomValues<float>(4, kBatch * kOut);
     Outputs o{std::vector<float>(kBatch * kOut), std::vector<float>(kBatch * kOut), std::vector<float>(kBatch * kOut),
               std::vector<float>(kIn * kOut),    std::vector<float>(kOut),          std::vector<float>(kBatch * kIn)};
     kernels::denseForward(x.data(), w.data(), b.data(), o.z.data(), kBatch, kIn, kOut);
@@ -63,8 +63,8 @@ private slots:
 
     void matchesTheDoubleKernels() {
         const Outputs got = runLayer(2);
-        const auto x = randomValues<double>(1, kBatch * kIn), w = randomValues<double>(2, kIn * kOut),
-                   b = randomValues<double>(3, kOut), dy = randomValues<double>(4, kBatch * kOut);
+        const auto x = randomValues<double>(1, kBatch * kIn), w = randomValues<double>(2, kIn * kOut), b = randomValues<double>(3, kOut),
+                   dy = randomValues<double>(4, kBatch * kOut);
         // The same draws as the float run, rounded the same way.
         std::vector<double> xf(x.size()), wf(w.size()), bf(b.size()), dyf(dy.size());
         for (std::size_t i = 0; i < x.size(); ++i) xf[i] = static_cast<float>(x[i]);

@@ -60,8 +60,7 @@ private slots:
         QCOMPARE(cpus[0].modelName, std::string("Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz"));
         QCOMPARE(cpus[0].logicalCores, 2);
         QCOMPARE(cpus[0].physicalCores, 2);
-        const std::vector<std::string> expected{"sse2", "sse4_2", "avx", "avx2", "fma", "f16c",
-                                                "avx512f", "avx512bw", "avx512vl"};
+        const std::vector<std::string> expected{"sse2", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl"};
         QCOMPARE(cpus[0].simdFeatures, expected);
         QCOMPARE(cpus[1].modelName, std::string("Other Model"));
         QCOMPARE(cpus[1].logicalCores, 2);
@@ -71,9 +70,9 @@ private slots:
 
     void parsesArmCpuinfoWithoutCoreIds() {
         // ARM: no model name, no physical/core id, "Features" instead of "flags".
-        const std::vector<CpuInfo> cpus =
-            parseCpuInfo("processor\t: 0\nFeatures\t: fp asimd evtstrm sve\n\nprocessor\t: 1\n"
-                         "Features\t: fp asimd evtstrm sve\n\nHardware\t: something\n");
+        const std::vector<CpuInfo> cpus = parseCpuInfo(
+            "processor\t: 0\nFeatures\t: fp asimd evtstrm sve\n\nprocessor\t: 1\n"
+            "Features\t: fp asimd evtstrm sve\n\nHardware\t: something\n");
         QCOMPARE(cpus.size(), std::size_t{1});
         QCOMPARE(cpus[0].modelName, std::string("unknown"));
         QCOMPARE(cpus[0].logicalCores, 2);
@@ -81,9 +80,7 @@ private slots:
         QCOMPARE(cpus[0].simdFeatures, (std::vector<std::string>{"asimd", "sve"}));
     }
 
-    void emptyOrGarbageCpuinfoGivesNoPackage() {
-        QVERIFY(parseCpuInfo("").empty());
-    }
+    void emptyOrGarbageCpuinfoGivesNoPackage() { QVERIFY(parseCpuInfo("").empty()); }
 
     void nvidiaDriverVersions() {
         // The proprietary module, and the open one as an H100 machine printed it.

@@ -22,7 +22,7 @@ private slots:
             const GpuInfo& gpu = report.gpus[i];
             QCOMPARE(gpu.index, static_cast<int>(i));
             QVERIFY(!gpu.name.empty());
-            QVERIFY(gpu.memoryBytes >= (std::uint64_t{1} << 30));  // every GPU CUDA 13 supports has >= 1 GiB
+            QVERIFY(gpu.memoryBytes >= (std::uint64_t{1} << 30));                        // every GPU CUDA 13 supports has >= 1 GiB
             QVERIFY2(gpu.computeMajor * 10 + gpu.computeMinor >= 75, gpu.name.c_str());  // CUDA 13: sm_75+
             QVERIFY(gpu.multiprocessors >= 1);
         }

@@ -13,8 +13,7 @@ class TestDType : public QObject {
     Q_OBJECT
 private slots:
     void namesAndSizes() {
-        for (DType dtype : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int32})
-            QVERIFY(parseDType(dtypeName(dtype)) == dtype);
+        for (DType dtype : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int32}) QVERIFY(parseDType(dtypeName(dtype)) == dtype);
         QCOMPARE(dtypeSize(DType::Float16), std::size_t{2});
         QCOMPARE(dtypeSize(DType::BFloat16), std::size_t{2});
         QCOMPARE(dtypeSize(DType::Int32), std::size_t{4});
@@ -25,11 +24,11 @@ private slots:
     void halfBits() {
         QCOMPARE(floatToHalf(1.0f), std::uint16_t{0x3C00});
         QCOMPARE(floatToHalf(-2.0f), std::uint16_t{0xC000});
-        QCOMPARE(floatToHalf(65504.0f), std::uint16_t{0x7BFF});  // the largest finite half
-        QCOMPARE(floatToHalf(65520.0f), std::uint16_t{0x7C00});  // rounds up to infinity
-        QCOMPARE(floatToHalf(1.0f + 0x1p-11f), std::uint16_t{0x3C00});  // a tie goes to the even neighbour
+        QCOMPARE(floatToHalf(65504.0f), std::uint16_t{0x7BFF});                    // the largest finite half
+        QCOMPARE(floatToHalf(65520.0f), std::uint16_t{0x7C00});                    // rounds up to infinity
+        QCOMPARE(floatToHalf(1.0f + 0x1p-11f), std::uint16_t{0x3C00});             // a tie goes to the even neighbour
         QCOMPARE(floatToHalf(1.0f + 0x1p-10f + 0x1p-11f), std::uint16_t{0x3C02});  // ... which here is above
-        QCOMPARE(floatToHalf(0x1p-24f), std::uint16_t{0x0001});  // the smallest subnormal
+        QCOMPARE(floatToHalf(0x1p-24f), std::uint16_t{0x0001});                    // the smallest subnormal
         QCOMPARE(halfToFloat(0x3555), 0.333251953125f);
         QVERIFY(std::isnan(halfToFloat(floatToHalf(std::numeric_limits<float>::quiet_NaN()))));
         for (std::uint32_t bits = 0; bits < 0x7C00; ++bits)  // every finite positive half survives the round trip

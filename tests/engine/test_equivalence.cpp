@@ -14,10 +14,9 @@ using namespace distlab;
 namespace {
 
 // A small classifier with Adam: Adam divides by sqrt(v), which amplifies rounding more than SGD.
-const std::string kBase =
-    R"({"seed": 3, "model": {"layers": [{"units": 8, "activation": "tanh"}, {"units": 2}]},)"
-    R"( "data": {"kind": "spiral", "samples": 400, "noise": 0.05, "global_batch_size": 32},)"
-    R"( "optimizer": {"type": "adam", "learning_rate": 0.01}})";
+const std::string kBase = R"({"seed": 3, "model": {"layers": [{"units": 8, "activation": "tanh"}, {"units": 2}]},)"
+                          R"( "data": {"kind": "spiral", "samples": 400, "noise": 0.05, "global_batch_size": 32},)"
+                          R"( "optimizer": {"type": "adam", "learning_rate": 0.01}})";
 
 Study makeStudy(std::int64_t steps, const std::string& extraVariant = "") {
     const std::string text =
@@ -49,8 +48,9 @@ private slots:
         auto again = parseStudy(studyToJson(study.spec), "eq.study.json", "/tmp");
         QVERIFY2(again, again ? "" : again.error().message.c_str());
         QVERIFY(again->spec.equivalence);
-        auto wrong = parseStudy(R"({"equivalence": 1, "base": )" + kBase + R"(, "variants": [{"label": "a", "set": {}}, {"label": "b", "set": {}}]})",
-                                "w.study.json", "/tmp");
+        auto wrong = parseStudy(
+            R"({"equivalence": 1, "base": )" + kBase + R"(, "variants": [{"label": "a", "set": {}}, {"label": "b", "set": {}}]})",
+            "w.study.json", "/tmp");
         QVERIFY(!wrong);
         QVERIFY2(wrong.error().message.find("w.study.json: equivalence") != std::string::npos, wrong.error().message.c_str());
     }
@@ -95,10 +95,9 @@ private slots:
             QCOMPARE(run.history(v).size(), std::size_t(kSteps));  // every update while they fit
             QCOMPARE(run.history(v).back().step, kSteps);
             qInfo("%s: last rel %.3g abs %.3g at %s[%lld], worst rel %.3g at update %lld, loss diff %.3g",
-                  run.study().variants[static_cast<std::size_t>(v)].label.c_str(), progress.latest.maxRelative,
-                  progress.latest.maxAbsolute, run.parameterName(progress.latest.parameter).c_str(),
-                  static_cast<long long>(progress.latest.element), progress.worst.maxRelative,
-                  static_cast<long long>(progress.worst.step), progress.latest.lossDifference);
+                  run.study().variants[static_cast<std::size_t>(v)].label.c_str(), progress.latest.maxRelative, progress.latest.maxAbsolute,
+                  run.parameterName(progress.latest.parameter).c_str(), static_cast<long long>(progress.latest.element),
+                  progress.worst.maxRelative, static_cast<long long>(progress.worst.step), progress.latest.lossDifference);
             if (run.verdict(v).kind == EquivalenceClass::MustEqual) {
                 QVERIFY2(progress.worst.maxRelative < 1e-5, run.study().variants[static_cast<std::size_t>(v)].label.c_str());
                 largestMustEqual = std::max(largestMustEqual, progress.worst.maxRelative);
@@ -135,7 +134,7 @@ private slots:
 
     void theLabOfARunKeepsItsModelAndClassifiesEveryVariant() {
         RunConfig run = makeStudy(5).variants[2].config;  // mirrored 4 with 2 packs: the lab resets them
-        run.data.globalBatchSize = 24;                      // divides by 2 and 4
+        run.data.globalBatchSize = 24;                    // divides by 2 and 4
         auto study = equivalenceStudyOf(run, 30);
         QVERIFY2(study, study ? "" : study.error().message.c_str());
         QVERIFY(study->spec.equivalence);
@@ -176,7 +175,8 @@ private slots:
     }
 
     void aVariantThatCannotBeBuiltFailsAlone() {
-        EquivalenceRun run(makeStudy(10, R"(, {"label": "no data", "set": {"data.source": "csv", "data.path": "/nonexistent/d.csv", "data.label_column": 2}})"));
+        EquivalenceRun run(makeStudy(
+            10, R"(, {"label": "no data", "set": {"data.source": "csv", "data.path": "/nonexistent/d.csv", "data.label_column": 2}})"));
         QCOMPARE(run.verdict(4).kind, EquivalenceClass::MayDiffer);  // other data
         run.run();
         QCOMPARE(run.progress(4).state, VariantState::Failed);

@@ -23,10 +23,6 @@ using namespace distlab;
 
 namespace {
 
-
-
-
-
 template <typename T>
 QString errorOf(const Result<T>& result) {
     return result.ok() ? QStringLiteral("<no error>") : QString::fromStdString(result.error().message);
@@ -55,7 +51,6 @@ QByteArray gzipZeros(qint64 bytes) {
     return out;
 }
 
-
 }  // namespace
 
 class TestFileIo : public QObject {
@@ -79,7 +74,8 @@ private slots:
         QTest::addColumn<QString>("reason");
         QTest::newRow("FIFO") << path("pipe") << "it is a FIFO (named pipe), not a regular file";
         QTest::newRow("directory") << m_dir.path() << "it is a directory, not a regular file";
-        QTest::newRow("character device") << "/dev/zero" << "it is a character device, not a regular file";
+        QTest::newRow("character device") << "/dev/zero"
+                                          << "it is a character device, not a regular file";
         QTest::newRow("socket") << path("sock") << "it is a socket, not a regular file";
         QTest::newRow("missing") << path("nope.json") << "No such file or directory";
     }
@@ -91,7 +87,7 @@ private slots:
         if (QTest::currentDataTag() == QLatin1String("socket")) {
             QFile::remove(target);
             socketFd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-            sockaddr_un address {};
+            sockaddr_un address{};
             address.sun_family = AF_UNIX;
             const std::string where = local(target);
             QVERIFY(where.size() < sizeof address.sun_path);
@@ -175,9 +171,8 @@ private slots:
         QVERIFY(checkOutputPath("--metrics", local(folder.filePath("m.jsonl"))).ok());
         QCOMPARE(entriesOf(folder.path()), QStringList{});  // the probe leaves nothing
         const QString missing = folder.filePath("nope/m.jsonl");
-        QCOMPARE(errorOf(checkOutputPath("--metrics", local(missing))),
-                 "--metrics: " + missing + ": cannot create a temporary file in \"" + folder.filePath("nope") +
-                     "\": No such file or directory");
+        QCOMPARE(errorOf(checkOutputPath("--metrics", local(missing))), "--metrics: " + missing + ": cannot create a temporary file in \"" +
+                                                                            folder.filePath("nope") + "\": No such file or directory");
         if (::geteuid() != 0) {
             QVERIFY(QDir(folder.path()).mkdir("ro"));
             QVERIFY(::chmod(local(folder.filePath("ro")).c_str(), 0555) == 0);

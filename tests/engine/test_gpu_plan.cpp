@@ -245,7 +245,8 @@ private slots:
         QCOMPARE(spans.spans().size(), std::size_t{5});
         QCOMPARE(spans.spans().back().kind, SpanKind::Optimizer);
         QCOMPARE(spans.spans().back().beginNs, spans.spans()[3].endNs);
-        for (const Span& span : spans.spans()) QVERIFY(span.beginNs >= 15'000'000 && span.endNs <= 20'000'000 && span.beginNs <= span.endNs);
+        for (const Span& span : spans.spans())
+            QVERIFY(span.beginNs >= 15'000'000 && span.endNs <= 20'000'000 && span.beginNs <= span.endNs);
     }
 
     void trainerSaysWhyWithoutAGpu() {
@@ -255,11 +256,10 @@ private slots:
         const auto trainer = Trainer::create(gpuConfig({0}));
         QVERIFY(!trainer.ok());
         const QString message = QString::fromStdString(trainer.error().message);
-        const QString expected = here.cudaBuiltIn
-                                     ? QStringLiteral("strategy.devices[0]: gpu:0: no usable GPU here: ") +
-                                           QString::fromStdString(here.gpuUnavailableReason)
-                                     : QStringLiteral("strategy.devices[0]: gpu:0: ") +
-                                           QString::fromStdString(here.gpuBackendError);
+        const QString expected =
+            here.cudaBuiltIn
+                ? QStringLiteral("strategy.devices[0]: gpu:0: no usable GPU here: ") + QString::fromStdString(here.gpuUnavailableReason)
+                : QStringLiteral("strategy.devices[0]: gpu:0: ") + QString::fromStdString(here.gpuBackendError);
         QVERIFY2(message.startsWith(expected), qPrintable(message));
     }
 

@@ -31,9 +31,8 @@ struct TinyNet {
     std::vector<double> x, w1, b1, w2, b2, target;
     std::vector<std::int32_t> labels;
 
-    double forward(std::vector<double>* dw1 = nullptr, std::vector<double>* db1 = nullptr,
-                   std::vector<double>* dw2 = nullptr, std::vector<double>* db2 = nullptr,
-                   std::vector<double>* dx = nullptr) const {
+    double forward(std::vector<double>* dw1 = nullptr, std::vector<double>* db1 = nullptr, std::vector<double>* dw2 = nullptr,
+                   std::vector<double>* db2 = nullptr, std::vector<double>* dx = nullptr) const {
         std::vector<double> z1(batch * hidden), a1(batch * hidden), z2(batch * out), dz2(batch * out);
         kernels::denseForward(x.data(), w1.data(), b1.data(), z1.data(), batch, in, hidden);
         kernels::activate(act, z1.data(), a1.data(), batch * hidden);
@@ -163,8 +162,8 @@ private slots:
         targets.labels = net.labels;
         Tensor grad;
         ModelContext context = model.makeContext();
-        const LossStats stats = LossFunction(LossKind::SoftmaxCrossEntropy)
-                                    .evaluate(model.forward(input, context), targets, 1.0f / net.batch, grad);
+        const LossStats stats =
+            LossFunction(LossKind::SoftmaxCrossEntropy).evaluate(model.forward(input, context), targets, 1.0f / net.batch, grad);
         model.zeroGradients();
         model.backward(input, grad, context);
         std::vector<double> dw1, db1, dw2, db2, dx;
@@ -211,8 +210,7 @@ private slots:
             const Tensor* gradient = &grad;
             for (std::size_t i = model.layers().size(); i-- > 0;) {
                 alone.layers[i]->overwriteGradients = true;
-                gradient = &model.layers()[i]->backward(i == 0 ? input : alone.layers[i - 1]->output, *gradient, i > 0,
-                                                        *alone.layers[i]);
+                gradient = &model.layers()[i]->backward(i == 0 ? input : alone.layers[i - 1]->output, *gradient, i > 0, *alone.layers[i]);
             }
             const std::vector<float> separate(model.store().grads().begin(), model.store().grads().end());
             QVERIFY2(fused == separate, qPrintable(QString("team %1").arg(team)));

@@ -55,9 +55,9 @@ private slots:
     void declaredWidthIsTheLastUnits() {
         // dense 16 → residual → dense 4 → residual: the last layer that sets a width is dense 4.
         const LayerConfig residual{.type = "residual", .layers = {LayerConfig{.type = "dense", .units = 4}}};
-        QCOMPARE(declaredOutputWidth({LayerConfig{.type = "dense", .units = 16}, residual,
-                                      LayerConfig{.type = "dense", .units = 4}, residual}),
-                 std::int64_t{4});
+        QCOMPARE(
+            declaredOutputWidth({LayerConfig{.type = "dense", .units = 16}, residual, LayerConfig{.type = "dense", .units = 4}, residual}),
+            std::int64_t{4});
         QCOMPARE(declaredOutputWidth({residual}), std::int64_t{0});
         QCOMPARE(declaredOutputWidth({}), std::int64_t{0});
     }

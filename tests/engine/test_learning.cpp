@@ -21,7 +21,8 @@ private slots:
         QFETCH(int, replicas);
         RunConfig config;
         config.seed = 3;
-        config.model.layers = {{"dense", 32, Activation::Tanh, ""}, {"dense", 32, Activation::Tanh, ""}, {"dense", 2, Activation::Linear, ""}};
+        config.model.layers = {
+            {"dense", 32, Activation::Tanh, ""}, {"dense", 32, Activation::Tanh, ""}, {"dense", 2, Activation::Linear, ""}};
         config.data.source = DataSource::Synthetic;
         config.data.kind = SyntheticKind::Spiral;
         config.data.samples = 500;

@@ -124,8 +124,7 @@ private slots:
         for (std::size_t i = 0; i < written.size(); ++i) {
             const json line = json::parse(lines[static_cast<qsizetype>(i)].toStdString());
             QCOMPARE(std::bit_cast<std::uint64_t>(line["loss"].get<double>()), std::bit_cast<std::uint64_t>(written[i]));
-            QCOMPARE(std::bit_cast<std::uint64_t>(line["replica_loss"][1].get<double>()),
-                     std::bit_cast<std::uint64_t>(written[i] / 3.0));
+            QCOMPARE(std::bit_cast<std::uint64_t>(line["replica_loss"][1].get<double>()), std::bit_cast<std::uint64_t>(written[i] / 3.0));
         }
     }
 
@@ -211,8 +210,10 @@ private slots:
         for (const json& event : events) {
             if (!event.contains("args") || !event["args"].contains("bytes")) continue;
             QCOMPARE(event["args"]["bytes"].get<std::int64_t>(), std::int64_t{4096});
-            if (event["args"].value("bytes_from", "") == "ring_formula") ++labelled;
-            else ++counted;
+            if (event["args"].value("bytes_from", "") == "ring_formula")
+                ++labelled;
+            else
+                ++counted;
         }
         QCOMPARE(labelled, 1);
         QCOMPARE(counted, 1);
@@ -226,7 +227,7 @@ private slots:
         QVERIFY(writer.ok());
         writer->add({0, "compute", "", 1, 12.5, 3.25});
         writer->add({1, "communication", "allreduce", 1, 15.75, 0.5});
-        writer->add({1, "idle", "", 2, 16.25, -1.0});  // negative duration becomes 0
+        writer->add({1, "idle", "", 2, 16.25, -1.0});                                         // negative duration becomes 0
         writer->add({0, "optimizer", "", 2, std::numeric_limits<double>::quiet_NaN(), 1.0});  // dropped
         writer->add({0, "bad\xFFname\n", "", 3, 1e6, 0.001});
         QCOMPARE(writer->spanCount(), std::int64_t{4});
@@ -240,7 +241,8 @@ private slots:
         QCOMPARE(trace["displayTimeUnit"].get<std::string>(), std::string("ms"));
         const json& events = trace["traceEvents"];
         QCOMPARE(events.size(), std::size_t{1 + 2 * 2 + 4});
-        QCOMPARE(events[0].dump(), std::string(R"({"args":{"name":"DistLab toy \"run\""},"name":"process_name","ph":"M","pid":1,"tid":0})"));
+        QCOMPARE(events[0].dump(),
+                 std::string(R"({"args":{"name":"DistLab toy \"run\""},"name":"process_name","ph":"M","pid":1,"tid":0})"));
         QCOMPARE(events[1].dump(), std::string(R"({"args":{"name":"cpu:0"},"name":"thread_name","ph":"M","pid":1,"tid":0})"));
         QCOMPARE(events[2].dump(), std::string(R"({"args":{"sort_index":0},"name":"thread_sort_index","ph":"M","pid":1,"tid":0})"));
         QCOMPARE(events[3].dump(), std::string(R"({"args":{"name":"cpu:1"},"name":"thread_name","ph":"M","pid":1,"tid":1})"));

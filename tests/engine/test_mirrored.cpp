@@ -152,17 +152,27 @@ private slots:
                     QVERIFY(span.beginNs >= previousEnd && span.endNs >= span.beginNs);  // in order, no overlap
                     previousEnd = span.endNs;
                     switch (span.kind) {
-                    case SpanKind::Forward: QCOMPARE(int(span.microBatch), forwards++); break;
-                    case SpanKind::Backward: QCOMPARE(int(span.microBatch), backwards++); break;
-                    case SpanKind::AllReduce:
-                        QCOMPARE(int(span.pack), packs++);
-                        bytes += span.bytes;
-                        break;
-                    case SpanKind::Optimizer: ++updates; break;
-                    case SpanKind::Broadcast: QFAIL("no broadcast under mirrored"); break;
-                    case SpanKind::Pull:
-                    case SpanKind::Delay:
-                    case SpanKind::Push: QFAIL("no parameter-server spans under mirrored"); break;
+                        case SpanKind::Forward:
+                            QCOMPARE(int(span.microBatch), forwards++);
+                            break;
+                        case SpanKind::Backward:
+                            QCOMPARE(int(span.microBatch), backwards++);
+                            break;
+                        case SpanKind::AllReduce:
+                            QCOMPARE(int(span.pack), packs++);
+                            bytes += span.bytes;
+                            break;
+                        case SpanKind::Optimizer:
+                            ++updates;
+                            break;
+                        case SpanKind::Broadcast:
+                            QFAIL("no broadcast under mirrored");
+                            break;
+                        case SpanKind::Pull:
+                        case SpanKind::Delay:
+                        case SpanKind::Push:
+                            QFAIL("no parameter-server spans under mirrored");
+                            break;
                     }
                 }
                 QCOMPARE(forwards, 3);

@@ -21,7 +21,8 @@ private slots:
         QTest::addColumn<bool>("wide");
         QTest::newRow("one_device sgd") << 1 << int(CrossDeviceOps::Ring) << int(OptimizerKind::Sgd) << 1 << false;
         QTest::newRow("mirrored 4 ring adam") << 4 << int(CrossDeviceOps::Ring) << int(OptimizerKind::Adam) << 1 << false;
-        QTest::newRow("mirrored 3 one-device acc 2") << 3 << int(CrossDeviceOps::ReductionToOneDevice) << int(OptimizerKind::Sgd) << 2 << false;
+        QTest::newRow("mirrored 3 one-device acc 2")
+            << 3 << int(CrossDeviceOps::ReductionToOneDevice) << int(OptimizerKind::Sgd) << 2 << false;
         // Layers wide enough for the packed product split across a team of two (model/packed_product.cpp)
         QTest::newRow("one_device sgd wide, 2 threads") << 1 << int(CrossDeviceOps::Ring) << int(OptimizerKind::Sgd) << 1 << true;
     }

@@ -164,7 +164,9 @@ private slots:
         const auto makers = {
             +[](std::size_t size) -> std::unique_ptr<Optimizer> { return std::make_unique<Sgd>(0.0f, false, std::int64_t(size)); },
             +[](std::size_t size) -> std::unique_ptr<Optimizer> { return std::make_unique<Sgd>(0.9f, true, std::int64_t(size)); },
-            +[](std::size_t size) -> std::unique_ptr<Optimizer> { return std::make_unique<Adam>(0.9f, 0.999f, 1e-7f, std::int64_t(size)); }};
+            +[](std::size_t size) -> std::unique_ptr<Optimizer> {
+                return std::make_unique<Adam>(0.9f, 0.999f, 1e-7f, std::int64_t(size));
+            }};
         for (int threads : {1, 2}) {
             omp_set_num_threads(threads);
             for (auto make : makers) {

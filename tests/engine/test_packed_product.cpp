@@ -50,10 +50,12 @@ using Product = void (*)(Op, Op, std::int64_t, std::int64_t, std::int64_t, const
 /// packedProduct on one kernel, as a Product.
 Product productOn(kernels::PackedKernel kernel) {
     if (kernel == kernels::PackedKernel::Avx512)
-        return [](Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta,
-                  float* c) { kernels::packedProduct(kernels::PackedKernel::Avx512, opA, opB, m, n, k, a, b, beta, c); };
-    return [](Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta,
-              float* c) { kernels::packedProduct(kernels::PackedKernel::Avx2, opA, opB, m, n, k, a, b, beta, c); };
+        return [](Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta, float* c) {
+            kernels::packedProduct(kernels::PackedKernel::Avx512, opA, opB, m, n, k, a, b, beta, c);
+        };
+    return [](Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta, float* c) {
+        kernels::packedProduct(kernels::PackedKernel::Avx2, opA, opB, m, n, k, a, b, beta, c);
+    };
 }
 
 /// A data row per packed kernel; a kernel this CPU lacks is skipped.
@@ -88,9 +90,16 @@ void checkAgainstReference(Product product, const Case& c, std::uint64_t seed) {
             const double bound = (double(c.k) + 2.0) * magnitude * std::numeric_limits<float>::epsilon() + 1e-30;
             if (!(std::abs(double(out[index]) - sum) <= bound))
                 QFAIL(qPrintable(QString("m %1 n %2 k %3 ops %4%5 beta %6: C[%7][%8] = %9, expected %10")
-                                     .arg(c.m).arg(c.n).arg(c.k).arg(c.opA == Op::Transpose ? 'T' : 'N')
-                                     .arg(c.opB == Op::Transpose ? 'T' : 'N').arg(c.beta).arg(i).arg(j)
-                                     .arg(double(out[index]), 0, 'g', 9).arg(sum, 0, 'g', 9)));
+                                     .arg(c.m)
+                                     .arg(c.n)
+                                     .arg(c.k)
+                                     .arg(c.opA == Op::Transpose ? 'T' : 'N')
+                                     .arg(c.opB == Op::Transpose ? 'T' : 'N')
+                                     .arg(c.beta)
+                                     .arg(i)
+                                     .arg(j)
+                                     .arg(double(out[index]), 0, 'g', 9)
+                                     .arg(sum, 0, 'g', 9)));
         }
 }
 
@@ -98,10 +107,10 @@ std::vector<Case> cases() {
     // Around the micro-tiles (6, 8 and 16 rows, a 6-row block's last rows in strips of 4; 16, 32 and
     // 64 columns), the cache blocks (k 256, m 128 and 144, n 1024) and the reference workloads'
     // shapes (10 classes, batch 128).
-    const std::int64_t sizes[][3] = {{1, 1, 1},     {7, 9, 3},      {8, 32, 16},    {9, 33, 17},   {15, 10, 31},
-                                     {16, 16, 256}, {17, 17, 257},  {33, 47, 1},    {128, 10, 64}, {130, 200, 513},
-                                     {257, 31, 40}, {64, 1030, 20}, {300, 129, 70}, {5, 1100, 9},  {129, 3, 600},  {6, 16, 8},     {13, 40, 33},   {145, 48, 260}, {150, 17, 12},
-                                     {10, 64, 40},  {8, 65, 257},   {11, 127, 19},  {148, 96, 300}};
+    const std::int64_t sizes[][3] = {{1, 1, 1},      {7, 9, 3},    {8, 32, 16},   {9, 33, 17},     {15, 10, 31},  {16, 16, 256},
+                                     {17, 17, 257},  {33, 47, 1},  {128, 10, 64}, {130, 200, 513}, {257, 31, 40}, {64, 1030, 20},
+                                     {300, 129, 70}, {5, 1100, 9}, {129, 3, 600}, {6, 16, 8},      {13, 40, 33},  {145, 48, 260},
+                                     {150, 17, 12},  {10, 64, 40}, {8, 65, 257},  {11, 127, 19},   {148, 96, 300}};
     std::vector<Case> all;
     for (const auto& s : sizes)
         for (Op opA : {Op::None, Op::Transpose})
@@ -152,8 +161,7 @@ private slots:
     }
 
     void kernelsGiveTheSameBits() {  // one FMA chain per element in k order on either kernel
-        if (!kernels::packedKernelAvailable(kernels::PackedKernel::Avx512) ||
-            !kernels::packedKernelAvailable(kernels::PackedKernel::Avx2))
+        if (!kernels::packedKernelAvailable(kernels::PackedKernel::Avx512) || !kernels::packedKernelAvailable(kernels::PackedKernel::Avx2))
             QSKIP("this CPU runs only one of the kernels");
         Rng rng(11);
         for (const Case& c : cases()) {
@@ -199,7 +207,8 @@ private slots:
                 results.push_back(std::move(out));
             }
             for (std::size_t team = 1; team < results.size(); ++team)
-                QVERIFY2(results[0] == results[team], qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team + 1)));
+                QVERIFY2(results[0] == results[team],
+                         qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team + 1)));
         }
     }
 
@@ -257,8 +266,8 @@ private slots:
             for (int team : {1, 2, 3, 2, 2}) {
                 const ScopedTeamSize scope(team);
                 std::vector<float> w = start;
-                returned.push_back(kernels::packedSgdStep(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), rate,
-                                                          w.data(), tileSums));
+                returned.push_back(
+                    kernels::packedSgdStep(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), rate, w.data(), tileSums));
                 QVERIFY2(w == expected, qPrintable(QString("m %1 n %2 k %3, team %4").arg(c.m).arg(c.n).arg(c.k).arg(team)));
             }
             QVERIFY(std::all_of(returned.begin(), returned.end(), [&](double r) { return r == returned[0]; }));
@@ -268,8 +277,8 @@ private slots:
         std::vector<float> w(4), a(2 * kernels::kPackedSgdDepthMost + 2), b(a.size() * 2);
         std::vector<double> tileSums(1);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 kernels::packedSgdStep(kernel, Op::Transpose, Op::None, 2, 2, kernels::kPackedSgdDepthMost + 1,
-                                                        a.data(), b.data(), rate, w.data(), tileSums));
+                                 kernels::packedSgdStep(kernel, Op::Transpose, Op::None, 2, 2, kernels::kPackedSgdDepthMost + 1, a.data(),
+                                                        b.data(), rate, w.data(), tileSums));
     }
 
     void affineProductIsTheProductThenBiasAndRelu_data() { kernelRows(); }
@@ -281,10 +290,10 @@ private slots:
         QFETCH(kernels::PackedKernel, kernel);
         if (!kernels::packedKernelAvailable(kernel)) QSKIP("this CPU lacks the kernel's instructions");
         Rng rng(23);
-        for (const Case& c : {Case{Op::None, Op::None, 256, 256, 784, 1}, Case{Op::None, Op::None, 128, 1024, 3072, 1},
-                              Case{Op::None, Op::None, 128, 10, 1024, 1}, Case{Op::None, Op::None, 7, 9, 3, 1},
-                              Case{Op::None, Op::None, 145, 1030, 257, 1}, Case{Op::None, Op::None, 300, 33, 1, 1},
-                              Case{Op::Transpose, Op::Transpose, 40, 50, 300, 1}}) {
+        for (const Case& c :
+             {Case{Op::None, Op::None, 256, 256, 784, 1}, Case{Op::None, Op::None, 128, 1024, 3072, 1},
+              Case{Op::None, Op::None, 128, 10, 1024, 1}, Case{Op::None, Op::None, 7, 9, 3, 1}, Case{Op::None, Op::None, 145, 1030, 257, 1},
+              Case{Op::None, Op::None, 300, 33, 1, 1}, Case{Op::Transpose, Op::Transpose, 40, 50, 300, 1}}) {
             std::vector<float> a = randomFloats(rng, c.m * c.k);
             const std::vector<float> b = randomFloats(rng, c.k * c.n), bias = randomFloats(rng, c.n);
             a[static_cast<std::size_t>(c.k / 2)] = std::numeric_limits<float>::quiet_NaN();  // one row of z NaN
@@ -297,13 +306,10 @@ private slots:
                 for (int team : {1, 2, 3}) {
                     const ScopedTeamSize scope(team);
                     std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // never read
-                    kernels::packedAffineProduct(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), bias.data(), relu,
-                                                 out.data());
-                    const bool same = std::equal(out.begin(), out.end(), expected.begin(), [](float x, float y) {
-                        return x == y || (std::isnan(x) && std::isnan(y));
-                    });
-                    QVERIFY2(same, qPrintable(QString("m %1 n %2 k %3, relu %4, team %5")
-                                                  .arg(c.m).arg(c.n).arg(c.k).arg(relu).arg(team)));
+                    kernels::packedAffineProduct(kernel, c.opA, c.opB, c.m, c.n, c.k, a.data(), b.data(), bias.data(), relu, out.data());
+                    const bool same = std::equal(out.begin(), out.end(), expected.begin(),
+                                                 [](float x, float y) { return x == y || (std::isnan(x) && std::isnan(y)); });
+                    QVERIFY2(same, qPrintable(QString("m %1 n %2 k %3, relu %4, team %5").arg(c.m).arg(c.n).arg(c.k).arg(relu).arg(team)));
                 }
                 if (relu) QVERIFY(std::none_of(expected.begin(), expected.end(), [](float z) { return std::isnan(z) || z < 0; }));
             }

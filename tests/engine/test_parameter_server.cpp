@@ -351,8 +351,12 @@ private slots:
             std::int64_t pushed[3];
             for (int w = 0; w < 3; ++w) pushed[w] = controls->workerStatus(w).gradients;
             const QString counts = QString("%1: pushed %2, %3, %4 in %5 s, %6 updates")
-                                       .arg(async ? "async" : "sync").arg(pushed[0]).arg(pushed[1]).arg(pushed[2])
-                                       .arg(seconds, 0, 'f', 2).arg(session.stepsDone());
+                                       .arg(async ? "async" : "sync")
+                                       .arg(pushed[0])
+                                       .arg(pushed[1])
+                                       .arg(pushed[2])
+                                       .arg(seconds, 0, 'f', 2)
+                                       .arg(session.stepsDone());
             // The updates never outrun the limit.
             QVERIFY2(double(session.stepsDone()) <= limit * seconds * 1.1 + 3, qPrintable(counts));
             if (async) {
@@ -372,7 +376,8 @@ private slots:
     void asyncCircleLearns() {
         RunConfig config;
         config.seed = 4;
-        config.model.layers = {{"dense", 8, Activation::Tanh, ""}, {"dense", 8, Activation::Tanh, ""}, {"dense", 2, Activation::Linear, ""}};
+        config.model.layers = {
+            {"dense", 8, Activation::Tanh, ""}, {"dense", 8, Activation::Tanh, ""}, {"dense", 2, Activation::Linear, ""}};
         config.data.source = DataSource::Synthetic;
         config.data.kind = SyntheticKind::Circle;
         config.data.samples = 500;

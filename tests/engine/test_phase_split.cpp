@@ -9,8 +9,8 @@
 using namespace distlab;
 
 namespace {
-ReplicaStepStats stats(std::int64_t start, std::int64_t computeEnd, std::int64_t commEnd, std::int64_t updateEnd,
-                       std::int64_t wait, bool active = true) {
+ReplicaStepStats stats(std::int64_t start, std::int64_t computeEnd, std::int64_t commEnd, std::int64_t updateEnd, std::int64_t wait,
+                       bool active = true) {
     ReplicaStepStats s;
     s.startNs = start;
     s.computeEndNs = computeEnd;
@@ -81,8 +81,8 @@ private slots:
     void timestampsComeFromSpans() {
         // Two micro-batches, two packs (waiting 3 and 4 ns inside them), the update.
         const Span spans[] = {
-            {10, 20, 0, 0, 0, -1, SpanKind::Forward},   {20, 35, 0, 0, 0, -1, SpanKind::Backward},
-            {35, 45, 0, 0, 1, -1, SpanKind::Forward},   {45, 60, 0, 0, 1, -1, SpanKind::Backward},
+            {10, 20, 0, 0, 0, -1, SpanKind::Forward},     {20, 35, 0, 0, 0, -1, SpanKind::Backward},
+            {35, 45, 0, 0, 1, -1, SpanKind::Forward},     {45, 60, 0, 0, 1, -1, SpanKind::Backward},
             {60, 70, 100, 3, -1, 0, SpanKind::AllReduce}, {70, 82, 50, 4, -1, 1, SpanKind::AllReduce},
             {82, 90, 0, 0, -1, -1, SpanKind::Optimizer},
         };
@@ -99,8 +99,8 @@ private slots:
         QCOMPARE(split[Phase::Optimizer], 8.0);
         QCOMPARE(split[Phase::Idle], 10.0);
         // One replica, no collectives: the reduction takes no time.
-        const Span alone[] = {{0, 5, 0, 0, 0, -1, SpanKind::Forward}, {5, 9, 0, 0, 0, -1, SpanKind::Backward},
-                              {9, 11, 0, 0, -1, -1, SpanKind::Optimizer}};
+        const Span alone[] = {
+            {0, 5, 0, 0, 0, -1, SpanKind::Forward}, {5, 9, 0, 0, 0, -1, SpanKind::Backward}, {9, 11, 0, 0, -1, -1, SpanKind::Optimizer}};
         const StepTimes a = stepTimes(0, alone, 11);
         QCOMPARE(a.commEndNs, std::int64_t{9});
         QCOMPARE(splitPhases(a)[Phase::Communication], 0.0);

@@ -91,9 +91,7 @@ public:
     }
     Work reduce(std::span<float>, int, ReduceOp) override { throw std::logic_error("reduce: not used"); }
     Work allGather(std::span<const float>, std::span<float>) override { throw std::logic_error("allGather: not used"); }
-    Work reduceScatter(std::span<const float>, std::span<float>, ReduceOp) override {
-        throw std::logic_error("reduceScatter: not used");
-    }
+    Work reduceScatter(std::span<const float>, std::span<float>, ReduceOp) override { throw std::logic_error("reduceScatter: not used"); }
     Work send(std::span<const float>, int) override { throw std::logic_error("send: not used"); }
     Work recv(std::span<float>, int) override { throw std::logic_error("recv: not used"); }
     Work barrier() override { throw std::logic_error("barrier: not used"); }

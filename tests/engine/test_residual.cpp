@@ -43,8 +43,7 @@ Gradients gradientsOf(const ModelConfig& config, const DataSplit& data, std::spa
     BatchTargets targets;
     const ConstTensorView input = gatherBatch(data.train, indices, scratch, targets);
     ModelContext context = model.makeContext();
-    const LossStats loss =
-        LossFunction(LossKind::SoftmaxCrossEntropy).evaluate(model.forward(input, context), targets, 1.0f / 16, grad);
+    const LossStats loss = LossFunction(LossKind::SoftmaxCrossEntropy).evaluate(model.forward(input, context), targets, 1.0f / 16, grad);
     model.zeroGradients();
     model.backward(input, grad, context);
     return {{model.store().grads().begin(), model.store().grads().end()}, Model::aggregationStats(context), loss.sum / 16};
@@ -98,8 +97,8 @@ struct ResidualNet {
         grads->assign(params.size(), {});
         for (std::size_t p = 0; p < params.size(); ++p) (*grads)[p].assign(params[p].size(), 0.0);
         std::vector<double> dy(B * width), dh(B * width);
-        denseBackward(y.data(), params[head].data(), dlogits.data(), (*grads)[head].data(), (*grads)[head + 1].data(), dy.data(), B,
-                      width, classes);
+        denseBackward(y.data(), params[head].data(), dlogits.data(), (*grads)[head].data(), (*grads)[head + 1].data(), dy.data(), B, width,
+                      classes);
         dh = dy;  // the skip connection's term
         for (std::int64_t j = 0; j < branches; ++j) {
             std::vector<double> da1(B * hidden), dz1(B * hidden), dhj(B * width);
@@ -112,8 +111,8 @@ struct ResidualNet {
         }
         std::vector<double> dz0(B * width);
         activationBackward(Activation::Tanh, z0.data(), h.data(), dh.data(), dz0.data(), B * width);
-        denseBackward(x.data(), params[0].data(), dz0.data(), (*grads)[0].data(), (*grads)[1].data(), static_cast<double*>(nullptr),
-                      B, in, width);
+        denseBackward(x.data(), params[0].data(), dz0.data(), (*grads)[0].data(), (*grads)[1].data(), static_cast<double*>(nullptr), B, in,
+                      width);
         return total * scale;
     }
 };
@@ -132,11 +131,13 @@ ResidualNet referenceOf(const Model& model, std::int64_t branches, const DataSpl
     net.x.assign(input.values().begin(), input.values().end());
     net.labels = targets.labels;
     const std::vector<std::int64_t> sizes = net.sizes();
-    if (model.store().infos().size() != sizes.size()) qFatal("the store has %zu parameters, the reference %zu", model.store().infos().size(), sizes.size());
+    if (model.store().infos().size() != sizes.size())
+        qFatal("the store has %zu parameters, the reference %zu", model.store().infos().size(), sizes.size());
     for (std::size_t p = 0; p < sizes.size(); ++p) {
         const auto& info = model.store().infos()[p];
-        if (info.size != sizes[p]) qFatal("parameter %zu (%s) has %lld values, the reference %lld", p, info.name.c_str(),
-                                          static_cast<long long>(info.size), static_cast<long long>(sizes[p]));
+        if (info.size != sizes[p])
+            qFatal("parameter %zu (%s) has %lld values, the reference %lld", p, info.name.c_str(), static_cast<long long>(info.size),
+                   static_cast<long long>(sizes[p]));
         const float* values = model.store().value(static_cast<int>(p));
         net.params.emplace_back(values, values + info.size);
     }
@@ -249,8 +250,9 @@ private slots:
                 worst = std::max(worst, std::abs(numeric - analytic[p][i]) / std::max(1e-6, std::abs(numeric) + std::abs(analytic[p][i])));
                 ++checked;
             }
-            QVERIFY2(worst <= 1e-6, qPrintable(QString("%1: worst relative error %2")
-                                                   .arg(QString::fromStdString(model.store().infos()[p].name)).arg(worst)));
+            QVERIFY2(
+                worst <= 1e-6,
+                qPrintable(QString("%1: worst relative error %2").arg(QString::fromStdString(model.store().infos()[p].name)).arg(worst)));
         }
         QCOMPARE(checked, model.store().totalSize());
     }
@@ -282,9 +284,11 @@ private slots:
             const std::int64_t offset = model.store().infos()[p].offset;
             for (std::size_t i = 0; i < expected[p].size(); ++i, ++checked) {
                 const double got = engine.values[static_cast<std::size_t>(offset) + i];
-                QVERIFY2(std::abs(got - expected[p][i]) < 1e-5,
-                         qPrintable(QString("%1[%2]: engine %3, reference %4")
-                                        .arg(QString::fromStdString(model.store().infos()[p].name)).arg(i).arg(got).arg(expected[p][i])));
+                QVERIFY2(std::abs(got - expected[p][i]) < 1e-5, qPrintable(QString("%1[%2]: engine %3, reference %4")
+                                                                               .arg(QString::fromStdString(model.store().infos()[p].name))
+                                                                               .arg(i)
+                                                                               .arg(got)
+                                                                               .arg(expected[p][i])));
             }
         }
         QCOMPARE(checked, static_cast<std::int64_t>(engine.values.size()));

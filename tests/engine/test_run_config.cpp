@@ -62,8 +62,7 @@ private slots:
         const Result<RunConfig> result = parseRunConfig(minimalWith(""), "run.json");
         QVERIFY2(result.ok(), qPrintable(errorOf(result)));
         RunConfig expected;
-        expected.model.layers = {LayerConfig{"dense", 4, Activation::Linear, ""},
-                                 LayerConfig{"dense", 2, Activation::Linear, ""}};
+        expected.model.layers = {LayerConfig{"dense", 4, Activation::Linear, ""}, LayerConfig{"dense", 2, Activation::Linear, ""}};
         expected.strategy.devices = {cpu(0)};
         QVERIFY(*result == expected);
         QCOMPARE(q(result->name), QStringLiteral("run"));
@@ -81,9 +80,8 @@ private slots:
     }
 
     void replicasShorthandAndGpuDevices() {
-        const Result<RunConfig> replicas =
-            parseRunConfig(minimalWith(R"("strategy": {"type": "mirrored", "replicas": 3}, "data": {"global_batch_size": 33})"),
-                           "run.json");
+        const Result<RunConfig> replicas = parseRunConfig(
+            minimalWith(R"("strategy": {"type": "mirrored", "replicas": 3}, "data": {"global_batch_size": 33})"), "run.json");
         QVERIFY2(replicas.ok(), qPrintable(errorOf(replicas)));
         QVERIFY((replicas->strategy.devices == std::vector<DeviceName>{cpu(0), cpu(1), cpu(2)}));
 
@@ -98,10 +96,10 @@ private slots:
     }
 
     void gpuCarvingParsesAndIsWrittenOnlyForGpus() {
-        const Result<RunConfig> carved = parseRunConfig(
-            minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:1", "gpu:2", "gpu:3"],
+        const Result<RunConfig> carved =
+            parseRunConfig(minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:1", "gpu:2", "gpu:3"],
                          "gpu": {"logical_per_physical": 4, "memory_limit_mb": 2048}}, "data": {"global_batch_size": 8})"),
-            "run.json");
+                           "run.json");
         QVERIFY2(carved.ok(), qPrintable(errorOf(carved)));
         QCOMPARE(carved->strategy.gpu.logicalPerPhysical, std::int64_t{4});
         QCOMPARE(carved->strategy.gpu.memoryLimitMb, std::int64_t{2048});
@@ -113,7 +111,8 @@ private slots:
 
         // On cpu:K devices the carving is read but not used, so it is not written.
         const Result<RunConfig> cpus = parseRunConfig(
-            minimalWith(R"("strategy": {"type": "mirrored", "replicas": 2, "gpu": {"logical_per_physical": 2}}, "data": {"global_batch_size": 8})"),
+            minimalWith(
+                R"("strategy": {"type": "mirrored", "replicas": 2, "gpu": {"logical_per_physical": 2}}, "data": {"global_batch_size": 8})"),
             "run.json");
         QVERIFY2(cpus.ok(), qPrintable(errorOf(cpus)));
         QVERIFY(runConfigToJson(*cpus).find("\"gpu\"") == std::string::npos);
@@ -202,10 +201,9 @@ private slots:
         config.strategy.partitioner.numShards = 2;
         config.strategy.partitioner.maxShardBytes = 4096;
         const std::string text = runConfigToJson(config);
-        for (const char* unused : {"\"path\"", "\"test_path\"", "\"label_column\"", "\"images\"", "\"labels\"",
-                                   "\"features\"", "\"classes\"", "\"outputs\"", "\"devices\"", "\"num_packs\"",
-                                   "\"gradient_accumulation_steps\"", "\"cross_device_ops\"", "\"gradients_to_aggregate\"",
-                                   "\"max_shard_bytes\"", "\"min_shard_bytes\""}) {
+        for (const char* unused : {"\"path\"", "\"test_path\"", "\"label_column\"", "\"images\"", "\"labels\"", "\"features\"",
+                                   "\"classes\"", "\"outputs\"", "\"devices\"", "\"num_packs\"", "\"gradient_accumulation_steps\"",
+                                   "\"cross_device_ops\"", "\"gradients_to_aggregate\"", "\"max_shard_bytes\"", "\"min_shard_bytes\""}) {
             QVERIFY2(text.find(unused) == std::string::npos, (std::string(unused) + " in\n" + text).c_str());
         }
         for (const char* used : {"\"kind\"", "\"samples\"", "\"workers\"", "\"num_shards\"", "\"global_batch_size\""}) {
@@ -243,8 +241,8 @@ private slots:
         const std::string text = runConfigToJson(*example);
         QVERIFY(text.starts_with("{\n  \"name\": \"fashion-mirrored-4\",\n  \"seed\": 1234,\n  \"model\": {\n    \"layers\": ["));
         std::size_t last = 0;
-        for (const char* key : {"\"name\"", "\"seed\"", "\"model\"", "\"data\"", "\"optimizer\"", "\"strategy\"",
-                                "\"precision\"", "\"steps\"", "\"threads\"", "\"eval_every\""}) {
+        for (const char* key : {"\"name\"", "\"seed\"", "\"model\"", "\"data\"", "\"optimizer\"", "\"strategy\"", "\"precision\"",
+                                "\"steps\"", "\"threads\"", "\"eval_every\""}) {
             const std::size_t at = text.find(std::string("\n  ") + key);
             QVERIFY2(at != std::string::npos && at >= last, key);
             last = at;
@@ -257,11 +255,11 @@ private slots:
     }
 
     void overrides() {
-        const Result<std::string> text = applyOverrides(
-            kSpecExample,
-            {"optimizer.learning_rate=0.1", "strategy.replicas=2", "model.layers[1].units=64", "name=sweep 1",
-             "model.layers[3]={\"units\": 5, \"activation\": \"relu\"}", "data.shuffle=false", "eval_every=10"},
-            "run.json");
+        const Result<std::string> text =
+            applyOverrides(kSpecExample,
+                           {"optimizer.learning_rate=0.1", "strategy.replicas=2", "model.layers[1].units=64", "name=sweep 1",
+                            "model.layers[3]={\"units\": 5, \"activation\": \"relu\"}", "data.shuffle=false", "eval_every=10"},
+                           "run.json");
         QVERIFY2(text.ok(), text.ok() ? "" : text.error().message.c_str());
         const Result<RunConfig> c = parseRunConfig(*text, "run.json");
         QVERIFY2(c.ok(), qPrintable(errorOf(c)));
@@ -276,9 +274,8 @@ private slots:
         QCOMPARE(c->evalEvery, std::int64_t{10});
 
         // Creating a missing object, and devices replacing replicas.
-        const Result<std::string> created =
-            applyOverrides(minimalWith(R"("strategy": {"type": "mirrored", "replicas": 4})"),
-                           {"optimizer.momentum=0.5", "strategy.devices=[\"cpu:7\"]"}, "run.json");
+        const Result<std::string> created = applyOverrides(minimalWith(R"("strategy": {"type": "mirrored", "replicas": 4})"),
+                                                           {"optimizer.momentum=0.5", "strategy.devices=[\"cpu:7\"]"}, "run.json");
         QVERIFY(created.ok());
         const Result<RunConfig> c2 = parseRunConfig(*created, "run.json");
         QVERIFY2(c2.ok(), qPrintable(errorOf(c2)));
@@ -298,13 +295,19 @@ private slots:
     void badOverrides_data() {
         QTest::addColumn<QString>("setting");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("no equals") << "steps" << R"(run.json: --set "steps": expected key.path=value)";
-        QTest::newRow("empty key") << "=3" << R"(run.json: --set "=3": expected key.path=value)";
-        QTest::newRow("bad index") << "model.layers[x].units=3" << R"(run.json: --set "model.layers[x].units=3": expected)";
-        QTest::newRow("through a number") << "steps.x=1" << R"(run.json: --set "steps.x=1": steps is a number, not an object)";
+        QTest::newRow("no equals") << "steps"
+                                   << R"(run.json: --set "steps": expected key.path=value)";
+        QTest::newRow("empty key") << "=3"
+                                   << R"(run.json: --set "=3": expected key.path=value)";
+        QTest::newRow("bad index") << "model.layers[x].units=3"
+                                   << R"(run.json: --set "model.layers[x].units=3": expected)";
+        QTest::newRow("through a number") << "steps.x=1"
+                                          << R"(run.json: --set "steps.x=1": steps is a number, not an object)";
         QTest::newRow("past the end")
-            << "model.layers[9].units=1" << R"(run.json: --set "model.layers[9].units=1": model.layers has 3 elements; index 9 is past the end)";
-        QTest::newRow("index an object") << "model[0]=1" << R"(run.json: --set "model[0]=1": model is an object, not an array)";
+            << "model.layers[9].units=1"
+            << R"(run.json: --set "model.layers[9].units=1": model.layers has 3 elements; index 9 is past the end)";
+        QTest::newRow("index an object") << "model[0]=1"
+                                         << R"(run.json: --set "model[0]=1": model is an object, not an array)";
     }
 
     void badOverrides() {
@@ -377,7 +380,8 @@ private slots:
         config.model.layers = {LayerConfig{"dense", 3, Activation::Relu, ""}};
         QVERIFY(validateRunConfig(config, "gui").ok());
         config.optimizer.learningRate = std::numeric_limits<double>::infinity();
-        QCOMPARE(q(validateRunConfig(config, "gui").error().message), QStringLiteral("gui: optimizer.learning_rate: must be > 0 (got inf)"));
+        QCOMPARE(q(validateRunConfig(config, "gui").error().message),
+                 QStringLiteral("gui: optimizer.learning_rate: must be > 0 (got inf)"));
         config.optimizer.learningRate = 0.1;
         config.strategy.type = StrategyKind::Mirrored;
         config.strategy.devices = {cpu(0), cpu(1), cpu(2)};

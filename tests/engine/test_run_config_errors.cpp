@@ -20,8 +20,7 @@ private slots:
         // Line 3 is `  "seed": x`; the x is the 11th character of the line and byte 28 of the text.
         const std::string text = "{\n  \"steps\": 10,\n  \"seed\": x\n}\n";
         const QString message = errorOf(parseRunConfig(text, "run.json"));
-        QVERIFY2(message.startsWith(QStringLiteral("run.json: byte 28 (line 3, column 11): syntax error: ")),
-                 qPrintable(message));
+        QVERIFY2(message.startsWith(QStringLiteral("run.json: byte 28 (line 3, column 11): syntax error: ")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("invalid literal")), qPrintable(message));
 
         // A stray character on the first line.
@@ -92,7 +91,8 @@ private slots:
         row("batch not dividing", minimalWith(R"("strategy": {"type": "mirrored", "replicas": 4}, "data": {"global_batch_size": 30})"),
             "run.json: data.global_batch_size: 30 does not divide among 4 replicas x 1 accumulation steps");
         row("batch not dividing with accumulation",
-            minimalWith(R"("strategy": {"type": "mirrored", "devices": ["cpu:0", "cpu:1"], "gradient_accumulation_steps": 3}, "data": {"global_batch_size": 8})"),
+            minimalWith(
+                R"("strategy": {"type": "mirrored", "devices": ["cpu:0", "cpu:1"], "gradient_accumulation_steps": 3}, "data": {"global_batch_size": 8})"),
             "run.json: data.global_batch_size: 8 does not divide among 2 replicas x 3 accumulation steps");
         row("duplicate device", minimalWith(R"("strategy": {"type": "mirrored", "devices": ["cpu:0", "cpu:1", "cpu:1"]})"),
             R"(run.json: strategy.devices[2]: "cpu:1" is listed twice (also at strategy.devices[1]))");
@@ -116,7 +116,8 @@ private slots:
             R"(run.json: strategy.partitioner.type: unknown value "even"; expected one of: fixed, min_size, max_size)");
         row("precision not yet available", minimalWith(R"("precision": "mixed_float16")"),
             R"(run.json: precision: "mixed_float16" is not available yet in this version (available: float32))");
-        row("cpu and gpu devices mixed", minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:1", "cpu:0"]}, "data": {"global_batch_size": 3})"),
+        row("cpu and gpu devices mixed",
+            minimalWith(R"("strategy": {"type": "mirrored", "devices": ["gpu:0", "gpu:1", "cpu:0"]}, "data": {"global_batch_size": 3})"),
             R"(run.json: strategy.devices[2]: "cpu:0" mixes device kinds with "gpu:0" at strategy.devices[0]: list only cpu:K or only gpu:K devices (a step would wait for the slowest kind, and no reduction joins host and GPU memory))");
         row("gpu carving not an object", minimalWith(R"("strategy": {"devices": ["gpu:0"], "gpu": 4})"),
             "run.json: strategy.gpu: must be an object (got a number)");
@@ -145,8 +146,7 @@ private slots:
             R"(run.json: optimizer.beta1: only used by adam (optimizer.type is "sgd"))");
         row("zero learning rate", minimalWith(R"("optimizer": {"learning_rate": 0})"),
             "run.json: optimizer.learning_rate: must be > 0 (got 0.0)");
-        row("momentum one", minimalWith(R"("optimizer": {"momentum": 1.0})"),
-            "run.json: optimizer.momentum: must be in [0, 1) (got 1.0)");
+        row("momentum one", minimalWith(R"("optimizer": {"momentum": 1.0})"), "run.json: optimizer.momentum: must be in [0, 1) (got 1.0)");
         row("csv without path", minimalWith(R"("data": {"source": "csv"})"), R"(run.json: data.path: required when data.source is "csv")");
         row("idx without labels", minimalWith(R"("data": {"source": "idx", "images": "a.gz"})"),
             R"(run.json: data.labels: required when data.source is "idx")");
@@ -160,7 +160,8 @@ private slots:
             "run.json: model.layers[0].units: key appears twice in the same object");
         row("too deep", std::string(200, '[') + std::string(200, ']'),
             "run.json: [0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
-            "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 64 levels");
+            "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 64 "
+            "levels");
         row("number too large", R"({"steps": 1e400})", "run.json: byte 15 (line 1, column 15): number overflow parsing '1e400'");
     }
 

@@ -52,9 +52,6 @@ std::vector<std::byte> rawBytes(std::initializer_list<int> values) {
     return out;
 }
 
-
-
-
 SafeTensorsFile sampleFile(std::size_t floats) {
     SafeTensorsFile file;
     std::vector<float> values(floats);
@@ -74,11 +71,11 @@ class TestSafeTensors : public QObject {
 private slots:
     void dtypeNamesAndSizes() {
         const std::vector<std::pair<SafeDType, std::pair<const char*, std::size_t>>> expected{
-            {SafeDType::Bool, {"BOOL", 1}}, {SafeDType::U8, {"U8", 1}},   {SafeDType::I8, {"I8", 1}},
+            {SafeDType::Bool, {"BOOL", 1}},      {SafeDType::U8, {"U8", 1}},          {SafeDType::I8, {"I8", 1}},
             {SafeDType::F8E5M2, {"F8_E5M2", 1}}, {SafeDType::F8E4M3, {"F8_E4M3", 1}}, {SafeDType::I16, {"I16", 2}},
-            {SafeDType::U16, {"U16", 2}},  {SafeDType::F16, {"F16", 2}}, {SafeDType::BF16, {"BF16", 2}},
-            {SafeDType::I32, {"I32", 4}},  {SafeDType::U32, {"U32", 4}}, {SafeDType::F32, {"F32", 4}},
-            {SafeDType::I64, {"I64", 8}},  {SafeDType::U64, {"U64", 8}}, {SafeDType::F64, {"F64", 8}},
+            {SafeDType::U16, {"U16", 2}},        {SafeDType::F16, {"F16", 2}},        {SafeDType::BF16, {"BF16", 2}},
+            {SafeDType::I32, {"I32", 4}},        {SafeDType::U32, {"U32", 4}},        {SafeDType::F32, {"F32", 4}},
+            {SafeDType::I64, {"I64", 8}},        {SafeDType::U64, {"U64", 8}},        {SafeDType::F64, {"F64", 8}},
         };
         for (const auto& [dtype, info] : expected) {
             QCOMPARE(QString::fromUtf8(safeDTypeName(dtype).data(), safeDTypeName(dtype).size()), QString(info.first));
@@ -186,15 +183,15 @@ private slots:
         file.tensors["c"] = makeSafeTensor<std::int64_t>({1}, c);
         file.metadata["format"] = "pt";
         // 193 bytes of JSON + 7 spaces = 200 = 0xC8; data ordered I64, F32, U8 (largest dtype first).
-        const QByteArray expected =
-            QByteArray("\xC8\x00\x00\x00\x00\x00\x00\x00", 8) +
-            QByteArray(R"({"__metadata__":{"format":"pt"},"c":{"dtype":"I64","shape":[1],"data_offsets":[0,8]},)"
-                       R"("b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)"
-                       R"("a":{"dtype":"U8","shape":[3],"data_offsets":[16,19]}}       )") +
-            QByteArray("\x05\x00\x00\x00\x00\x00\x00\x00"
-                       "\x00\x00\x80\x3F\x00\x00\x00\xC0"
-                       "\x01\x02\x03",
-                       19);
+        const QByteArray expected = QByteArray("\xC8\x00\x00\x00\x00\x00\x00\x00", 8) +
+                                    QByteArray(R"({"__metadata__":{"format":"pt"},"c":{"dtype":"I64","shape":[1],"data_offsets":[0,8]},)"
+                                               R"("b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)"
+                                               R"("a":{"dtype":"U8","shape":[3],"data_offsets":[16,19]}}       )") +
+                                    QByteArray(
+                                        "\x05\x00\x00\x00\x00\x00\x00\x00"
+                                        "\x00\x00\x80\x3F\x00\x00\x00\xC0"
+                                        "\x01\x02\x03",
+                                        19);
         const auto bytes = serializeSafeTensors(file);
         QVERIFY(bytes.ok());
         QCOMPARE(toQByteArray(*bytes), expected);
@@ -203,15 +200,13 @@ private slots:
         SafeTensorsFile single;
         const std::vector<float> x{1.0f, 2.0f};
         single.tensors["x"] = makeF32Tensor({2}, x);
-        const QByteArray expectedSingle =
-            QByteArray("\x38\x00\x00\x00\x00\x00\x00\x00", 8) +
-            QByteArray(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}  )") +
-            QByteArray("\x00\x00\x80\x3F\x00\x00\x00\x40", 8);
+        const QByteArray expectedSingle = QByteArray("\x38\x00\x00\x00\x00\x00\x00\x00", 8) +
+                                          QByteArray(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}  )") +
+                                          QByteArray("\x00\x00\x80\x3F\x00\x00\x00\x40", 8);
         QCOMPARE(toQByteArray(*serializeSafeTensors(single)), expectedSingle);
 
         // An empty file is just "{}" padded.
-        QCOMPARE(toQByteArray(*serializeSafeTensors(SafeTensorsFile{})),
-                 QByteArray("\x08\x00\x00\x00\x00\x00\x00\x00{}      ", 16));
+        QCOMPARE(toQByteArray(*serializeSafeTensors(SafeTensorsFile{})), QByteArray("\x08\x00\x00\x00\x00\x00\x00\x00{}      ", 16));
     }
 
     void goodEdgeCases_data() {
@@ -223,13 +218,13 @@ private slots:
         QTest::newRow("whitespace around") << craft("  {}    ", 0) << 0 << 0;
         QTest::newRow("zero-size tensor") << craft(R"({"z":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]}})", 0) << 1 << 0;
         QTest::newRow("scalar") << craft(R"({"s":{"dtype":"I64","shape":[],"data_offsets":[0,8]}})", 8) << 1 << 0;
-        QTest::newRow("unknown field ignored")
-            << craft(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2],"extra":true}})", 2) << 1 << 0;
+        QTest::newRow("unknown field ignored") << craft(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2],"extra":true}})", 2) << 1
+                                               << 0;
         QTest::newRow("listed out of offset order")
             << craft(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[4,6]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 6)
             << 2 << 0;
-        QTest::newRow("metadata")
-            << craft(R"({"__metadata__":{"k":"v","e":""},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1) << 1 << 2;
+        QTest::newRow("metadata") << craft(R"({"__metadata__":{"k":"v","e":""},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1)
+                                  << 1 << 2;
     }
 
     void goodEdgeCases() {
@@ -250,96 +245,106 @@ private slots:
         const auto entry = [](const QByteArray& fields) { return "{\"a\":{" + fields + "}}"; };
 
         QTest::newRow("empty file") << QByteArray() << f + ": the file is 0 bytes long, too short for the 8-byte header length";
-        QTest::newRow("5 bytes") << QByteArray("\x02\0\0\0\0", 5) << f + ": the file is 5 bytes long, too short for the 8-byte header length";
-        QTest::newRow("header length past the end") << craftWithLength(100, "{}", 0)
-            << f + ": byte offset 0: header length 100 points past the end of the file (10 bytes)";
-        QTest::newRow("header length one past the end") << craftWithLength(3, "{}", 0)
-            << f + ": byte offset 0: header length 3 points past the end of the file (10 bytes)";
-        QTest::newRow("header length 2^63") << craftWithLength(std::uint64_t{1} << 63, "{}", 0)
+        QTest::newRow("5 bytes") << QByteArray("\x02\0\0\0\0", 5)
+                                 << f + ": the file is 5 bytes long, too short for the 8-byte header length";
+        QTest::newRow("header length past the end")
+            << craftWithLength(100, "{}", 0) << f + ": byte offset 0: header length 100 points past the end of the file (10 bytes)";
+        QTest::newRow("header length one past the end")
+            << craftWithLength(3, "{}", 0) << f + ": byte offset 0: header length 3 points past the end of the file (10 bytes)";
+        QTest::newRow("header length 2^63")
+            << craftWithLength(std::uint64_t{1} << 63, "{}", 0)
             << f + ": byte offset 0: header length 9223372036854775808 points past the end of the file (10 bytes)";
-        QTest::newRow("header length 2^64-1") << craftWithLength(UINT64_MAX, "{}", 0)
+        QTest::newRow("header length 2^64-1")
+            << craftWithLength(UINT64_MAX, "{}", 0)
             << f + ": byte offset 0: header length 18446744073709551615 points past the end of the file (10 bytes)";
         QTest::newRow("empty header") << craft("", 0)
-            << f + ": byte offset 8: header is not valid JSON: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
+                                      << f + ": byte offset 8: header is not valid JSON: syntax error while parsing value - unexpected end "
+                                             "of input; expected '[', '{', or a literal";
         QTest::newRow("truncated JSON") << craft(R"({"a":)", 0)
-            << f + ": byte offset 13: header is not valid JSON: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
+                                        << f + ": byte offset 13: header is not valid JSON: syntax error while parsing value - unexpected "
+                                               "end of input; expected '[', '{', or a literal";
         QTest::newRow("garbage after JSON") << craft("{} x", 0)
-            << f + ": byte offset 11: header is not valid JSON: syntax error while parsing value - invalid literal; last read: '{} x'; expected end of input";
+                                            << f + ": byte offset 11: header is not valid JSON: syntax error while parsing value - invalid "
+                                                   "literal; last read: '{} x'; expected end of input";
         QTest::newRow("invalid UTF-8") << craft("{\"\xFF\":1}", 0)
-            << f + ": byte offset 10: header is not valid JSON: syntax error while parsing object key - invalid string: ill-formed UTF-8 byte; last read: '\"<0xFF>'; expected string literal";
+                                       << f + ": byte offset 10: header is not valid JSON: syntax error while parsing object key - invalid "
+                                              "string: ill-formed UTF-8 byte; last read: '\"<0xFF>'; expected string literal";
         QTest::newRow("not an object") << craft("[1,2]", 0) << f + ": byte offset 8: header must be a JSON object, got array";
         QTest::newRow("entry not an object") << craft(R"({"a":5})", 0)
-            << f + ": a: expected an object with dtype, shape and data_offsets, got number";
+                                             << f + ": a: expected an object with dtype, shape and data_offsets, got number";
         QTest::newRow("missing dtype") << craft(entry(R"("shape":[2],"data_offsets":[0,8])"), 8) << f + ": a: missing dtype";
         QTest::newRow("dtype not a string") << craft(entry(R"("dtype":4,"shape":[2],"data_offsets":[0,8])"), 8)
-            << f + ": a: dtype must be a string, got number";
+                                            << f + ": a: dtype must be a string, got number";
         QTest::newRow("unknown dtype") << craft(entry(R"("dtype":"F17","shape":[2],"data_offsets":[0,8])"), 8)
-            << f + ": a: unsupported dtype \"F17\"";
+                                       << f + ": a: unsupported dtype \"F17\"";
         QTest::newRow("missing shape") << craft(entry(R"("dtype":"F32","data_offsets":[0,8])"), 8) << f + ": a: missing shape";
         QTest::newRow("shape not an array") << craft(entry(R"("dtype":"F32","shape":2,"data_offsets":[0,8])"), 8)
-            << f + ": a: shape must be an array, got number";
+                                            << f + ": a: shape must be an array, got number";
         QTest::newRow("shape of strings") << craft(entry(R"("dtype":"F32","shape":["2"],"data_offsets":[0,8])"), 8)
-            << f + ": a: shape[0] must be a non-negative integer, got string";
+                                          << f + ": a: shape[0] must be a non-negative integer, got string";
         QTest::newRow("negative dimension") << craft(entry(R"("dtype":"F32","shape":[2,-1],"data_offsets":[0,8])"), 8)
-            << f + ": a: shape[1] is negative (-1)";
+                                            << f + ": a: shape[1] is negative (-1)";
         QTest::newRow("fractional dimension") << craft(entry(R"("dtype":"F32","shape":[2.0],"data_offsets":[0,8])"), 8)
-            << f + ": a: shape[0] must be a non-negative integer, got number";
+                                              << f + ": a: shape[0] must be a non-negative integer, got number";
         QTest::newRow("dimension too large") << craft(entry(R"("dtype":"F32","shape":[9223372036854775808],"data_offsets":[0,8])"), 8)
-            << f + ": a: shape[0] is too large (9223372036854775808)";
+                                             << f + ": a: shape[0] is too large (9223372036854775808)";
         QTest::newRow("missing data_offsets") << craft(entry(R"("dtype":"F32","shape":[2])"), 8) << f + ": a: missing data_offsets";
         QTest::newRow("data_offsets not an array") << craft(entry(R"("dtype":"F32","shape":[2],"data_offsets":"0-8")"), 8)
-            << f + ": a: data_offsets must be an array [begin, end]";
+                                                   << f + ": a: data_offsets must be an array [begin, end]";
         QTest::newRow("three data_offsets") << craft(entry(R"("dtype":"F32","shape":[2],"data_offsets":[0,8,8])"), 8)
-            << f + ": a: data_offsets must be an array [begin, end]";
+                                            << f + ": a: data_offsets must be an array [begin, end]";
         QTest::newRow("negative offset") << craft(entry(R"("dtype":"F32","shape":[2],"data_offsets":[-1,8])"), 8)
-            << f + ": a: data_offsets[0] must be a non-negative integer, got -1";
+                                         << f + ": a: data_offsets[0] must be a non-negative integer, got -1";
         QTest::newRow("fractional offset") << craft(entry(R"("dtype":"F32","shape":[2],"data_offsets":[0,8.5])"), 8)
-            << f + ": a: data_offsets[1] must be a non-negative integer, got 8.5";
+                                           << f + ": a: data_offsets[1] must be a non-negative integer, got 8.5";
         QTest::newRow("begin after end") << craft(entry(R"("dtype":"F32","shape":[2],"data_offsets":[8,0])"), 8)
-            << f + ": a: data_offsets [8, 0]: begin is after end";
+                                         << f + ": a: data_offsets [8, 0]: begin is after end";
         QTest::newRow("offsets past the data") << craft(entry(R"("dtype":"F32","shape":[4],"data_offsets":[0,16])"), 8)
-            << f + ": a: data_offsets [0, 16] run past the end of the data section (8 bytes)";
+                                               << f + ": a: data_offsets [0, 16] run past the end of the data section (8 bytes)";
         QTest::newRow("begin past the data") << craft(entry(R"("dtype":"F32","shape":[0],"data_offsets":[9,9])"), 8)
-            << f + ": a: data_offsets [9, 9] run past the end of the data section (8 bytes)";
+                                             << f + ": a: data_offsets [9, 9] run past the end of the data section (8 bytes)";
         QTest::newRow("size disagrees with shape") << craft(entry(R"("dtype":"F32","shape":[3],"data_offsets":[0,8])"), 8)
-            << f + ": a: data_offsets [0, 8] hold 8 bytes, but F32 [3] needs 12";
+                                                   << f + ": a: data_offsets [0, 8] hold 8 bytes, but F32 [3] needs 12";
         QTest::newRow("size disagrees with dtype") << craft(entry(R"("dtype":"F64","shape":[2],"data_offsets":[0,8])"), 8)
-            << f + ": a: data_offsets [0, 8] hold 8 bytes, but F64 [2] needs 16";
-        QTest::newRow("element count overflows") << craft(entry(R"("dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,8])"), 8)
+                                                   << f + ": a: data_offsets [0, 8] hold 8 bytes, but F64 [2] needs 16";
+        QTest::newRow("element count overflows")
+            << craft(entry(R"("dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,8])"), 8)
             << f + ": a: data_offsets [0, 8] hold 8 bytes, but U8 [4294967296, 4294967296] needs more than 2^64";
-        QTest::newRow("byte count overflows") << craft(entry(R"("dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,8])"), 8)
+        QTest::newRow("byte count overflows")
+            << craft(entry(R"("dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,8])"), 8)
             << f + ": a: data_offsets [0, 8] hold 8 bytes, but F64 [4611686018427387904] needs more than 2^64";
         QTest::newRow("overlap") << craft(R"({"a":{)" + okEntry + R"(},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12)
-            << f + ": b: data_offsets [4, 12] overlap a [0, 8]";
+                                 << f + ": b: data_offsets [4, 12] overlap a [0, 8]";
         QTest::newRow("same range twice") << craft(R"({"a":{)" + okEntry + R"(},"b":{)" + okEntry + "}}", 8)
-            << f + ": b: data_offsets [0, 8] overlap a [0, 8]";
+                                          << f + ": b: data_offsets [0, 8] overlap a [0, 8]";
         {
             const QByteArray header = R"({"a":{)" + okEntry + R"(},"b":{"dtype":"F32","shape":[2],"data_offsets":[12,20]}})";
-            QTest::newRow("gap") << craft(header, 20)
+            QTest::newRow("gap")
+                << craft(header, 20)
                 << f + QString(": byte offset %1: data bytes [8, 12) belong to no tensor (before b)").arg(8 + header.size() + 8);
         }
         {
             const QByteArray header = R"({"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})";
-            QTest::newRow("gap at the start") << craft(header, 12)
+            QTest::newRow("gap at the start")
+                << craft(header, 12)
                 << f + QString(": byte offset %1: data bytes [0, 4) belong to no tensor (before b)").arg(8 + header.size());
         }
         {
             const QByteArray header = entry(okEntry);
-            QTest::newRow("trailing bytes") << craft(header, 12)
-                << f + QString(": byte offset %1: 4 trailing bytes after the last tensor").arg(8 + header.size() + 8);
+            QTest::newRow("trailing bytes")
+                << craft(header, 12) << f + QString(": byte offset %1: 4 trailing bytes after the last tensor").arg(8 + header.size() + 8);
         }
         QTest::newRow("data without tensors") << craft("{}", 3) << f + ": byte offset 10: 3 trailing bytes after the last tensor";
-        QTest::newRow("metadata not an object") << craft(R"({"__metadata__":[1]})", 0)
-            << f + ": __metadata__ must be an object, got array";
-        QTest::newRow("metadata value not a string") << craft(R"({"__metadata__":{"k":1}})", 0)
-            << f + ": __metadata__.k: value must be a string, got number";
+        QTest::newRow("metadata not an object") << craft(R"({"__metadata__":[1]})", 0) << f + ": __metadata__ must be an object, got array";
+        QTest::newRow("metadata value not a string")
+            << craft(R"({"__metadata__":{"k":1}})", 0) << f + ": __metadata__.k: value must be a string, got number";
         QTest::newRow("metadata value null") << craft(R"({"__metadata__":{"k":null}})", 0)
-            << f + ": __metadata__.k: value must be a string, got null";
+                                             << f + ": __metadata__.k: value must be a string, got null";
         // Found by fuzz_safetensors: nlohmann throws out_of_range, not parse_error, for this (it crashed).
         QTest::newRow("number too large") << craft(R"({"__metadata__":1e999})", 0)
-            << f + ": header is not valid JSON: number overflow parsing '1e999'";
+                                          << f + ": header is not valid JSON: number overflow parsing '1e999'";
         QTest::newRow("duplicate tensor name") << craft(R"({"a":{)" + okEntry + R"(},"a":{)" + okEntry + "}}", 8)
-            << f + ": a: appears twice in the header";
+                                               << f + ": a: appears twice in the header";
     }
 
     void badFiles() {
@@ -364,8 +369,7 @@ private slots:
         QByteArray header = "{";
         constexpr int kTensors = 100'000;
         const QByteArray emptyEntry = "\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}";
-        for (int i = 0; i < kTensors; ++i)
-            header += (i ? "," : "") + QByteArray("\"t") + QByteArray::number(i) + emptyEntry;
+        for (int i = 0; i < kTensors; ++i) header += (i ? "," : "") + QByteArray("\"t") + QByteArray::number(i) + emptyEntry;
         header += "}";
         QElapsedTimer timer;
         timer.start();
@@ -405,11 +409,11 @@ private slots:
         QCOMPARE(errorText(serializeSafeTensors(file).error()), QString("cannot write n: negative dimension in shape [-1]"));
         file.tensors.clear();
         file.tensors["__metadata__"] = SafeTensor{SafeDType::U8, {0}, {}};
-        QCOMPARE(errorText(serializeSafeTensors(file).error()),
-                 QString("cannot write a tensor named __metadata__ (the name is reserved)"));
+        QCOMPARE(errorText(serializeSafeTensors(file).error()), QString("cannot write a tensor named __metadata__ (the name is reserved)"));
         file.tensors.clear();
         file.tensors["bad\xFF"] = SafeTensor{SafeDType::U8, {0}, {}};
-        QCOMPARE(errorText(serializeSafeTensors(file).error()), QString::fromUtf8("cannot write tensor name bad\xFF: it is not valid UTF-8"));
+        QCOMPARE(errorText(serializeSafeTensors(file).error()),
+                 QString::fromUtf8("cannot write tensor name bad\xFF: it is not valid UTF-8"));
 
         const std::vector<float> three{1, 2, 3};
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeF32Tensor({2, 2}, three));
@@ -474,7 +478,7 @@ private slots:
         QVERIFY(writeSafeTensors(pathText, sampleFile(4)).ok());
         const QByteArray before = readAll(path);
 
-        rlimit saved {};
+        rlimit saved{};
         QVERIFY(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
         const auto oldHandler = ::signal(SIGXFSZ, SIG_IGN);
         rlimit small = saved;
@@ -501,8 +505,7 @@ private slots:
         const Status status = writeSafeTensors(path.toStdString(), sampleFile(8));
         ::chmod(folder.path().toLocal8Bit().constData(), 0755);
         QVERIFY(!status.ok());
-        QCOMPARE(errorText(status.error()),
-                 path + ": cannot create a temporary file in \"" + folder.path() + "\": Permission denied");
+        QCOMPARE(errorText(status.error()), path + ": cannot create a temporary file in \"" + folder.path() + "\": Permission denied");
         QCOMPARE(readAll(path), before);
         QCOMPARE(entriesOf(folder.path()), QStringList{"w.safetensors"});
     }
@@ -516,8 +519,7 @@ private slots:
                  QString("w.safetensors: dense_0/kernel: shape [4] in the file, the model needs [2, 2]"));
         QCOMPARE(errorText(readF32Tensor(file, "step", {}, "w.safetensors").error()),
                  QString("w.safetensors: step: dtype I64 in the file, the model needs F32"));
-        QCOMPARE(errorText(readF32Tensor(file, "nope", {1}, "w.safetensors").error()),
-                 QString("w.safetensors: missing tensor nope"));
+        QCOMPARE(errorText(readF32Tensor(file, "nope", {1}, "w.safetensors").error()), QString("w.safetensors: missing tensor nope"));
         std::int64_t step = 0;
         QVERIFY(copySafeTensor<std::int64_t>(file, "step", {}, std::span(&step, 1), "w").ok());
         QCOMPARE(step, std::int64_t{42});

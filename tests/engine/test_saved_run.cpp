@@ -108,8 +108,7 @@ private slots:
         QVERIFY(writeSafeTensors(path("d.distlab-run"), *file).ok());
         auto bad = readSavedRun(path("d.distlab-run"));
         QVERIFY(!bad.ok());
-        QVERIFY2(bad.error().message.find("d.distlab-run: history/train_loss: 2 columns named, the tensor has 6") !=
-                     std::string::npos,
+        QVERIFY2(bad.error().message.find("d.distlab-run: history/train_loss: 2 columns named, the tensor has 6") != std::string::npos,
                  bad.error().message.c_str());
 
         // A table stored as F32 is not one this version wrote.

@@ -102,11 +102,14 @@ private slots:
         }
         // Mirrored copies of a watched value agree on every replica: check the trainer's own buffers
         // (read on the session thread, which owns them).
-        const std::vector<float> copies = session.post([](Trainer& trainer) {
-            std::vector<float> values;
-            for (int r = 0; r < trainer.replicaCount(); ++r) values.push_back(trainer.replicaModel(r).store().value(1)[3]);
-            return values;
-        }).get();
+        const std::vector<float> copies = session
+                                              .post([](Trainer& trainer) {
+                                                  std::vector<float> values;
+                                                  for (int r = 0; r < trainer.replicaCount(); ++r)
+                                                      values.push_back(trainer.replicaModel(r).store().value(1)[3]);
+                                                  return values;
+                                              })
+                                              .get();
         QCOMPARE(int(copies.size()), 4);
         for (int r = 1; r < 4; ++r) QCOMPARE(copies[static_cast<std::size_t>(r)], copies[0]);
         int evals = 0;
@@ -233,10 +236,12 @@ private slots:
             // A capture: attach a trace between steps, take one step, detach, then read it here.
             CollectiveTrace trace(4, CollectiveTrace::Limits{4096, 0, 0});
             bool attached = false;
-            const std::int64_t before = session.post([&](Trainer& trainer) {
-                attached = trainer.setCollectiveTrace(&trace);
-                return trainer.stepsDone();
-            }).get();
+            const std::int64_t before = session
+                                            .post([&](Trainer& trainer) {
+                                                attached = trainer.setCollectiveTrace(&trace);
+                                                return trainer.stepsDone();
+                                            })
+                                            .get();
             QVERIFY(attached);
             session.stepOnce();
             QVERIFY(waitFor([&] { return session.stepsDone() > before; }));
@@ -289,8 +294,8 @@ private slots:
     void aFailedReplicaEndsTheRunCleanly() {
         // Replica 2's device is lost after its gradient, while the other three wait for it in the
         // all-reduce: they are released, and the run fails naming replica 2; no thread terminates.
-        for (CrossDeviceOps algorithm : {CrossDeviceOps::Ring, CrossDeviceOps::Tree, CrossDeviceOps::HierarchicalCopy,
-                                         CrossDeviceOps::ReductionToOneDevice}) {
+        for (CrossDeviceOps algorithm :
+             {CrossDeviceOps::Ring, CrossDeviceOps::Tree, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::ReductionToOneDevice}) {
             RunConfig config = spiralConfig(4);
             config.strategy.crossDeviceOps = algorithm;
             RecordingObserver observer;

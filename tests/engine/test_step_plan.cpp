@@ -108,8 +108,7 @@ private slots:
         QFETCH(double, momentum);
         QFETCH(int, accumulation);
         QFETCH(bool, fuses);
-        const RunConfig config =
-            testing::smallConfig(replicas, CrossDeviceOps::Ring, OptimizerKind(optimizer), momentum, accumulation);
+        const RunConfig config = testing::smallConfig(replicas, CrossDeviceOps::Ring, OptimizerKind(optimizer), momentum, accumulation);
         auto trainer = Trainer::create(config, testing::makeClassificationData(48, 4, 3, 5));
         for (int r = 0; r < trainer->replicaCount(); ++r) {
             const StepPlan& plan = trainer->replicaModel(r).stepPlan();

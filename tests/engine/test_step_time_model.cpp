@@ -83,7 +83,7 @@ private slots:
         ModelCalibration calibration;
         calibration.byRows[8] = micro(1, 400);
         calibration.byRows[16] = micro(2, 300);
-        QCOMPARE(interpolateRows(calibration, 8), micro(1, 400));       // a measured size as measured
+        QCOMPARE(interpolateRows(calibration, 8), micro(1, 400));         // a measured size as measured
         const MicroBatchTimes twelve = interpolateRows(calibration, 12);  // half way
         QCOMPARE(twelve.layers[1].backwardNs, 600.0);
         QCOMPARE(twelve.otherNs, 350.0);
@@ -191,8 +191,7 @@ private slots:
         const std::string good = calibrationToJson(sampleCalibration(), "machine M");
         for (const std::string& bad : {std::string(), std::string("{"), good.substr(0, good.size() / 2), std::string("[1, 2]"),
                                        std::string(R"({"format": 1, "machine": "machine M"})"),
-                                       std::string(R"({"format": 2, "machine": "machine M", "models": {}})"),
-                                       [&] {
+                                       std::string(R"({"format": 2, "machine": "machine M", "models": {}})"), [&] {
                                            std::string negative = good;
                                            negative.replace(negative.find("321.5"), 5, "-32.5");
                                            return negative;
@@ -243,13 +242,13 @@ private slots:
 
     void everyStrategyOfTheIssueIsPredicted() {
         StepTimeModel model({2, ""});
-        for (const std::vector<std::string>& overrides : std::vector<std::vector<std::string>>{
-                 {},
-                 {"strategy.gradient_accumulation_steps=4"},
-                 {"strategy.type=mirrored", "strategy.replicas=2", "strategy.cross_device_ops=tree"},
-                 {"strategy.type=mirrored", "strategy.replicas=4", "strategy.num_packs=2"},
-                 {"strategy.type=parameter_server", "strategy.workers=2"},
-                 {"strategy.type=parameter_server", "strategy.workers=2", "strategy.mode=sync"}}) {
+        for (const std::vector<std::string>& overrides :
+             std::vector<std::vector<std::string>>{{},
+                                                   {"strategy.gradient_accumulation_steps=4"},
+                                                   {"strategy.type=mirrored", "strategy.replicas=2", "strategy.cross_device_ops=tree"},
+                                                   {"strategy.type=mirrored", "strategy.replicas=4", "strategy.num_packs=2"},
+                                                   {"strategy.type=parameter_server", "strategy.workers=2"},
+                                                   {"strategy.type=parameter_server", "strategy.workers=2", "strategy.mode=sync"}}) {
             auto predicted = model.predict(configWith(overrides));
             QVERIFY2(predicted.ok(), predicted.ok() ? "" : predicted.error().message.c_str());
             QVERIFY(predicted->stepMs > 0);
@@ -262,8 +261,7 @@ private slots:
         StepTimeModel model({2, ""});
         auto central = model.predict(configWith({"strategy.type=central_storage", "strategy.replicas=2"}));
         QVERIFY(!central.ok());
-        QCOMPARE(QString::fromStdString(central.error().message),
-                 QStringLiteral("the step-time model does not cover central_storage yet"));
+        QCOMPARE(QString::fromStdString(central.error().message), QStringLiteral("the step-time model does not cover central_storage yet"));
     }
 };
 

@@ -20,9 +20,8 @@ namespace {
 QString q(const std::string& text) { return QString::fromStdString(text); }
 
 // A small valid run config: circle data, one device.
-const std::string kBase =
-    R"({"seed": 3, "model": {"layers": [{"units": 4, "activation": "tanh"}, {"units": 2}]},)"
-    R"( "data": {"samples": 200, "global_batch_size": 16}, "steps": 50})";
+const std::string kBase = R"({"seed": 3, "model": {"layers": [{"units": 4, "activation": "tanh"}, {"units": 2}]},)"
+                          R"( "data": {"samples": 200, "global_batch_size": 16}, "steps": 50})";
 
 std::string studyWith(const std::string& variants, const std::string& extra = "") {
     return R"({"name": "s", "base": )" + kBase + (extra.empty() ? "" : ", " + extra) + R"(, "variants": )" + variants + "}";
@@ -72,9 +71,9 @@ private slots:
     }
 
     void anOverrideOfTheDataIsNoted() {
-        const Result<Study> study = parseStudy(
-            studyWith(R"([{"label": "a", "set": {"data.global_batch_size": 32}}, {"label": "b", "set": {"seed": 9}}])"),
-            "s.study.json", "/tmp");
+        const Result<Study> study =
+            parseStudy(studyWith(R"([{"label": "a", "set": {"data.global_batch_size": 32}}, {"label": "b", "set": {"seed": 9}}])"),
+                       "s.study.json", "/tmp");
         QVERIFY(study.ok());
         QVERIFY(study->variants[0].sameSeedAndDataAsBaseline);  // the batch size is a knob, not the data
         QVERIFY(!study->variants[1].sameSeedAndDataAsBaseline);
@@ -106,16 +105,17 @@ private slots:
         auto row = [](const char* name, const std::string& text, const char* expected) {
             QTest::newRow(name) << q(text) << QString::fromUtf8(expected);
         };
-        row("one variant", studyWith(R"([{"label": "a", "set": {}}])"),
-            "s.study.json: variants: a study compares 2 to 6 variants (got 1)");
+        row("one variant", studyWith(R"([{"label": "a", "set": {}}])"), "s.study.json: variants: a study compares 2 to 6 variants (got 1)");
         std::string seven = "[";
         for (int i = 0; i < 7; ++i) seven += std::string(i ? "," : "") + "{\"label\": \"v" + std::to_string(i) + "\", \"set\": {}}";
         row("seven variants", studyWith(seven + "]"), "s.study.json: variants: a study compares 2 to 6 variants (got 7)");
         row("no variants", R"({"base": )" + kBase + "}", "s.study.json: variants: required key is missing");
-        row("unknown key", studyWith(kTwoVariants, R"("stpes": 3)"), "s.study.json: stpes: unknown key (expected one of: name, base, variants");
+        row("unknown key", studyWith(kTwoVariants, R"("stpes": 3)"),
+            "s.study.json: stpes: unknown key (expected one of: name, base, variants");
         row("unknown variant key", studyWith(R"([{"label": "a", "sett": {}}, {"label": "b", "set": {}}])"),
             "s.study.json: variants[0].sett: unknown key");
-        row("no label", studyWith(R"([{"set": {}}, {"label": "b", "set": {}}])"), "s.study.json: variants[0].label: required key is missing");
+        row("no label", studyWith(R"([{"set": {}}, {"label": "b", "set": {}}])"),
+            "s.study.json: variants[0].label: required key is missing");
         row("same label", studyWith(R"([{"label": "a", "set": {}}, {"label": "a", "set": {}}])"),
             "s.study.json: variants[1].label: \"a\" labels another variant already");
         row("neither config nor set", studyWith(R"([{"label": "a"}, {"label": "b", "set": {}}])"),
@@ -123,13 +123,13 @@ private slots:
         row("set not an object", studyWith(R"([{"label": "a", "set": 3}, {"label": "b", "set": {}}])"),
             "s.study.json: variants[0].set: must be an object of dotted keys");
         row("unknown baseline", studyWith(kTwoVariants, R"("baseline": "c")"), "s.study.json: baseline: no variant is labelled \"c\"");
-        row("target above 1", studyWith(kTwoVariants, R"("target_accuracy": 1.5)"), "s.study.json: target_accuracy: must be a fraction in (0, 1]");
+        row("target above 1", studyWith(kTwoVariants, R"("target_accuracy": 1.5)"),
+            "s.study.json: target_accuracy: must be a fraction in (0, 1]");
         row("zero steps", studyWith(kTwoVariants, R"("steps": 0)"), "s.study.json: steps: must be an integer in [1, 1000000000] (got 0)");
         row("bad mode", studyWith(kTwoVariants, R"("mode": "parallel")"), "s.study.json: mode: ");
         row("base neither file nor object", R"({"base": 3, "variants": )" + kTwoVariants + "}",
             "s.study.json: base: must be a run config file name or a run config object (got a number)");
-        row("no base", R"({"variants": )" + kTwoVariants + "}",
-            "s.study.json: variants[0]: has no config file and the study has no base");
+        row("no base", R"({"variants": )" + kTwoVariants + "}", "s.study.json: variants[0]: has no config file and the study has no base");
         row("override out of range", studyWith(R"([{"label": "a", "set": {}}, {"label": "b", "set": {"strategy.replicas": 0}}])"),
             "s.study.json: variants[1]: strategy.replicas: must be");
         row("override unknown key", studyWith(R"([{"label": "a", "set": {"optimizer.learning_rte": 0.1}}, {"label": "b", "set": {}}])"),
@@ -145,8 +145,9 @@ private slots:
         row("missing variant file", studyWith(R"([{"label": "a", "config": "x.json"}, {"label": "b", "set": {}}])"),
             "s.study.json: variants[0].config: cannot read \"x.json\"");
         row("regression with a target",
-            studyWith(R"([{"label": "a", "set": {}}, {"label": "b", "set": {"model.loss": "mse", "model.layers[1].units": 1, "data.kind": "regression_plane"}}])",
-                      R"("target_accuracy": 0.5)"),
+            studyWith(
+                R"([{"label": "a", "set": {}}, {"label": "b", "set": {"model.loss": "mse", "model.layers[1].units": 1, "data.kind": "regression_plane"}}])",
+                R"("target_accuracy": 0.5)"),
             "s.study.json: target_accuracy: variant \"b\" is a regression (loss mse) and has no accuracy");
         row("syntax", R"({"variants": [)", "s.study.json: byte ");
     }
@@ -190,8 +191,7 @@ private slots:
         QVERIFY(text.ok());
         auto base = parseRunConfig(*text, "base.json");
         QVERIFY2(base.ok(), base.ok() ? "" : base.error().message.c_str());
-        auto study = studyVarying(*base, {{"strategy.cross_device_ops", {"\"ring\"", "\"tree\""}},
-                                          {"strategy.replicas", {"2", "4"}}});
+        auto study = studyVarying(*base, {{"strategy.cross_device_ops", {"\"ring\"", "\"tree\""}}, {"strategy.replicas", {"2", "4"}}});
         QVERIFY2(study.ok(), study.ok() ? "" : study.error().message.c_str());
         QCOMPARE(study->variants.size(), std::size_t{4});
         QCOMPARE(q(study->variants[3].label), QStringLiteral("tree, 4"));
@@ -233,7 +233,7 @@ private slots:
             QVERIFY2(base.ok(), base.ok() ? "" : base.error().message.c_str());
             const QString name = q(configName(base->strategy.type));
             for (const StudyKnob& knob : studyKnobs()) {
-                const std::vector<std::string> values = !knob.choices.empty() ? knob.choices
+                const std::vector<std::string> values = !knob.choices.empty()                  ? knob.choices
                                                         : knob.key == "data.global_batch_size" ? std::vector<std::string>{"32", "64"}
                                                                                                : std::vector<std::string>{"0.01", "0.1"};
                 auto study = studyVarying(*base, {{knob.key, values}});
@@ -249,7 +249,8 @@ private slots:
         // Only accumulation under parameter servers is unavailable, and it says why.
         auto servers = parseRunConfig(*applyOverrides(kBase, strategies[3], "base.json"), "base.json");
         QVERIFY(servers.ok());
-        QVERIFY(knobUnavailableReason(*servers, "strategy.gradient_accumulation_steps").starts_with("Parameter servers apply every gradient"));
+        QVERIFY(
+            knobUnavailableReason(*servers, "strategy.gradient_accumulation_steps").starts_with("Parameter servers apply every gradient"));
         // What the variants are, from a parameter-server run: the strategy knob gives each kind with as
         // many lanes as the run's 4 workers; replicas are the servers' workers.
         auto kinds = studyVarying(*servers, {{"strategy.type", studyKnobs()[0].choices}});
@@ -265,7 +266,8 @@ private slots:
         QCOMPARE(workers->variants[0].config.strategy.workerSpeed, (std::vector<double>{1.0, 1.0}));
         QCOMPARE(workers->variants[1].config.strategy.workers, std::int64_t{4});
         // Two knobs compose: the kind and then the lanes.
-        auto both = studyVarying(*servers, {{"strategy.type", {"\"mirrored\"", "\"parameter_server\""}}, {"strategy.replicas", {"2", "4"}}});
+        auto both =
+            studyVarying(*servers, {{"strategy.type", {"\"mirrored\"", "\"parameter_server\""}}, {"strategy.replicas", {"2", "4"}}});
         QVERIFY2(both.ok(), both.ok() ? "" : both.error().message.c_str());
         QCOMPARE(both->variants[1].config.strategy.type, StrategyKind::Mirrored);
         QCOMPARE(both->variants[1].config.strategy.replicaCount(), std::int64_t{4});
@@ -299,7 +301,7 @@ private slots:
         const std::string csv = studyTableCsv(table);
         QVERIFY(csv.starts_with("variant,state,steps,seconds,final_loss,"));
         QVERIFY2(csv.find("\n\"a, the first\",finished,10,2.000,0.5,,") != std::string::npos, csv.c_str());
-        QVERIFY2(csv.find(",250,2.500,") != std::string::npos, csv.c_str());  // samples/s and the ratio to a
+        QVERIFY2(csv.find(",250,2.500,") != std::string::npos, csv.c_str());                 // samples/s and the ratio to a
         QVERIFY2(csv.find(",0.750,0.000,0.250,0.000\n") != std::string::npos, csv.c_str());  // idle counts as waiting
     }
 
@@ -318,11 +320,26 @@ private slots:
         const std::vector<std::optional<StepTimePrediction>> predictions{StepTimePrediction{2.75}, std::nullopt};
         const StudyTable table = makeStudyTable(rows, 0, predictions);
         // Right after seconds (step_ms = seconds / steps), not after the sixteen other columns.
-        const std::vector<std::string> header{"variant",         "state",          "steps",           "seconds",
-                                              "step_ms",         "predicted_step_ms", "prediction_error", "final_loss",
-                                              "test_loss",       "accuracy",       "steps_to_target", "seconds_to_target",
-                                              "samples_per_sec", "speed_vs_baseline", "bytes_per_step", "peak_memory_mib",
-                                              "compute_share",   "comm_share",     "wait_share",      "optimizer_share"};
+        const std::vector<std::string> header{"variant",
+                                              "state",
+                                              "steps",
+                                              "seconds",
+                                              "step_ms",
+                                              "predicted_step_ms",
+                                              "prediction_error",
+                                              "final_loss",
+                                              "test_loss",
+                                              "accuracy",
+                                              "steps_to_target",
+                                              "seconds_to_target",
+                                              "samples_per_sec",
+                                              "speed_vs_baseline",
+                                              "bytes_per_step",
+                                              "peak_memory_mib",
+                                              "compute_share",
+                                              "comm_share",
+                                              "wait_share",
+                                              "optimizer_share"};
         QCOMPARE(table.header, header);
         const std::string csv = studyTableCsv(table);
         // 2.75 predicted over 2.5 measured, less 1: +10 %; b was measured but not predicted.

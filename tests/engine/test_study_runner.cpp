@@ -19,13 +19,12 @@ using namespace distlab;
 
 namespace {
 
-const std::string kBase =
-    R"({"seed": 5, "model": {"layers": [{"units": 6, "activation": "tanh"}, {"units": 2}]},)"
-    R"( "data": {"samples": 300, "noise": 0.05, "global_batch_size": 16}, "optimizer": {"learning_rate": 0.1}})";
+const std::string kBase = R"({"seed": 5, "model": {"layers": [{"units": 6, "activation": "tanh"}, {"units": 2}]},)"
+                          R"( "data": {"samples": 300, "noise": 0.05, "global_batch_size": 16}, "optimizer": {"learning_rate": 0.1}})";
 
 Study makeStudy(std::int64_t steps, const std::string& mode = "sequential", const std::string& extra = "") {
-    const std::string text = R"({"name": "t", "base": )" + kBase + R"(, "steps": )" + std::to_string(steps) +
-                             R"(, "mode": ")" + mode + "\"" + (extra.empty() ? "" : ", " + extra) +
+    const std::string text = R"({"name": "t", "base": )" + kBase + R"(, "steps": )" + std::to_string(steps) + R"(, "mode": ")" + mode +
+                             "\"" + (extra.empty() ? "" : ", " + extra) +
                              R"(, "variants": [{"label": "one", "set": {}},)"
                              R"( {"label": "two", "set": {"strategy.type": "mirrored", "strategy.replicas": 2}}]})";
     Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
@@ -98,7 +97,7 @@ private slots:
             QVERIFY(row.testLoss.has_value());
             QVERIFY(row.accuracy >= 0 && row.accuracy <= 1);
             QVERIFY(row.peakMemoryBytes.has_value() && *row.peakMemoryBytes > 0);
-            QVERIFY(row.stepsToTarget.has_value());  // circle data passes 55 % within 40 updates
+            QVERIFY(row.stepsToTarget.has_value());              // circle data passes 55 % within 40 updates
             QCOMPARE(*row.stepsToTarget % 10, std::int64_t{0});  // found at an evaluation
             QCOMPARE(witness.states[v], (std::vector<VariantState>{VariantState::Loading, VariantState::Running, VariantState::Finished}));
             QCOMPARE(runner.progress(v).state, VariantState::Finished);
@@ -164,7 +163,8 @@ private slots:
     }
 
     void aVariantThatCannotBeBuiltFailsAlone() {
-        const std::string text = R"({"base": )" + kBase + R"(, "steps": 5, "variants": [{"label": "ok", "set": {}},)"
+        const std::string text = R"({"base": )" + kBase +
+                                 R"(, "steps": 5, "variants": [{"label": "ok", "set": {}},)"
                                  R"( {"label": "no data", "set": {"data.source": "csv", "data.path": "/nonexistent/d.csv"}}]})";
         Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
         QVERIFY2(study.ok(), study.ok() ? "" : study.error().message.c_str());
@@ -210,7 +210,8 @@ private slots:
     }
 
     void stepTimesArePredictedBeforeTraining() {
-        const std::string text = R"({"base": )" + kBase + R"(, "steps": 5, "variants": [{"label": "one", "set": {}},)"
+        const std::string text = R"({"base": )" + kBase +
+                                 R"(, "steps": 5, "variants": [{"label": "one", "set": {}},)"
                                  R"( {"label": "two", "set": {"strategy.type": "mirrored", "strategy.replicas": 2}},)"
                                  R"( {"label": "central", "set": {"strategy.type": "central_storage", "strategy.replicas": 2}}]})";
         Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
@@ -224,7 +225,8 @@ private slots:
         QVERIFY(runner.prediction(0).has_value() && runner.prediction(0)->stepMs > 0);
         QVERIFY(runner.prediction(1).has_value() && runner.prediction(1)->communicationMs > 0);
         QVERIFY(!runner.prediction(2).has_value());
-        QCOMPARE(QString::fromStdString(runner.predictionNote(2)), QStringLiteral("the step-time model does not cover central_storage yet"));
+        QCOMPARE(QString::fromStdString(runner.predictionNote(2)),
+                 QStringLiteral("the step-time model does not cover central_storage yet"));
         const StudyTable table = makeStudyTable(rows, 0, runner.predictions());
         const auto error = std::find(table.header.begin(), table.header.end(), std::string("prediction_error")) - table.header.begin();
         QVERIFY(error < std::ssize(table.header));
@@ -267,7 +269,7 @@ private slots:
         QCOMPARE(points.front(), std::int64_t{0});
         const std::int64_t stride = points[1] - points[0];
         for (std::size_t i = 1; i < points.size(); ++i) QCOMPARE(points[i] - points[i - 1], stride);  // evenly spaced
-        QVERIFY(points.back() + 2 * stride > 9999);  // up to the end of the run
+        QVERIFY(points.back() + 2 * stride > 9999);                                                   // up to the end of the run
     }
 };
 

@@ -31,8 +31,10 @@ std::vector<std::int64_t> readChannel(StepChannel& channel) {
     SpscRing<StepRecord>& ring = channel.ring();
     const std::size_t count = ring.readable();
     for (std::size_t i = 0; i < count; ++i) {
-        if (ring.peek(i).kind == StepRecordKind::Backlog) channel.takeBacklog().forEach([&](const StepRecord& r) { steps.push_back(r.step); });
-        else steps.push_back(ring.peek(i).step);
+        if (ring.peek(i).kind == StepRecordKind::Backlog)
+            channel.takeBacklog().forEach([&](const StepRecord& r) { steps.push_back(r.step); });
+        else
+            steps.push_back(ring.peek(i).step);
     }
     ring.release(count);
     channel.takeLeftover().forEach([&](const StepRecord& r) { steps.push_back(r.step); });

@@ -210,8 +210,8 @@ private slots:
         std::int64_t bytes = 0, ownWithCopy = 0, threadWithCopy = 0, threadAfterGrowth = 0;
         bool onOwnDevice = false, copyOnOwnDevice = false;
         Tensor moved;
-        std::thread builder([&] {  // checks run on the test's thread, after join()
-            const DeviceMemoryScope scope(kThread);  // this thread's buffers count on device 4 ...
+        std::thread builder([&] {                                    // checks run on the test's thread, after join()
+            const DeviceMemoryScope scope(kThread);                  // this thread's buffers count on device 4 ...
             Tensor t({256, 64}, DType::Float32, Device::cpu(kOwn));  // ... but this tensor is on cpu:3
             bytes = t.bytes();
             onOwnDevice = t.device() == Device::cpu(kOwn);
@@ -274,7 +274,9 @@ private slots:
     void gpuDevicesAreRefused() {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Tensor({2}, DType::Float32, Device::gpu(0)));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Tensor({0}, DType::Float16, Device::gpu(1)));
-        QCOMPARE(QString::fromStdString(thrownMessage([] { Tensor({2, 2}, DType::Float32, Device::gpu(0)); })),
+        QCOMPARE(QString::fromStdString(thrownMessage([] {
+                     Tensor({2, 2}, DType::Float32, Device::gpu(0));
+                 })),
                  QStringLiteral("gpu:0: tensors on GPUs need the CUDA backend"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Tensor({2}, DType::Float32, Device::cpu(-1)));
     }

@@ -51,7 +51,9 @@ std::vector<std::pair<QString, distlab::RunConfig>> unreadableConfigs() {
     distlab::RunConfig modelParallel = base;
     modelParallel.name = "made-up-model-parallel";
     modelParallel.strategy.type = distlab::StrategyKind::ModelParallel;
-    return {{mixed.name.c_str(), mixed}, {bfloat.name.c_str(), bfloat}, {multiWorker.name.c_str(), multiWorker},
+    return {{mixed.name.c_str(), mixed},
+            {bfloat.name.c_str(), bfloat},
+            {multiWorker.name.c_str(), multiWorker},
             {modelParallel.name.c_str(), modelParallel}};
 }
 
@@ -100,7 +102,8 @@ private slots:
             while (line < got.size() && line < want.size() && got[line] == want[line]) ++line;
             QFAIL(qPrintable(QString("%1 differs from line %2:\n  golden: %3\n  now:    %4\n(DISTLAB_UPDATE_GOLDEN=1 "
                                      "rewrites the goldens)")
-                                 .arg(golden).arg(line + 1)
+                                 .arg(golden)
+                                 .arg(line + 1)
                                  .arg(QString::fromUtf8(line < want.size() ? want[line] : "<end>"),
                                       QString::fromUtf8(line < got.size() ? got[line] : "<end>"))));
         }
@@ -130,40 +133,54 @@ private slots:
         QTest::addColumn<QStringList>("expected");
         QTest::newRow("ring") << "mirrored-ring-accumulation"
                               << QStringList{"MultiWorkerMirroredStrategy(communication_options=options)",
-                                             "CommunicationImplementation.RING", "bytes_per_pack=65536",
-                                             "tf.split(x, ACCUMULATION_STEPS)", "ACCUMULATION_STEPS = 4",
+                                             "CommunicationImplementation.RING",
+                                             "bytes_per_pack=65536",
+                                             "tf.split(x, ACCUMULATION_STEPS)",
+                                             "ACCUMULATION_STEPS = 4",
                                              "\"TF_CONFIG\" not in os.environ"};
-        QTest::newRow("reduction_to_one_device") << "mirrored-reduction-to-one-device-add-n"
-                                                 << QStringList{"ReductionToOneDevice(reduce_to_device=DEVICES[0], accumulation_fn=tf.math.add_n)",
-                                                                "num_packs 3: ReductionToOneDevice", "tf.GradientTape()",
-                                                                "momentum=0.5, nesterov=False", "tf.keras.layers.Add(name=\"residual_1\")"};
+        QTest::newRow("reduction_to_one_device")
+            << "mirrored-reduction-to-one-device-add-n"
+            << QStringList{"ReductionToOneDevice(reduce_to_device=DEVICES[0], accumulation_fn=tf.math.add_n)",
+                           "num_packs 3: ReductionToOneDevice", "tf.GradientTape()", "momentum=0.5, nesterov=False",
+                           "tf.keras.layers.Add(name=\"residual_1\")"};
         QTest::newRow("tree") << "mirrored-tree-accumulation"
-                              << QStringList{"accumulation_fn=binary_tree_sum", "def binary_tree_sum(values):",
-                                             "beta_1=0.8, beta_2=0.99, epsilon=1e-06", "mean_squared_error",
+                              << QStringList{"accumulation_fn=binary_tree_sum",
+                                             "def binary_tree_sum(values):", "beta_1=0.8, beta_2=0.99, epsilon=1e-06", "mean_squared_error",
                                              "INITIALIZER = \"he_normal\""};
-        QTest::newRow("hierarchical_copy, aggregation tree") << "mirrored-hierarchical-residual"
-            << QStringList{"HierarchicalCopyAllReduce(num_packs=2)", "tf.AggregationMethod.EXPERIMENTAL_TREE",
-                           "nesterov=True", "\"residual_1.branch_1.dense_1\": \"residual_1/branch_1/dense_1\""};
+        QTest::newRow("hierarchical_copy, aggregation tree")
+            << "mirrored-hierarchical-residual"
+            << QStringList{"HierarchicalCopyAllReduce(num_packs=2)", "tf.AggregationMethod.EXPERIMENTAL_TREE", "nesterov=True",
+                           "\"residual_1.branch_1.dense_1\": \"residual_1/branch_1/dense_1\""};
         QTest::newRow("nccl on gpus") << "mirrored-nccl-gpus"
-                                      << QStringList{"NcclAllReduce(num_packs=1)", "DEVICES = [\"/gpu:0\", \"/gpu:1\", \"/gpu:2\", \"/gpu:3\"]",
+                                      << QStringList{"NcclAllReduce(num_packs=1)",
+                                                     "DEVICES = [\"/gpu:0\", \"/gpu:1\", \"/gpu:2\", \"/gpu:3\"]",
                                                      "LogicalDeviceConfiguration(memory_limit=1024)] * 2"};
         QTest::newRow("central_storage") << "central-storage-csv"
-                                         << QStringList{"CentralStorageStrategy(\n        compute_devices=DEVICES, parameter_device=DEVICES[0])",
-                                                        "SEED = 1942892530", "set_intra_op_parallelism_threads(2)",
-                                                        "LABEL_COLUMN = 0", "data.shuffle is false", "eval_every 50"};
-        QTest::newRow("parameter servers, sync") << "parameter-server-sync-idx"
-            << QStringList{"ParameterServerStrategy(", "SyncReplicasOptimizer(optimizer, replicas_to_aggregate=2,", "total_num_replicas=3)",
-                           "MinSizePartitioner(\n            min_shard_bytes=1024, max_shards=4)", "ClusterCoordinator(strategy)",
-                           "replicas_per_worker 2", "def read_idx(path):"};
-        QTest::newRow("parameter servers, async") << "circle-parameter-server-4"
+                                         << QStringList{
+                                                "CentralStorageStrategy(\n        compute_devices=DEVICES, parameter_device=DEVICES[0])",
+                                                "SEED = 1942892530",
+                                                "set_intra_op_parallelism_threads(2)",
+                                                "LABEL_COLUMN = 0",
+                                                "data.shuffle is false",
+                                                "eval_every 50"};
+        QTest::newRow("parameter servers, sync")
+            << "parameter-server-sync-idx"
+            << QStringList{"ParameterServerStrategy(",     "SyncReplicasOptimizer(optimizer, replicas_to_aggregate=2,",
+                           "total_num_replicas=3)",        "MinSizePartitioner(\n            min_shard_bytes=1024, max_shards=4)",
+                           "ClusterCoordinator(strategy)", "replicas_per_worker 2",
+                           "def read_idx(path):"};
+        QTest::newRow("parameter servers, async")
+            << "circle-parameter-server-4"
             << QStringList{"FixedShardsPartitioner(num_shards=2)", "mode async", "worker_speed [1.0, 1.0, 1.0, 0.5]",
                            "coordinator.schedule(train_step", "--set 'strategy={\\\"type\\\":\\\"one_device\\\"}'"};
-        QTest::newRow("on_read and on_write variables") << "spiral-mirrored-4"
+        QTest::newRow("on_read and on_write variables")
+            << "spiral-mirrored-4"
             << QStringList{"synchronization=tf.VariableSynchronization.ON_READ, aggregation=tf.VariableAggregation.SUM",
                            "synchronization=tf.VariableSynchronization.ON_WRITE, aggregation=tf.VariableAggregation.SUM",
                            "ONLY_FIRST_REPLICA", "experimental_distribute_dataset"};
         QTest::newRow("one device") << "circle-one-device"
-                                    << QStringList{"OneDeviceStrategy(DEVICES[0])", "learning_rate=0.03", "Under one device a variable is plain"};
+                                    << QStringList{"OneDeviceStrategy(DEVICES[0])", "learning_rate=0.03",
+                                                   "Under one device a variable is plain"};
         QTest::newRow("fashion-mnist") << "fashion-mnist-mirrored-4"
                                        << QStringList{"tf.keras.datasets.fashion_mnist.load_data()", "set_logical_device_configuration(cpu",
                                                       "momentum=0.9"};

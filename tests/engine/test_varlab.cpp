@@ -20,8 +20,8 @@ QString show(const Values& values) {
     return "[" + parts.join(", ") + "]";
 }
 
-DistributedVariable makeVariable(VariableStrategy strategy, int replicas, Synchronization sync, Aggregation aggregation,
-                                 double initial, DType dtype = DType::Float32) {
+DistributedVariable makeVariable(VariableStrategy strategy, int replicas, Synchronization sync, Aggregation aggregation, double initial,
+                                 DType dtype = DType::Float32) {
     VariableSpec spec;
     spec.synchronization = sync;
     spec.aggregation = aggregation;
@@ -32,19 +32,16 @@ DistributedVariable makeVariable(VariableStrategy strategy, int replicas, Synchr
     return std::move(created.value());
 }
 
-DistributedVariable mirrored(Aggregation aggregation, double initial, int replicas = 2,
-                             DType dtype = DType::Float32) {
+DistributedVariable mirrored(Aggregation aggregation, double initial, int replicas = 2, DType dtype = DType::Float32) {
     return makeVariable(VariableStrategy::Mirrored, replicas, Synchronization::OnWrite, aggregation, initial, dtype);
 }
 
-DistributedVariable syncOnRead(Aggregation aggregation, double initial, int replicas = 2,
-                               DType dtype = DType::Float32) {
+DistributedVariable syncOnRead(Aggregation aggregation, double initial, int replicas = 2, DType dtype = DType::Float32) {
     return makeVariable(VariableStrategy::Mirrored, replicas, Synchronization::OnRead, aggregation, initial, dtype);
 }
 
-std::string createError(VariableStrategy strategy, Synchronization sync, Aggregation aggregation,
-                        DType dtype = DType::Float32, std::optional<bool> trainable = std::nullopt,
-                        int replicas = 2) {
+std::string createError(VariableStrategy strategy, Synchronization sync, Aggregation aggregation, DType dtype = DType::Float32,
+                        std::optional<bool> trainable = std::nullopt, int replicas = 2) {
     VariableSpec spec;
     spec.synchronization = sync;
     spec.aggregation = aggregation;
@@ -54,18 +51,16 @@ std::string createError(VariableStrategy strategy, Synchronization sync, Aggrega
     return created.ok() ? std::string() : created.error().message;
 }
 
-const Aggregation kAllAggregations[] = {Aggregation::None, Aggregation::Sum, Aggregation::Mean,
-                                        Aggregation::OnlyFirstReplica};
+const Aggregation kAllAggregations[] = {Aggregation::None, Aggregation::Sum, Aggregation::Mean, Aggregation::OnlyFirstReplica};
 
 }  // namespace
 
 // Exact comparison with both sides printed on failure.
-#define COMPARE_VALUES(actual, ...)                                                          \
-    do {                                                                                     \
-        const Values expectedValues_{__VA_ARGS__};                                           \
-        const Values actualValues_ = (actual);                                               \
-        QVERIFY2(actualValues_ == expectedValues_,                                           \
-                 qPrintable(show(actualValues_) + " != expected " + show(expectedValues_))); \
+#define COMPARE_VALUES(actual, ...)                                                                                            \
+    do {                                                                                                                       \
+        const Values expectedValues_{__VA_ARGS__};                                                                             \
+        const Values actualValues_ = (actual);                                                                                 \
+        QVERIFY2(actualValues_ == expectedValues_, qPrintable(show(actualValues_) + " != expected " + show(expectedValues_))); \
     } while (0)
 
 class TestVarlab : public QObject {
@@ -74,8 +69,7 @@ class TestVarlab : public QObject {
 private slots:
     // ---- docs/semantics.md §1: creation ----
     void noneSynchronizationIsRejectedUnderAStrategy() {
-        for (auto strategy :
-             {VariableStrategy::Mirrored, VariableStrategy::CentralStorage, VariableStrategy::ParameterServer}) {
+        for (auto strategy : {VariableStrategy::Mirrored, VariableStrategy::CentralStorage, VariableStrategy::ParameterServer}) {
             const std::string error = createError(strategy, Synchronization::None, Aggregation::None);
             QVERIFY2(error.find("not supported with a distribution strategy") != std::string::npos, error.c_str());
         }
@@ -83,17 +77,12 @@ private slots:
 
     void meanWithInt32IsRejectedAtCreation() {
         for (auto sync : {Synchronization::Auto, Synchronization::OnWrite, Synchronization::OnRead}) {
-            const std::string error =
-                createError(VariableStrategy::Mirrored, sync, Aggregation::Mean, DType::Int32);
+            const std::string error = createError(VariableStrategy::Mirrored, sync, Aggregation::Mean, DType::Int32);
             QVERIFY2(error.find("mean is not supported for an int32 variable") != std::string::npos, error.c_str());
         }
-        QVERIFY(!createError(VariableStrategy::CentralStorage, Synchronization::Auto, Aggregation::Mean,
-                             DType::Int32)
-                     .empty());
+        QVERIFY(!createError(VariableStrategy::CentralStorage, Synchronization::Auto, Aggregation::Mean, DType::Int32).empty());
         // The other aggregations are fine with int32, and mean is fine with float32.
-        QCOMPARE(
-            createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum, DType::Int32),
-            std::string());
+        QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum, DType::Int32), std::string());
         QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Mean), std::string());
     }
 
@@ -101,8 +90,7 @@ private slots:
         for (auto aggregation : kAllAggregations) {
             for (auto sync : {Synchronization::Auto, Synchronization::OnWrite, Synchronization::OnRead}) {
                 const auto v = makeVariable(VariableStrategy::Mirrored, 3, sync, aggregation, 1.5);
-                QVERIFY(v.kind() ==
-                        (sync == Synchronization::OnRead ? VariableKind::SyncOnRead : VariableKind::Mirrored));
+                QVERIFY(v.kind() == (sync == Synchronization::OnRead ? VariableKind::SyncOnRead : VariableKind::Mirrored));
                 COMPARE_VALUES(v.copies(), 1.5, 1.5, 1.5);  // every copy starts equal, on_read included
                 QCOMPARE(v.trainable(), sync != Synchronization::OnRead);
             }
@@ -110,27 +98,19 @@ private slots:
     }
 
     void trainableOnReadIsRejected() {
-        const std::string error = createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Sum,
-                                              DType::Float32, true);
+        const std::string error = createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Sum, DType::Float32, true);
         QVERIFY2(error.find("only for non-trainable variables") != std::string::npos, error.c_str());
-        QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Sum,
-                             DType::Float32, false),
-                 std::string());
-        QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum,
-                             DType::Float32, true),
-                 std::string());
+        QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnRead, Aggregation::Sum, DType::Float32, false), std::string());
+        QCOMPARE(createError(VariableStrategy::Mirrored, Synchronization::OnWrite, Aggregation::Sum, DType::Float32, true), std::string());
     }
 
     void replicaCountIsChecked() {
-        QVERIFY(!createError(VariableStrategy::Mirrored, Synchronization::Auto, Aggregation::Sum,
-                             DType::Float32, std::nullopt, 0)
+        QVERIFY(!createError(VariableStrategy::Mirrored, Synchronization::Auto, Aggregation::Sum, DType::Float32, std::nullopt, 0).empty());
+        QVERIFY(!createError(VariableStrategy::Mirrored, Synchronization::Auto, Aggregation::Sum, DType::Float32, std::nullopt,
+                             kMaxLabReplicas + 1)
                      .empty());
-        QVERIFY(!createError(VariableStrategy::Mirrored, Synchronization::Auto, Aggregation::Sum,
-                             DType::Float32, std::nullopt, kMaxLabReplicas + 1)
-                     .empty());
-        QVERIFY(!createError(VariableStrategy::OneDevice, Synchronization::Auto, Aggregation::Sum,
-                             DType::Float32, std::nullopt, 2)
-                     .empty());
+        QVERIFY(
+            !createError(VariableStrategy::OneDevice, Synchronization::Auto, Aggregation::Sum, DType::Float32, std::nullopt, 2).empty());
     }
 
     void int32InitialMustBeAWholeNumber() {
@@ -139,8 +119,7 @@ private slots:
         spec.initial = 1.5;
         auto created = DistributedVariable::create(spec, VariableStrategy::Mirrored, 2);
         QVERIFY(!created.ok());
-        QCOMPARE(created.error().message,
-                 std::string("initial value: 1.5 cannot be converted to int32 (not a whole number)"));
+        QCOMPARE(created.error().message, std::string("initial value: 1.5 cannot be converted to int32 (not a whole number)"));
     }
 
     void float32RoundsValues() {
@@ -151,8 +130,7 @@ private slots:
 
     void oneDeviceIsPlain() {
         // none synchronization and mean + int32 are fine: synchronization and aggregation have no effect.
-        auto v = makeVariable(VariableStrategy::OneDevice, 1, Synchronization::None, Aggregation::Mean, 1.0,
-                              DType::Int32);
+        auto v = makeVariable(VariableStrategy::OneDevice, 1, Synchronization::None, Aggregation::Mean, 1.0, DType::Int32);
         QVERIFY(v.kind() == VariableKind::Plain);
         QVERIFY(v.updateInReplicaSame(VariableOp::AssignAdd, 2.0).ok);
         COMPARE_VALUES(v.copies(), 3.0);
@@ -400,8 +378,7 @@ private slots:
                 const auto result = v.updateInReplica(VariableOp::AssignAdd, Values{1.0, 2.0});
                 if (a == 0) {
                     QVERIFY(!result.ok);
-                    QVERIFY2(result.error.find("needs an aggregation method") != std::string::npos,
-                             result.error.c_str());
+                    QVERIFY2(result.error.find("needs an aggregation method") != std::string::npos, result.error.c_str());
                     COMPARE_VALUES(v.copies(), 1.0);
                     continue;
                 }

@@ -147,10 +147,9 @@ private slots:
             << "s.json: ops[0].x: unknown key";
         QTest::newRow("unknown variable key") << R"({"variables": [{"name": "v", "sync": "on_read"}]})"
                                               << "s.json: variables[0].sync: unknown key";
-        QTest::newRow("values wrong length")
-            << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "assign", "var": "v",
+        QTest::newRow("values wrong length") << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "assign", "var": "v",
                   "values": [1, 2, 3]}]})"
-            << "s.json: ops[0].values: expected 2 values (one per replica), got 3";
+                                             << "s.json: ops[0].values: expected 2 values (one per replica), got 3";
         QTest::newRow("undeclared variable")
             << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "read", "var": "w"}]})"
             << "s.json: ops[0].var: variable \"w\" is not declared in variables";
@@ -167,23 +166,19 @@ private slots:
         QTest::newRow("bad strategy") << R"({"strategy": "tpu"})"
                                       << "s.json: strategy: unknown value \"tpu\" (expected one_device, mirrored, "
                                          "central_storage or parameter_server)";
-        QTest::newRow("bad op")
-            << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "add", "var": "v"}]})"
-            << "s.json: ops[0].op: unknown value \"add\" (expected assign, assign_add, assign_sub or read)";
-        QTest::newRow("bad context")
-            << R"({"variables": [{"name": "v"}], "ops": [{"context": "cross", "op": "read", "var": "v"}]})"
-            << "s.json: ops[0].context: unknown value \"cross\" (expected replica or cross_replica)";
-        QTest::newRow("missing value")
-            << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "assign", "var": "v"}]})"
-            << "s.json: ops[0]: assign needs either value or values";
+        QTest::newRow("bad op") << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "add", "var": "v"}]})"
+                                << "s.json: ops[0].op: unknown value \"add\" (expected assign, assign_add, assign_sub or read)";
+        QTest::newRow("bad context") << R"({"variables": [{"name": "v"}], "ops": [{"context": "cross", "op": "read", "var": "v"}]})"
+                                     << "s.json: ops[0].context: unknown value \"cross\" (expected replica or cross_replica)";
+        QTest::newRow("missing value") << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "assign", "var": "v"}]})"
+                                       << "s.json: ops[0]: assign needs either value or values";
         QTest::newRow("values across replicas")
             << R"({"variables": [{"name": "v"}], "ops": [{"context": "cross_replica", "op": "assign", "var": "v",
                   "values": [1, 2]}]})"
             << "s.json: ops[0].values: per-replica values are only allowed in replica context (use value)";
-        QTest::newRow("value not a number")
-            << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "assign", "var": "v",
+        QTest::newRow("value not a number") << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "assign", "var": "v",
                   "values": [1, true]}]})"
-            << "s.json: ops[0].values[1]: expected a number, got boolean";
+                                            << "s.json: ops[0].values[1]: expected a number, got boolean";
         QTest::newRow("read with value")
             << R"({"variables": [{"name": "v"}], "ops": [{"context": "replica", "op": "read", "var": "v", "value": 1}]})"
             << "s.json: ops[0]: read takes no value or values";
@@ -191,9 +186,8 @@ private slots:
                                             << "s.json: variables[1].name: variable \"v\" is declared twice";
         QTest::newRow("missing name") << R"({"variables": [{"initial": 1}]})"
                                       << "s.json: variables[0]: missing key \"name\"";
-        QTest::newRow("bad dtype")
-            << R"({"variables": [{"name": "v", "dtype": "float64"}]})"
-            << "s.json: variables[0].dtype: unknown value \"float64\" (expected float32 or int32)";
+        QTest::newRow("bad dtype") << R"({"variables": [{"name": "v", "dtype": "float64"}]})"
+                                   << "s.json: variables[0].dtype: unknown value \"float64\" (expected float32 or int32)";
     }
 
     void malformedScripts() {

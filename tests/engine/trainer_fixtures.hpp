@@ -8,8 +8,7 @@
 namespace distlab::testing {
 
 /// A Gaussian classification set: features, `classes` labels that depend on the features.
-inline DataSplit makeClassificationData(std::int64_t count, std::int64_t features, std::int64_t classes,
-                                        std::uint64_t seed) {
+inline DataSplit makeClassificationData(std::int64_t count, std::int64_t features, std::int64_t classes, std::uint64_t seed) {
     DataSplit split;
     Dataset& d = split.train;
     d.count = count;
@@ -25,8 +24,7 @@ inline DataSplit makeClassificationData(std::int64_t count, std::int64_t feature
     return split;
 }
 
-inline RunConfig smallConfig(int replicas, CrossDeviceOps ops, OptimizerKind optimizer, double momentum,
-                             std::int64_t accumulation) {
+inline RunConfig smallConfig(int replicas, CrossDeviceOps ops, OptimizerKind optimizer, double momentum, std::int64_t accumulation) {
     RunConfig config;
     config.seed = 11;
     config.model.layers = {{"dense", 16, Activation::Tanh, ""}, {"dense", 8, Activation::Relu, ""}, {"dense", 3, Activation::Linear, ""}};

@@ -9,7 +9,8 @@ namespace {
 // An IDX labels file with `count` labels of 0, for whatever count the fuzzed images header announces.
 std::string labelsFor(const std::uint8_t* images, std::size_t size) {
     std::uint32_t count = 0;
-    if (size >= 8) count = (std::uint32_t{images[4]} << 24) | (std::uint32_t{images[5]} << 16) | (std::uint32_t{images[6]} << 8) | images[7];
+    if (size >= 8)
+        count = (std::uint32_t{images[4]} << 24) | (std::uint32_t{images[5]} << 16) | (std::uint32_t{images[6]} << 8) | images[7];
     count = std::min<std::uint32_t>(count, 1u << 16);
     std::string labels = {0, 0, 8, 1, char(count >> 24), char(count >> 16), char(count >> 8), char(count)};
     return labels + std::string(count, '\0');

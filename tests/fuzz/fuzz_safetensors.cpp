@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(again->tensors.size() == parsed->tensors.size(), "tensors lost in a round trip");
     for (const auto& [name, tensor] : parsed->tensors) {
         const auto found = again->tensors.find(name);
-        fuzz::require(found != again->tensors.end() && found->second.bytes == tensor.bytes && found->second.shape == tensor.shape && found->second.dtype == tensor.dtype,
+        fuzz::require(found != again->tensors.end() && found->second.bytes == tensor.bytes && found->second.shape == tensor.shape &&
+                          found->second.dtype == tensor.dtype,
                       "a tensor changed in a round trip");
     }
     return 0;

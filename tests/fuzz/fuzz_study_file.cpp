@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fuzz::require(!study.error().message.empty(), "a refused study without a message");
         return 0;
     }
-    fuzz::require(study->variants.size() >= 2 && study->variants.size() <= 6, "a study of fewer than 2 or more than 6 variants was accepted");
+    fuzz::require(study->variants.size() >= 2 && study->variants.size() <= 6,
+                  "a study of fewer than 2 or more than 6 variants was accepted");
     fuzz::require(study->baseline() >= 0 && study->baseline() < static_cast<int>(study->variants.size()), "the baseline is not a variant");
     const std::string written = studyToJson(study->spec);
     const auto again = parseStudy(written, "written.study.json", nowhere);

@@ -13,9 +13,7 @@
 
 namespace distlab::fuzz {
 
-inline std::string_view asText(const std::uint8_t* data, std::size_t size) {
-    return {reinterpret_cast<const char*>(data), size};
-}
+inline std::string_view asText(const std::uint8_t* data, std::size_t size) { return {reinterpret_cast<const char*>(data), size}; }
 
 inline std::span<const std::byte> asBytes(const std::uint8_t* data, std::size_t size) {
     return {reinterpret_cast<const std::byte*>(data), size};

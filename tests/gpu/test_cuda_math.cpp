@@ -48,8 +48,8 @@ void denseMatchesTheCpu(DistlabCudaDevice* device, long long rows, long long inp
         expect(false, message);
         return;
     }
-    const std::string where = std::string(kActivationNames[activation]) + " [" + std::to_string(rows) + "x" +
-                              std::to_string(inputs) + "] x [" + std::to_string(inputs) + "x" + std::to_string(units) + "]: ";
+    const std::string where = std::string(kActivationNames[activation]) + " [" + std::to_string(rows) + "x" + std::to_string(inputs) +
+                              "] x [" + std::to_string(inputs) + "x" + std::to_string(units) + "]: ";
     const struct {
         const char* name;
         const std::vector<float>& cpu;
@@ -68,8 +68,7 @@ void denseMatchesTheCpu(DistlabCudaDevice* device, long long rows, long long inp
 void optimizersMatchTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
     constexpr long long count = 100003;
     const std::vector<float> start = randomValues(count, random);
-    const std::vector<std::vector<float>> grads = {randomValues(count, random), randomValues(count, random),
-                                                   randomValues(count, random)};
+    const std::vector<std::vector<float>> grads = {randomValues(count, random), randomValues(count, random), randomValues(count, random)};
     struct Case {
         const char* name;
         distlab::OptimizerConfig config;
@@ -135,8 +134,8 @@ void lossesMatchTheCpu(DistlabCudaDevice* device, std::mt19937& random) {
     float *gg = buffers.allocate(grad.size()), *loss = buffers.allocate(rows);
     void* correctMemory = nullptr;
     expect(distlabCudaAllocate(device, rows * sizeof(int), &correctMemory, message) == 0, message);
-    if (distlabCudaSoftmaxCrossEntropy(device, gl, static_cast<const int*>(labelMemory), gg, loss, static_cast<int*>(correctMemory),
-                                       rows, classes, scale, message) != 0)
+    if (distlabCudaSoftmaxCrossEntropy(device, gl, static_cast<const int*>(labelMemory), gg, loss, static_cast<int*>(correctMemory), rows,
+                                       classes, scale, message) != 0)
         expect(false, message);
     const std::vector<float> rowLoss = buffers.download(loss, rows);
     std::vector<int> rowCorrect(rows);
@@ -234,7 +233,8 @@ void sixteenBitsOnTensorCores(DistlabCudaDevice* device, std::mt19937& random) {
         float *gdy = buffers.upload(dy), *gdz = buffers.allocate(z.size()), *gdw = buffers.upload(std::vector<float>(inputs * units, 0.0f));
         float *gdb = buffers.upload(std::vector<float>(units, 0.0f)), *gdx = buffers.allocate(rows * inputs);
         void* gdz16 = buffers.allocate(z.size() / 2 + 1);
-        if (distlabCudaDenseBackwardHalf(device, half, x16, w16, gz, gy, gdy, gdz, gdz16, gdw, gdb, gdx, rows, inputs, units, 4, message) != 0)
+        if (distlabCudaDenseBackwardHalf(device, half, x16, w16, gz, gy, gdy, gdz, gdz16, gdw, gdb, gdx, rows, inputs, units, 4, message) !=
+            0)
             return expect(false, message);
         std::vector<float> cpuDz(z.size());
         distlab::kernels::activationBackward(distlab::Activation::Gelu, z.data(), y.data(), dy.data(), cpuDz.data(), rows * units);

@@ -64,16 +64,15 @@ public:
         char message[DISTLAB_CUDA_MESSAGE_SIZE];
         float *w1 = m_params + m_offsets[0], *b1 = m_params + m_offsets[1], *w2 = m_params + m_offsets[2], *b2 = m_params + m_offsets[3];
         float *dw1 = m_grads + m_offsets[0], *db1 = m_grads + m_offsets[1], *dw2 = m_grads + m_offsets[2], *db2 = m_grads + m_offsets[3];
-        const bool ok =
-            distlabCudaZero(m_device, m_grads, static_cast<unsigned long long>(m_count) * sizeof(float), message) == 0 &&
-            distlabCudaDenseForward(m_device, m_x, w1, b1, m_z1, m_y1, m_batch, m_inputs, m_hidden, 2, message) == 0 &&
-            distlabCudaDenseForward(m_device, m_y1, w2, b2, m_z2, m_z2, m_batch, m_hidden, m_classes, 0, message) == 0 &&
-            distlabCudaSoftmaxCrossEntropy(m_device, m_z2, m_labels, m_dlogits, m_rowLoss, m_rowCorrect, m_batch, m_classes,
-                                           1.0f / static_cast<float>(m_globalBatch), message) == 0 &&
-            distlabCudaDenseBackward(m_device, m_y1, w2, m_z2, m_z2, m_dlogits, m_dz2, dw2, db2, m_dy1, m_batch, m_hidden, m_classes, 0,
-                                     message) == 0 &&
-            distlabCudaDenseBackward(m_device, m_x, w1, m_z1, m_y1, m_dy1, m_dz1, dw1, db1, nullptr, m_batch, m_inputs, m_hidden, 2,
-                                     message) == 0;
+        const bool ok = distlabCudaZero(m_device, m_grads, static_cast<unsigned long long>(m_count) * sizeof(float), message) == 0 &&
+                        distlabCudaDenseForward(m_device, m_x, w1, b1, m_z1, m_y1, m_batch, m_inputs, m_hidden, 2, message) == 0 &&
+                        distlabCudaDenseForward(m_device, m_y1, w2, b2, m_z2, m_z2, m_batch, m_hidden, m_classes, 0, message) == 0 &&
+                        distlabCudaSoftmaxCrossEntropy(m_device, m_z2, m_labels, m_dlogits, m_rowLoss, m_rowCorrect, m_batch, m_classes,
+                                                       1.0f / static_cast<float>(m_globalBatch), message) == 0 &&
+                        distlabCudaDenseBackward(m_device, m_y1, w2, m_z2, m_z2, m_dlogits, m_dz2, dw2, db2, m_dy1, m_batch, m_hidden,
+                                                 m_classes, 0, message) == 0 &&
+                        distlabCudaDenseBackward(m_device, m_x, w1, m_z1, m_y1, m_dy1, m_dz1, dw1, db1, nullptr, m_batch, m_inputs,
+                                                 m_hidden, 2, message) == 0;
         if (!ok) expect(false, message);
         return ok;
     }
@@ -172,8 +171,9 @@ void ringOverLogicalGpusMatchesTheCpuRing() {
                 std::vector<std::thread> threads;
                 for (int r = 0; r < ranks; ++r)
                     threads.emplace_back([&, r] {
-                        group.communicator(r).allReduce(expected[static_cast<std::size_t>(r)],
-                                                        mean ? distlab::ReduceOp::Mean : distlab::ReduceOp::Sum).wait();
+                        group.communicator(r)
+                            .allReduce(expected[static_cast<std::size_t>(r)], mean ? distlab::ReduceOp::Mean : distlab::ReduceOp::Sum)
+                            .wait();
                     });
                 for (auto& thread : threads) thread.join();
                 // The GPU ring.
@@ -189,7 +189,7 @@ void ringOverLogicalGpusMatchesTheCpuRing() {
                 bool same = true;
                 for (int r = 0; r < ranks; ++r)
                     same = same && buffers[static_cast<std::size_t>(r)].download(pointers[static_cast<std::size_t>(r)],
-                                                                                  static_cast<std::size_t>(count)) ==
+                                                                                 static_cast<std::size_t>(count)) ==
                                        expected[static_cast<std::size_t>(r)];
                 expect(same, "ring over " + std::to_string(ranks) + " logical GPUs, " + std::to_string(count) + " values, " +
                                  (mean ? "mean" : "sum") + ": not the CPU ring's bits");
@@ -288,8 +288,8 @@ void mirroredOnLogicalGpus() {
     bool copiesEqual = true;
     for (int r = 1; r < kReplicas; ++r) copiesEqual = copiesEqual && replicas[r]->params() == first;
     const double error = relativeError(first, reference);
-    std::printf("  mirrored on %d logical GPUs, %d steps, vs the CPU mirrored trainer: relative error %.2e, copies %s\n", kReplicas,
-                kSteps, error, copiesEqual ? "identical" : "DIFFER");
+    std::printf("  mirrored on %d logical GPUs, %d steps, vs the CPU mirrored trainer: relative error %.2e, copies %s\n", kReplicas, kSteps,
+                error, copiesEqual ? "identical" : "DIFFER");
     expect(error <= 1e-5, "mirrored on logical GPUs differs from the CPU mirrored trainer by " + std::to_string(error));
     expect(copiesEqual, "mirrored copies on logical GPUs are identical");
 }

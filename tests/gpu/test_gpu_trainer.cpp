@@ -56,8 +56,7 @@ void oneDeviceMatchesTheCpu(const char* what, RunConfig config, const DataSplit&
     if (!cpu || !gpu) return;
     const double error = relativeError(parametersOf(*gpu), parametersOf(*cpu));
     const double lossGap = std::abs(gpu->step().loss - cpu->step().loss);
-    std::printf("  %s: gpu:0 vs cpu one_device after %d steps: relative error %.2e, next loss %+.2e\n", what, kSteps, error,
-                lossGap);
+    std::printf("  %s: gpu:0 vs cpu one_device after %d steps: relative error %.2e, next loss %+.2e\n", what, kSteps, error, lossGap);
     expect(error <= 1e-5, std::string(what) + ": gpu:0 differs from the CPU by " + std::to_string(error));
     expect(lossGap <= 1e-5, std::string(what) + ": the step's loss differs by " + std::to_string(lossGap));
 }
@@ -95,8 +94,8 @@ void mirroredOnFourLogicalGpusEqualsOne() {
     bool copiesEqual = true;
     for (int r = 1; r < 4; ++r) copiesEqual = copiesEqual && parametersOf(*mirrored, r) == first;
     const double error = relativeError(first, parametersOf(*single));
-    std::printf("  mirrored on 4 logical GPUs (256 MiB each) vs gpu:0 alone, %d steps: relative error %.2e, copies %s\n", kSteps,
-                error, copiesEqual ? "identical" : "DIFFER");
+    std::printf("  mirrored on 4 logical GPUs (256 MiB each) vs gpu:0 alone, %d steps: relative error %.2e, copies %s\n", kSteps, error,
+                copiesEqual ? "identical" : "DIFFER");
     expect(error <= 1e-5, "mirrored on 4 logical GPUs differs from one GPU by " + std::to_string(error));
     expect(copiesEqual, "the 4 logical GPUs' copies are identical");
 }
@@ -128,8 +127,7 @@ void tinyMemoryLimitGivesTheClearError() {
         message = error.what();
     }
     std::printf("  1 MiB logical GPU: %s\n", message.c_str());
-    expect(message.find("gpu:0: out of memory: asked for") != std::string::npos &&
-               message.find("limit") != std::string::npos,
+    expect(message.find("gpu:0: out of memory: asked for") != std::string::npos && message.find("limit") != std::string::npos,
            "a tiny memory_limit_mb names the device and the cause (got \"" + message + "\")");
 }
 
@@ -218,8 +216,8 @@ void graphReplayEqualsEager(const char* what, const RunConfig& config, const Dat
 void graphReplay() {
     const DataSplit data = testing::makeClassificationData(240, 5, 3, 3);
     graphReplayEqualsEager("sgd", onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.0, 1)), data);
-    graphReplayEqualsEager("momentum, accumulation 2",
-                           onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 2)), data);
+    graphReplayEqualsEager("momentum, accumulation 2", onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Sgd, 0.9, 2)),
+                           data);
     graphReplayEqualsEager("adam", onGpus(testing::smallConfig(1, CrossDeviceOps::Ring, OptimizerKind::Adam, 0.0, 1)), data);
 }
 

@@ -134,7 +134,8 @@ private slots:
         QTest::newRow("missing folder") << m_dir.filePath("nope") << "No such file or directory";
         if (::geteuid() == 0) {
             // Permissions do not stop root; nobody may create a file in /sys.
-            QTest::newRow("unwritable folder") << "/sys" << "cannot create a temporary file";
+            QTest::newRow("unwritable folder") << "/sys"
+                                               << "cannot create a temporary file";
         } else {
             QVERIFY(QDir(m_dir.path()).mkpath("read-only"));
             QVERIFY(::chmod(local(m_dir.filePath("read-only")).c_str(), 0555) == 0);

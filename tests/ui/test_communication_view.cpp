@@ -55,8 +55,7 @@ RunConfig mirrored(CrossDeviceOps algorithm, int packs = 1) {
 
 bool idle(MainWindow& window) {
     SessionController& controller = window.controller();
-    return controller.hasRun() && !controller.isLoading() && controller.state() == SessionState::Paused &&
-           controller.snapshot() != nullptr;
+    return controller.hasRun() && !controller.isLoading() && controller.state() == SessionState::Paused && controller.snapshot() != nullptr;
 }
 
 // Every replica's buffer after the last step equals replica 0's and the sum of the inputs (frame 0).
@@ -104,8 +103,9 @@ AllReduceCapture reduceOnGroup(int ranks, CrossDeviceOps algorithm, const std::v
         threads.emplace_back([&, r] {
             std::span<float> buffer(buffers[static_cast<std::size_t>(r)]);
             for (std::size_t p = 0; p < packs.size(); ++p)
-                group.communicator(r).allReduce(buffer.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())),
-                                                AllReduceOptions{ReduceOp::Sum, static_cast<int>(p)});
+                group.communicator(r).allReduce(
+                    buffer.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())),
+                    AllReduceOptions{ReduceOp::Sum, static_cast<int>(p)});
         });
     for (std::thread& thread : threads) thread.join();
     for (int r = 0; r < group.size(); ++r) group.communicator(r).setTrace(nullptr);
@@ -136,8 +136,8 @@ private slots:
     // contributions still follow from the transfers.
     void captureFollowsEveryAlgorithmOnAGroup() {
         const std::vector<PackRange> packs{{0, 5}, {5, 13}};
-        for (CrossDeviceOps algorithm : {CrossDeviceOps::Ring, CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy,
-                                         CrossDeviceOps::Tree}) {
+        for (CrossDeviceOps algorithm :
+             {CrossDeviceOps::Ring, CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::Tree}) {
             for (int ranks = 2; ranks <= 5; ++ranks) {
                 const QString name = QStringLiteral("%1 on %2").arg(QString::fromLatin1(configName(algorithm))).arg(ranks);
                 const AllReduceCapture capture = reduceOnGroup(ranks, algorithm, packs, true);
@@ -238,8 +238,7 @@ private slots:
         // the device sent, less the step's figures (loss sum, correct, examples: 12 bytes to each
         // peer) that ride along with the last pack and are not part of the gradient's picture.
         for (int from = 0; from < kReplicas; ++from)
-            for (int to = 0; to < kReplicas; ++to)
-                QCOMPARE(capture.linkBytes(from, to) > 0, to == (from + 1) % kReplicas);
+            for (int to = 0; to < kReplicas; ++to) QCOMPARE(capture.linkBytes(from, to) > 0, to == (from + 1) % kReplicas);
         QTRY_VERIFY_WITH_TIMEOUT(view.stats().stepsTaken() >= 1, 5000);
         for (int from = 0; from < kReplicas; ++from) {
             std::int64_t row = 0;

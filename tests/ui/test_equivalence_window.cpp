@@ -44,7 +44,7 @@ int knobIndex(const char* key) {
         if (knobs[k].key == key) return static_cast<int>(k);
     return -1;
 }
-}
+}  // namespace
 
 class TestEquivalenceWindow : public QObject {
     Q_OBJECT

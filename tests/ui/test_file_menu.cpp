@@ -121,8 +121,10 @@ private slots:
         QStringList expected;
         QStringList studies;
         for (const QFileInfo& entry : QDir(examplesDir()).entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
-            if (entry.fileName().endsWith(QStringLiteral(".study.json"))) studies.append(entry.fileName().chopped(11));
-            else expected.append(entry.completeBaseName());
+            if (entry.fileName().endsWith(QStringLiteral(".study.json")))
+                studies.append(entry.fileName().chopped(11));
+            else
+                expected.append(entry.completeBaseName());
         }
         QVERIFY(expected.size() >= 4);
         QVERIFY(studies.size() >= 3);
@@ -136,8 +138,8 @@ private slots:
         QAction* example = exampleAction(QStringLiteral("spiral-mirrored-4"));
         QVERIFY(example != nullptr);
         example->trigger();
-        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_window->controller().config().name),
-                                  QStringLiteral("spiral-mirrored-4"), kLoadTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_window->controller().config().name), QStringLiteral("spiral-mirrored-4"),
+                                  kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
         QVERIFY(m_recorder->questions.isEmpty());
         QVERIFY(m_recorder->errors.isEmpty());
@@ -240,7 +242,8 @@ private slots:
         // The PyTorch script runs the 3 updates, its data file holds their batches.
         const QString script = dir.filePath(QStringLiteral("trained.py"));
         QVERIFY2(window.exportPyTorchScript(script, /*wait=*/true), qPrintable(m_recorder->errors.join('\n')));
-        QVERIFY2(readText(script).contains(QRegularExpression(QStringLiteral("[\"']steps[\"']: 3[,}]"))), qPrintable(readText(script).left(2000)));
+        QVERIFY2(readText(script).contains(QRegularExpression(QStringLiteral("[\"']steps[\"']: 3[,}]"))),
+                 qPrintable(readText(script).left(2000)));
         QVERIFY2(window.statusBar()->currentMessage().contains(note), qPrintable(window.statusBar()->currentMessage()));
 
         // The TensorFlow code trains them too.
@@ -281,8 +284,8 @@ private slots:
         const QString path = folder.filePath(QStringLiteral("ps.json"));
         QVERIFY(window.saveConfig(path));
         const QString text = readText(path);
-        for (const char* unused : {"\"path\"", "\"test_path\"", "\"label_column\"", "\"images\"", "\"labels\"",
-                                   "\"features\"", "\"devices\"", "\"num_packs\"", "\"gradient_accumulation_steps\""}) {
+        for (const char* unused : {"\"path\"", "\"test_path\"", "\"label_column\"", "\"images\"", "\"labels\"", "\"features\"",
+                                   "\"devices\"", "\"num_packs\"", "\"gradient_accumulation_steps\""}) {
             QVERIFY2(!text.contains(QLatin1String(unused)), qPrintable(QLatin1String(unused) + " in\n" + text));
         }
         QVERIFY(text.contains(QLatin1String("\"workers\"")));

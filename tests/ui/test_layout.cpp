@@ -90,7 +90,8 @@ QStringList clippedInScrollArea(const QScrollArea& area) {
             if (widget->width() + 1 < widget->minimumSizeHint().width())
                 problems.append(QStringLiteral("%1 \"%2\" squeezed to %3 of %4 px")
                                     .arg(QString::fromLatin1(widget->metaObject()->className()), widget->objectName())
-                                    .arg(widget->width()).arg(widget->minimumSizeHint().width()));
+                                    .arg(widget->width())
+                                    .arg(widget->minimumSizeHint().width()));
         }
     }
     return problems;
@@ -104,7 +105,11 @@ QStringList cutTabs(MainWindow& window) {
     for (int tab = 0; tab < bar->count(); ++tab) {
         const QRect rect(bar->mapTo(&window.views(), bar->tabRect(tab).topLeft()), bar->tabRect(tab).size());
         if (!visible.contains(rect) || !bar->rect().contains(bar->tabRect(tab)))
-            problems.append(QStringLiteral("tab %1 cut: %2..%3 of %4 px").arg(bar->tabText(tab)).arg(rect.left()).arg(rect.right()).arg(visible.width()));
+            problems.append(QStringLiteral("tab %1 cut: %2..%3 of %4 px")
+                                .arg(bar->tabText(tab))
+                                .arg(rect.left())
+                                .arg(rect.right())
+                                .arg(visible.width()));
     }
     return problems;
 }
@@ -130,21 +135,27 @@ QStringList problemsIn(QWidget& view) {
         if (box == nullptr || !shown(parent)) continue;
         QList<const QWidget*> children;
         for (int i = 0; i < box->count(); ++i)
-            if (const QWidget* child = box->itemAt(i)->widget(); child != nullptr && child->isVisibleTo(parent) && !child->geometry().isEmpty()) children.append(child);
+            if (const QWidget* child = box->itemAt(i)->widget();
+                child != nullptr && child->isVisibleTo(parent) && !child->geometry().isEmpty())
+                children.append(child);
         for (int a = 0; a < children.size(); ++a)
             for (int b = a + 1; b < children.size(); ++b)
                 if (children[a]->geometry().intersects(children[b]->geometry()))
-                    problems.append(QStringLiteral("%1 and %2 overlap in %3").arg(QString::fromLatin1(children[a]->metaObject()->className()),
-                                        QString::fromLatin1(children[b]->metaObject()->className()),
-                                        QString::fromLatin1(parent->metaObject()->className())));
+                    problems.append(QStringLiteral("%1 and %2 overlap in %3")
+                                        .arg(QString::fromLatin1(children[a]->metaObject()->className()),
+                                             QString::fromLatin1(children[b]->metaObject()->className()),
+                                             QString::fromLatin1(parent->metaObject()->className())));
     }
     for (const QTableWidget* table : view.findChildren<QTableWidget*>()) {
         if (!shown(table)) continue;
-        if (table->width() < 160) problems.append(QStringLiteral("table %1 is a sliver: %2 px").arg(table->objectName()).arg(table->width()));
+        if (table->width() < 160)
+            problems.append(QStringLiteral("table %1 is a sliver: %2 px").arg(table->objectName()).arg(table->width()));
         // A short table (a row per link or device) shows every row without scrolling.
         if (table->rowCount() > 0 && table->rowCount() <= 8 && table->viewport()->height() + 1 < table->verticalHeader()->length())
             problems.append(QStringLiteral("table %1 shows %2 of %3 px of its %4 rows")
-                                .arg(table->objectName()).arg(table->viewport()->height()).arg(table->verticalHeader()->length())
+                                .arg(table->objectName())
+                                .arg(table->viewport()->height())
+                                .arg(table->verticalHeader()->length())
                                 .arg(table->rowCount()));
         for (int column = 0; column < table->columnCount(); ++column) {
             int needed = table->horizontalHeader()->sectionSizeHint(column);
@@ -154,7 +165,10 @@ QStringList problemsIn(QWidget& view) {
             }
             if (table->columnWidth(column) + 1 < needed)
                 problems.append(QStringLiteral("table %1 column %2 cut: %3 of %4 px")
-                                    .arg(table->objectName()).arg(column).arg(table->columnWidth(column)).arg(needed));
+                                    .arg(table->objectName())
+                                    .arg(column)
+                                    .arg(table->columnWidth(column))
+                                    .arg(needed));
         }
     }
     return problems;
@@ -176,16 +190,25 @@ private slots:
         // The window really is 1280 wide: no view's minimum size forces it wider.
         QStringList wide;
         for (int tab = 0; tab < window->views().count(); ++tab)
-            wide.append(QStringLiteral("%1: %2").arg(window->views().tabText(tab)).arg(window->views().widget(tab)->minimumSizeHint().width()));
+            wide.append(
+                QStringLiteral("%1: %2").arg(window->views().tabText(tab)).arg(window->views().widget(tab)->minimumSizeHint().width()));
         QVERIFY2(window->width() <= 1280, qPrintable(QStringLiteral("window %1 px wide; views need %2, toolbar %3, set-up %4")
-                                                         .arg(window->width()).arg(wide.join(QStringLiteral(", ")))
+                                                         .arg(window->width())
+                                                         .arg(wide.join(QStringLiteral(", ")))
                                                          .arg(window->findChild<QToolBar*>()->minimumSizeHint().width())
-                                                         .arg(window->setup().minimumSizeHint().width())
-                                                         + QStringLiteral(" window min %1, central %2, status %3, docks %4")
-                                                               .arg(window->minimumSizeHint().width())
-                                                               .arg(window->views().minimumSizeHint().width())
-                                                               .arg(window->statusBar()->minimumSizeHint().width())
-                                                               .arg([&] { QStringList d; for (auto* k : window->findChildren<QDockWidget*>()) d.append(QString::number(k->minimumSizeHint().width()) + "/" + QString::number(k->minimumWidth()) + (k->isVisible() ? "v" : "h")); return d.join(","); }())));
+                                                         .arg(window->setup().minimumSizeHint().width()) +
+                                                     QStringLiteral(" window min %1, central %2, status %3, docks %4")
+                                                         .arg(window->minimumSizeHint().width())
+                                                         .arg(window->views().minimumSizeHint().width())
+                                                         .arg(window->statusBar()->minimumSizeHint().width())
+                                                         .arg([&] {
+                                                             QStringList d;
+                                                             for (auto* k : window->findChildren<QDockWidget*>())
+                                                                 d.append(QString::number(k->minimumSizeHint().width()) + "/" +
+                                                                          QString::number(k->minimumWidth()) +
+                                                                          (k->isVisible() ? "v" : "h"));
+                                                             return d.join(",");
+                                                         }())));
         QVERIFY(window->height() <= 800);
         QTabBar* bar = window->views().tabBar();
         for (int tab = 0; tab < bar->count(); ++tab) {
@@ -281,7 +304,8 @@ private slots:
         Recorder recorder;
         auto window = openWindow(recorder, QSize(1280, 800), MainWindow::defaultConfig());
         QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
-        const QStringList lessons = QDir(QStringLiteral(DISTLAB_EXAMPLES_DIR "/../lessons")).entryList({QStringLiteral("*.lesson.json")}, QDir::Files, QDir::Name);
+        const QStringList lessons =
+            QDir(QStringLiteral(DISTLAB_EXAMPLES_DIR "/../lessons")).entryList({QStringLiteral("*.lesson.json")}, QDir::Files, QDir::Name);
         QVERIFY(!lessons.isEmpty());
         QVERIFY(window->openLesson(QStringLiteral(DISTLAB_EXAMPLES_DIR "/../lessons/") + lessons.front()));
         QTRY_VERIFY(window->findChild<QDockWidget*>(QStringLiteral("lessonDock"))->isVisible());

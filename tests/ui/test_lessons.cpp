@@ -50,9 +50,9 @@ QJsonObject readJson(const QString& path) {
 
 /// What the lesson has opened up to the step being answered, read from its file (not from the app).
 struct LessonContext {
-    QJsonObject varlab;   ///< the latest step's "varlab" script
-    QString openConfig;   ///< the latest step's "open"
-    QStringList sets;     ///< and its "set"
+    QJsonObject varlab;  ///< the latest step's "varlab" script
+    QString openConfig;  ///< the latest step's "open"
+    QStringList sets;    ///< and its "set"
     /// The value of a "set" KEY=VALUE override, or empty.
     QString set(const QString& key) const {
         for (const QString& one : sets)
@@ -94,8 +94,10 @@ VariableByRules applyLabRules(const QJsonObject& script, const QString& name) {
             qFatal("the test's rules know replica-context assigns only");
         std::vector<double> values;
         for (const QJsonValue& v : op.value("values").toArray()) values.push_back(v.toDouble());
-        if (onWrite) out.copies.assign(out.copies.size(), combine(values));
-        else out.copies = values;
+        if (onWrite)
+            out.copies.assign(out.copies.size(), combine(values));
+        else
+            out.copies = values;
     }
     out.read = onWrite ? out.copies.front() : combine(out.copies);
     return out;
@@ -144,9 +146,9 @@ class TestLessons : public QObject {
             // Theory: a ring all-reduce over N replicas is N - 1 reduce-scatter and N - 1 all-gather steps.
             const QString set = context.set(QStringLiteral("strategy.replicas"));
             const QJsonObject strategy = opened.value("strategy").toObject();
-            const int replicas = !set.isEmpty()                  ? set.toInt()
+            const int replicas = !set.isEmpty()                 ? set.toInt()
                                  : strategy.contains("devices") ? static_cast<int>(strategy.value("devices").toArray().size())
-                                                                 : strategy.value("replicas").toInt();
+                                                                : strategy.value("replicas").toInt();
             [&] { QVERIFY2(replicas > 1, where.constData()); }();
             return QString::number(2 * (replicas - 1));
         }
@@ -268,14 +270,14 @@ private slots:
                 QTRY_VERIFY2_WITH_TIMEOUT(window->controller().stepsDone() >= 3, where.constData(), kStepTimeoutMs);
             if (step.play && !step.openStudy.isEmpty()) {
                 StudyController& study = window->studyWindow()->controller();
-                QTRY_VERIFY2_WITH_TIMEOUT(!study.isRunning() && !study.rows().empty() &&
-                                              study.rows().back().state == VariantState::Finished,
-                                          where.constData(), kStepTimeoutMs);
+                QTRY_VERIFY2_WITH_TIMEOUT(
+                    !study.isRunning() && !study.rows().empty() && study.rows().back().state == VariantState::Finished, where.constData(),
+                    kStepTimeoutMs);
             }
             if (!step.tab.isEmpty()) QCOMPARE(window->views().tabText(window->views().currentIndex()), step.tab);
             if (!step.highlight.isEmpty()) {
-                QTRY_VERIFY2_WITH_TIMEOUT(panel->highlightTarget() != nullptr && panel->highlightTarget()->isVisible(),
-                                          where.constData(), kLoadTimeoutMs);
+                QTRY_VERIFY2_WITH_TIMEOUT(panel->highlightTarget() != nullptr && panel->highlightTarget()->isVisible(), where.constData(),
+                                          kLoadTimeoutMs);
                 QVERIFY2(panel->problem().isEmpty(), (where + ": " + panel->problem().toUtf8()).constData());
                 // The orange frame is drawn over the target's window (the main or the study window).
                 auto frameShown = [&] {
@@ -291,7 +293,8 @@ private slots:
             const QString right = worldAnswer(*window, context, question, where);
             if (QTest::currentTestFailed()) return;
             if (!question.choices.isEmpty()) {
-                QVERIFY2(question.choices.contains(right), (where + ": the right answer " + right.toUtf8() + " is not a choice").constData());
+                QVERIFY2(question.choices.contains(right),
+                         (where + ": the right answer " + right.toUtf8() + " is not a choice").constData());
                 QVERIFY2(panel->check(right), (where + ": " + right.toUtf8() + " refused: " + panel->feedback().toUtf8()).constData());
                 QVERIFY(panel->feedback().startsWith(QStringLiteral("Right")));
                 for (const QString& wrong : question.choices)

@@ -359,10 +359,10 @@ private slots:
     }
 
     void commandLineFlags() {
-        auto options = parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("run.json"), QStringLiteral("--autostart"),
-                                           QStringLiteral("--screenshot"), QStringLiteral("shot.png"),
-                                           QStringLiteral("--screenshot-after-ms"), QStringLiteral("1500"),
-                                           QStringLiteral("--quit-after-ms"), QStringLiteral("2000")});
+        auto options =
+            parseLaunchOptions({QStringLiteral("distlab"), QStringLiteral("run.json"), QStringLiteral("--autostart"),
+                                QStringLiteral("--screenshot"), QStringLiteral("shot.png"), QStringLiteral("--screenshot-after-ms"),
+                                QStringLiteral("1500"), QStringLiteral("--quit-after-ms"), QStringLiteral("2000")});
         QVERIFY(options.ok());
         QCOMPARE(options->config, QStringLiteral("run.json"));
         QVERIFY(options->autostart);

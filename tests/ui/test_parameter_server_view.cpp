@@ -277,7 +277,8 @@ private slots:
         ParameterServerControls* controls = window.controller().parameterServerControls();
         QVERIFY(controls != nullptr);
         QTRY_COMPARE_WITH_TIMEOUT(controls->workerStatus(2).speed, 0.9, 5000);  // once the typing pauses
-        QVERIFY2(!window.setup().hasPendingNote(), qPrintable(window.setup().findChild<QLabel*>(QStringLiteral("setupPendingNote"))->text()));
+        QVERIFY2(!window.setup().hasPendingNote(),
+                 qPrintable(window.setup().findChild<QLabel*>(QStringLiteral("setupPendingNote"))->text()));
         QCOMPARE(window.controller().config().strategy.workerSpeed.at(2), 0.9);
         QTRY_COMPARE_WITH_TIMEOUT(window.parameterServerView().workerControls().speedSlider(2).value(), 90, 5000);
         QVERIFY(m_recorder->questions.isEmpty());
@@ -296,14 +297,15 @@ private slots:
         QTest::mouseClick(view.loseServerButton(1), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Failed, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(m_recorder->errors.size(), 1, 5000);
-        QVERIFY2(m_recorder->errors.front().contains(QStringLiteral("parameter server ps:1 was lost")), qPrintable(m_recorder->errors.front()));
+        QVERIFY2(m_recorder->errors.front().contains(QStringLiteral("parameter server ps:1 was lost")),
+                 qPrintable(m_recorder->errors.front()));
         QVERIFY(!window.playAction()->isEnabled());
         // Resume from the checkpoint: paused at its step; playing continues from there.
         QVERIFY(view.resumeCheckpoint());
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, kLoadTimeoutMs);
         std::int64_t resumedAt = -1;
-        QTRY_VERIFY_WITH_TIMEOUT(onSessionThread(window.controller(), [&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
-                                     resumedAt >= 200, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            onSessionThread(window.controller(), [&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) && resumedAt >= 200, 5000);
         // As a person would: only once the button is enabled (the GUI has seen the run's state).
         QTRY_VERIFY_WITH_TIMEOUT(window.playAction()->isEnabled(), 5000);
         window.playAction()->trigger();
@@ -337,7 +339,8 @@ private slots:
         QTest::mouseClick(view.loseServerButton(0), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Failed, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(m_recorder->errors.size(), 1, 5000);
-        QVERIFY2(m_recorder->errors.front().contains(QStringLiteral("parameter server ps:0 was lost")), qPrintable(m_recorder->errors.front()));
+        QVERIFY2(m_recorder->errors.front().contains(QStringLiteral("parameter server ps:0 was lost")),
+                 qPrintable(m_recorder->errors.front()));
         // Let the views take the last records and redraw a few times.
         QTest::qWait(500);
         view.topology().update();
@@ -354,14 +357,18 @@ private slots:
             pushed += topology.worker(w).gradients;
             applied += topology.worker(w).applied;
             QVERIFY2(topology.worker(w).gradients >= topology.worker(w).applied,
-                     qPrintable(QStringLiteral("worker %1: %2 pushed, %3 applied").arg(w).arg(topology.worker(w).gradients).arg(topology.worker(w).applied)));
+                     qPrintable(QStringLiteral("worker %1: %2 pushed, %3 applied")
+                                    .arg(w)
+                                    .arg(topology.worker(w).gradients)
+                                    .arg(topology.worker(w).applied)));
         }
         const std::int64_t updates = window.controller().history().updates().updates();
         QCOMPARE(applied, updates);
         QVERIFY2(pushed >= updates && pushed <= updates + 4, qPrintable(QStringLiteral("%1 pushed, %2 applied").arg(pushed).arg(updates)));
         auto* summary = view.findChild<QLabel*>(QStringLiteral("parameterServerSummary"));
         QVERIFY(summary != nullptr);
-        QVERIFY2(summary->text().contains(QStringLiteral("from %1 gradients pushed").arg(QLocale().toString(pushed))), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("from %1 gradients pushed").arg(QLocale().toString(pushed))),
+                 qPrintable(summary->text()));
         QVERIFY2(summary->text().contains(QStringLiteral("3 of 4 workers")), qPrintable(summary->text()));
         QCOMPARE(view.histogram().theory(), 2.0);  // the 3 workers that were live, not 4
         auto* staleness = view.findChild<QLabel*>(QStringLiteral("stalenessText"));
@@ -378,8 +385,8 @@ private slots:
         QTest::mouseClick(resume, Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Paused, kLoadTimeoutMs);
         std::int64_t resumedAt = -1;
-        QTRY_VERIFY_WITH_TIMEOUT(onSessionThread(window.controller(), [&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) &&
-                                     resumedAt == kept, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            onSessionThread(window.controller(), [&](Trainer& trainer) { resumedAt = trainer.stepsDone(); }) && resumedAt == kept, 5000);
         // The resumed run keeps the workers as they were: worker 2 dead, worker 1 slow.
         ParameterServerControls* controls = window.controller().parameterServerControls();
         QVERIFY(controls != nullptr);

@@ -1,9 +1,8 @@
 // The set-up dock and the run agree, driven as a person would: edits made before Play are what
 // trains (checked in the trainer itself: its replicas and layers), a config opened in a fresh
 // window trains what the panel shows, a run that trained (live or paused) says which edits apply
-// now and which need a new run, and asks before its steps go; the window opens at a pace a person can follow, shows the run's length, and "no limit" is
-// one click away; a worker killed near the end of a run is killed, one clicked after the end is
-// plainly refused.
+// now and which need a new run, and asks before its steps go; the window opens at a pace a person can follow, shows the run's length, and
+// "no limit" is one click away; a worker killed near the end of a run is killed, one clicked after the end is plainly refused.
 #include <QtTest>
 
 #include <QAction>
@@ -269,8 +268,8 @@ private slots:
         config.steps = 2000;
         window.startRun(config, false);
         QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
-        QTRY_VERIFY2_WITH_TIMEOUT(window.speedText().contains(QStringLiteral("2,000 steps ≈ 1 min 40 s")),
-                                  qPrintable(window.speedText()), 2000);
+        QTRY_VERIFY2_WITH_TIMEOUT(window.speedText().contains(QStringLiteral("2,000 steps ≈ 1 min 40 s")), qPrintable(window.speedText()),
+                                  2000);
         // "No limit" is one click away, and one more click goes back to the pace.
         const double pace = window.controller().speedLimit();
         window.noLimitAction()->trigger();

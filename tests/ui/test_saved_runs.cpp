@@ -64,8 +64,7 @@ std::vector<std::int64_t> csvSteps(const QString& path, QString* bad) {
 
 /// The rows' steps are 1 .. last, each once, in order; else the first that is not.
 QString firstGap(const std::vector<std::int64_t>& steps, std::int64_t last) {
-    if (static_cast<std::int64_t>(steps.size()) != last)
-        return QStringLiteral("%1 rows for %2 steps").arg(steps.size()).arg(last);
+    if (static_cast<std::int64_t>(steps.size()) != last) return QStringLiteral("%1 rows for %2 steps").arg(steps.size()).arg(last);
     for (std::size_t i = 0; i < steps.size(); ++i)
         if (steps[i] != static_cast<std::int64_t>(i) + 1) return QStringLiteral("row %1 is step %2").arg(i).arg(steps[i]);
     return {};
@@ -93,8 +92,7 @@ class TestSavedRuns : public QObject {
         [&] {
             QTRY_VERIFY_WITH_TIMEOUT(loaded(*window), kLoadTimeoutMs);
             window->playAction()->trigger();
-            QTRY_VERIFY_WITH_TIMEOUT(window->controller().stepsDone() >= steps && window->pauseAction()->isEnabled(),
-                                     kLoadTimeoutMs);
+            QTRY_VERIFY_WITH_TIMEOUT(window->controller().stepsDone() >= steps && window->pauseAction()->isEnabled(), kLoadTimeoutMs);
             window->pauseAction()->trigger();
             QTRY_VERIFY_WITH_TIMEOUT(window->controller().state() == SessionState::Paused, kLoadTimeoutMs);
             ready = true;
@@ -141,8 +139,7 @@ private slots:
         // Play goes on from the saved update: the rows continue without a gap, later in wall time.
         second->controller().setSpeedLimit(kPace);
         second->playAction()->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(second->controller().stepsDone() >= savedStep + 20 && second->pauseAction()->isEnabled(),
-                                 kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(second->controller().stepsDone() >= savedStep + 20 && second->pauseAction()->isEnabled(), kLoadTimeoutMs);
         second->pauseAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(second->controller().state() == SessionState::Paused, kLoadTimeoutMs);
         QVERIFY(second->controller().catchUp());

@@ -164,9 +164,9 @@ private slots:
         QVERIFY(window->predictBox().isChecked());
 
         window->runAction()->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(!controller.rows().empty() && controller.rows().back().state == VariantState::Finished &&
-                                     !controller.isRunning(),
-                                 kStudyTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !controller.rows().empty() && controller.rows().back().state == VariantState::Finished && !controller.isRunning(),
+            kStudyTimeoutMs);
         QVERIFY2(m_recorder->errors.isEmpty(), qPrintable(m_recorder->errors.join('\n')));
         for (const StudyRow& row : controller.rows()) {
             QCOMPARE(row.state, VariantState::Finished);
@@ -302,19 +302,19 @@ private slots:
         QVERIFY(window->predictBox().isChecked());
         window->runAction()->trigger();
         StudyController& controller = window->controller();
-        QTRY_VERIFY_WITH_TIMEOUT(!controller.isRunning() && controller.rows().size() == 2 &&
-                                     controller.rows()[1].state == VariantState::Finished,
-                                 kStudyTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !controller.isRunning() && controller.rows().size() == 2 && controller.rows()[1].state == VariantState::Finished,
+            kStudyTimeoutMs);
         QVERIFY2(m_recorder->errors.isEmpty(), qPrintable(m_recorder->errors.join('\n')));
 
         // Where the eye starts: the variant, its state, then the measured step time with its
         // prediction and the error right beside it; the detail columns wait in the chooser.
         StudySummaryView& summary = window->summary();
-        const QStringList byDefault{QStringLiteral("variant"),         QStringLiteral("state"),
-                                    QStringLiteral("step_ms"),         QStringLiteral("predicted_step_ms"),
+        const QStringList byDefault{QStringLiteral("variant"),          QStringLiteral("state"),
+                                    QStringLiteral("step_ms"),          QStringLiteral("predicted_step_ms"),
                                     QStringLiteral("prediction_error"), QStringLiteral("final_loss"),
-                                    QStringLiteral("accuracy"),        QStringLiteral("seconds_to_target"),
-                                    QStringLiteral("samples_per_sec"), QStringLiteral("speed_vs_baseline"),
+                                    QStringLiteral("accuracy"),         QStringLiteral("seconds_to_target"),
+                                    QStringLiteral("samples_per_sec"),  QStringLiteral("speed_vs_baseline"),
                                     QStringLiteral("comm_share")};
         QCOMPARE(visibleColumns(summary), byDefault);
         QCOMPARE(summary.columnCount(), 20);  // the rest is there, hidden

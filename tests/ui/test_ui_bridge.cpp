@@ -23,11 +23,11 @@ ReplicaRecord replicaRecord(std::int64_t step, int replica) {
     record.step = step;
     record.replica = replica;
     record.startNs = 0;
-    record.computeEndNs = 2'000'000;   // compute 2 ms
-    record.commEndNs = 5'000'000;      // communication 3 ms, of which 1 ms waiting
+    record.computeEndNs = 2'000'000;  // compute 2 ms
+    record.commEndNs = 5'000'000;     // communication 3 ms, of which 1 ms waiting
     record.commWaitNs = 1'000'000;
-    record.updateEndNs = 6'000'000;    // optimizer 1 ms
-    record.stepEndNs = 7'000'000;      // idle 1 ms
+    record.updateEndNs = 6'000'000;  // optimizer 1 ms
+    record.stepEndNs = 7'000'000;    // idle 1 ms
     record.gradNormBefore = 1.0f + static_cast<float>(replica);
     record.gradNormAfter = 10.0f;
     record.watched[0] = 0.5f + static_cast<float>(replica);
@@ -128,7 +128,7 @@ private slots:
         QCOMPARE(newestBucket.low, 2.0f);
         QCOMPARE(newestBucket.high, 7.0f);
         QCOMPARE(newestBucket.samples, 2);
-        QCOMPARE(newestBucket.mean, 4.5f);  // (2 + 7) / 2: smoothing follows the mean
+        QCOMPARE(newestBucket.mean, 4.5f);   // (2 + 7) / 2: smoothing follows the mean
         QCOMPARE(series.last().step, 63.0);  // the newest sample itself
         QCOMPARE(series.last().high, 7.0f);
         series.append(64, 64, -1.0f);  // half a bucket: shown as the newest point
@@ -363,7 +363,7 @@ private slots:
             hub.steps().tryPush(stepRecord(step));
             ReplicaRecord slow = replicaRecord(step, 1);
             if (step > kSteps - RunHistory::kSplitWindow) slow.computeEndNs = 4'000'000;  // the newest steps compute 4 ms
-            if (step % 7 != 0) hub.replica(0).tryPush(replicaRecord(step, 0));  // replica 0 skips some steps
+            if (step % 7 != 0) hub.replica(0).tryPush(replicaRecord(step, 0));            // replica 0 skips some steps
             hub.replica(1).tryPush(slow);
         }
         QCOMPARE(drain.drain(hub, history, false), std::size_t{kSteps});

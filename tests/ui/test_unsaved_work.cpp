@@ -51,8 +51,7 @@ RunConfig parameterServerConfig() {
 /// Qt does only for spontaneous wheel events) happen as for a person.
 void turnWheelOver(QWidget* widget) {
     const QPointF local(widget->width() / 2.0, widget->height() / 2.0);
-    QWheelEvent wheel(local, widget->mapToGlobal(local), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(local, widget->mapToGlobal(local), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QSpontaneKeyEvent::setSpontaneous(&wheel);
     qApp->notify(widget, &wheel);  // as QTest delivers its key events: sendEvent would unmark it spontaneous
 }

@@ -55,14 +55,14 @@ void create(VariableLabPanel& panel, const Creation& c) {
 }
 
 // Sets the op bar and presses Apply. `values`: one per replica (per-replica argument) or one value.
-void apply(VariableLabPanel& panel, const QString& variable, const QString& context, const QString& op,
-           const QList<double>& values = {}, bool perReplica = true) {
+void apply(VariableLabPanel& panel, const QString& variable, const QString& context, const QString& op, const QList<double>& values = {},
+           bool perReplica = true) {
     OpBar& bar = panel.opBar();
     choose(bar.variableBox(), variable);
     choose(bar.contextBox(), context);
     choose(bar.opBox(), op);
-    bar.argumentBox().setCurrentIndex(bar.argumentBox().findData(
-        static_cast<int>(perReplica ? OpBar::Argument::PerReplica : OpBar::Argument::SameOnEveryReplica)));
+    bar.argumentBox().setCurrentIndex(
+        bar.argumentBox().findData(static_cast<int>(perReplica ? OpBar::Argument::PerReplica : OpBar::Argument::SameOnEveryReplica)));
     if (perReplica && context == QLatin1String("replica")) {
         for (int i = 0; i < values.size(); ++i) {
             QVERIFY(bar.replicaValueBox(i).isVisibleTo(&panel));
@@ -100,8 +100,7 @@ private slots:
         QCOMPARE(panel.kindText("v"), QStringLiteral("mirrored"));
         QCOMPARE(panel.copyTexts("v"), texts({"1", "1"}));
         QVERIFY(!panel.lastLogEntryIsError());
-        QVERIFY2(panel.lastLogEntry().contains("synchronization auto means on_write"),
-                 qPrintable(panel.lastLogEntry()));
+        QVERIFY2(panel.lastLogEntry().contains("synchronization auto means on_write"), qPrintable(panel.lastLogEntry()));
         // The next name is proposed so a second Create does not collide.
         QCOMPARE(panel.form().nameEdit().text(), QStringLiteral("w"));
     }
@@ -341,8 +340,7 @@ private slots:
         QVERIFY(!panel.opBar().replicaValueBox(4).isVisibleTo(&panel));
         apply(panel, "v", "replica", "assign_add", {1.0, 2.0, 3.0, 4.0});
         QCOMPARE(panel.copyTexts("v"), texts({"11"}));
-        QVERIFY2(panel.lastLogEntry().contains("summed to 10 and added to the single copy once"),
-                 qPrintable(panel.lastLogEntry()));
+        QVERIFY2(panel.lastLogEntry().contains("summed to 10 and added to the single copy once"), qPrintable(panel.lastLogEntry()));
 
         c.name = QStringLiteral("w");
         c.aggregation = QStringLiteral("none");

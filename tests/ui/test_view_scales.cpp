@@ -97,8 +97,9 @@ private slots:
             if (one->title() == QStringLiteral("Throughput")) chart = one;
         QVERIFY(chart != nullptr);
         const double top = chart->yRange().second;
-        QVERIFY2(top < firstWindow && top < 3.0 * paced,
-                 qPrintable(QStringLiteral("axis top %1 beside a first window of %2 and a pace of %3").arg(top).arg(firstWindow).arg(paced)));
+        QVERIFY2(
+            top < firstWindow && top < 3.0 * paced,
+            qPrintable(QStringLiteral("axis top %1 beside a first window of %2 and a pace of %3").arg(top).arg(firstWindow).arg(paced)));
         QVERIFY(top >= 0.5 * paced);
         const auto* summary = window->throughputView().findChild<QLabel*>();
         QVERIFY(summary != nullptr);
@@ -140,10 +141,13 @@ private slots:
         const RunHistory& history = window->controller().history();
         const TimelineStep newest = history.timelineStep(history.timelineCount() - 1);
         TimelineCanvas& canvas = timeline.canvas();
-        const auto pixels = [&](std::int64_t ns) { return static_cast<double>(ns) * canvas.width() / static_cast<double>(canvas.windowSpanNs()); };
+        const auto pixels = [&](std::int64_t ns) {
+            return static_cast<double>(ns) * canvas.width() / static_cast<double>(canvas.windowSpanNs());
+        };
         // The newest step is drawn across most of the canvas, not as a hairline among 50 ms gaps.
-        QVERIFY2(pixels(newest.endNs - newest.startNs) >= 0.5 * canvas.width(),
-                 qPrintable(QStringLiteral("the newest step is %1 px of %2").arg(pixels(newest.endNs - newest.startNs)).arg(canvas.width())));
+        QVERIFY2(
+            pixels(newest.endNs - newest.startNs) >= 0.5 * canvas.width(),
+            qPrintable(QStringLiteral("the newest step is %1 px of %2").arg(pixels(newest.endNs - newest.startNs)).arg(canvas.width())));
         // "Zoom in" while following keeps the newest step in the window (not the empty middle).
         QVERIFY(timeline.following());
         QPushButton* zoomIn = nullptr;
@@ -175,7 +179,8 @@ private slots:
         QVERIFY(!window->statusText().contains(QStringLiteral("(s)")));
         QStringList slips;
         for (const QLabel* label : window->findChildren<QLabel*>())
-            if (label->text().contains(QStringLiteral("(s)")) || label->text().contains(QStringLiteral("1 micro-steps"))) slips.append(label->text());
+            if (label->text().contains(QStringLiteral("(s)")) || label->text().contains(QStringLiteral("1 micro-steps")))
+                slips.append(label->text());
         QVERIFY2(slips.isEmpty(), qPrintable(slips.join(QLatin1Char('\n'))));
     }
 };

@@ -35,9 +35,7 @@ using namespace distlab::ui::testing;
 
 namespace {
 
-double distance(const QColor& a, const QColor& b) {
-    return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
-}
+double distance(const QColor& a, const QColor& b) { return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue()); }
 
 QList<QByteArray> csvLines(MainWindow& window, QTemporaryDir& folder) {
     const QString path = folder.filePath(QStringLiteral("metrics.csv"));
@@ -82,7 +80,8 @@ private slots:
             if (loss.second <= loss.first || accuracy.second <= accuracy.first) continue;
             ++compared;
             QVERIFY2(loss == accuracy, qPrintable(QStringLiteral("loss x to %1, accuracy x to %2 at step %3")
-                                                      .arg(loss.second).arg(accuracy.second)
+                                                      .arg(loss.second)
+                                                      .arg(accuracy.second)
                                                       .arg(window->controller().history().stepsSeen())));
         }
         window->controller().pause();

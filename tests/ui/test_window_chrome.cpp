@@ -87,7 +87,7 @@ private slots:
             window.resize(1300, 820);
             window.show();
             QVERIFY(QTest::qWaitForWindowExposed(&window));
-            QTRY_VERIFY(!window.explainDock().isVisible());  // folded in a narrow window...
+            QTRY_VERIFY(!window.explainDock().isVisible());      // folded in a narrow window...
             window.explainDock().toggleViewAction()->trigger();  // ... until the person shows it
             QTRY_VERIFY(window.explainDock().isVisible());
             window.close();
@@ -166,7 +166,8 @@ private slots:
             rows.append(table->item(row, 0)->text() + QStringLiteral(" = ") + table->item(row, 1)->text());
         const QString native = QKeySequence(Qt::CTRL | Qt::Key_Return).toString(QKeySequence::NativeText);
         QVERIFY2(rows.contains(QStringLiteral("Run ▸ Play = ") + native), qPrintable(rows.join(QLatin1Char('\n'))));
-        QVERIFY2(rows.contains(QStringLiteral("File ▸ Open run config = ") + QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)),
+        QVERIFY2(rows.contains(QStringLiteral("File ▸ Open run config = ") +
+                               QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)),
                  qPrintable(rows.join(QLatin1Char('\n'))));
         QVERIFY2(rows.contains(QStringLiteral("Run ▸ Extra command = ") +
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F7).toString(QKeySequence::NativeText)),

@@ -75,8 +75,7 @@ inline std::unique_ptr<MainWindow> openWindow(Recorder& recorder, QSize size, co
 
 /// The window has a run that finished loading.
 inline bool loaded(MainWindow& window) {
-    return window.controller().hasRun() && !window.controller().isLoading() &&
-           window.controller().state() != SessionState::Loading;
+    return window.controller().hasRun() && !window.controller().isLoading() && window.controller().state() != SessionState::Loading;
 }
 
 /// Runs fn on the window's run's session thread, between two steps, and turns the event loop (the

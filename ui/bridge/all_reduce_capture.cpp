@@ -6,8 +6,8 @@
 
 namespace distlab::ui {
 
-AllReduceCapture AllReduceCapture::fromTrace(const CollectiveTrace& trace, CrossDeviceOps algorithm,
-                                             std::span<const PackRange> packs, std::int64_t trainingStep) {
+AllReduceCapture AllReduceCapture::fromTrace(const CollectiveTrace& trace, CrossDeviceOps algorithm, std::span<const PackRange> packs,
+                                             std::int64_t trainingStep) {
     AllReduceCapture capture;
     const int ranks = trace.ranks();
     if (ranks < 2 || ranks > kMaxRanks || packs.empty()) return capture;
@@ -37,20 +37,20 @@ AllReduceCapture AllReduceCapture::fromTrace(const CollectiveTrace& trace, Cross
             if (!ours(event.collective, event.pack, event.step) || event.step < 0) continue;
             const std::int64_t offset = packs[static_cast<std::size_t>(event.pack)].begin;
             capture.m_transfers.push_back(CapturedTransfer{event.pack, event.step, event.fromRank, event.toRank, event.kind,
-                                                           offset + event.beginElement, offset + event.endElement,
-                                                           event.bytes, event.endNs - event.startNs});
+                                                           offset + event.beginElement, offset + event.endElement, event.bytes,
+                                                           event.endNs - event.startNs});
         }
     }
     auto frameOf = [steps](const CapturedTransfer& t) { return 1 + t.pack * steps + t.step; };
-    std::stable_sort(capture.m_transfers.begin(), capture.m_transfers.end(),
-                     [&](const CapturedTransfer& a, const CapturedTransfer& b) {
-                         if (frameOf(a) != frameOf(b)) return frameOf(a) < frameOf(b);
-                         return a.from != b.from ? a.from < b.from : a.to < b.to;
-                     });
+    std::stable_sort(capture.m_transfers.begin(), capture.m_transfers.end(), [&](const CapturedTransfer& a, const CapturedTransfer& b) {
+        if (frameOf(a) != frameOf(b)) return frameOf(a) < frameOf(b);
+        return a.from != b.from ? a.from < b.from : a.to < b.to;
+    });
     const int frames = capture.frameCount();
     capture.m_frameStart.assign(static_cast<std::size_t>(frames) + 1, 0);
     for (const CapturedTransfer& t : capture.m_transfers) ++capture.m_frameStart[static_cast<std::size_t>(frameOf(t)) + 1];
-    for (int f = 0; f < frames; ++f) capture.m_frameStart[static_cast<std::size_t>(f) + 1] += capture.m_frameStart[static_cast<std::size_t>(f)];
+    for (int f = 0; f < frames; ++f)
+        capture.m_frameStart[static_cast<std::size_t>(f) + 1] += capture.m_frameStart[static_cast<std::size_t>(f)];
 
     capture.m_linkBytes.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks), 0);
     capture.m_linkNs.assign(capture.m_linkBytes.size(), 0);
@@ -72,13 +72,15 @@ AllReduceCapture AllReduceCapture::fromTrace(const CollectiveTrace& trace, Cross
             if (!ours(snapshot.collective, snapshot.pack, snapshot.step)) continue;
             if (snapshot.count != packs[static_cast<std::size_t>(snapshot.pack)].size()) continue;
             const auto floats = trace.values(r, snapshot);
-            const auto slot = (static_cast<std::size_t>(r) * static_cast<std::size_t>(packCount) + static_cast<std::size_t>(snapshot.pack)) * stages +
-                              static_cast<std::size_t>(snapshot.step + 1);
+            const auto slot =
+                (static_cast<std::size_t>(r) * static_cast<std::size_t>(packCount) + static_cast<std::size_t>(snapshot.pack)) * stages +
+                static_cast<std::size_t>(snapshot.step + 1);
             capture.m_valueOffset[slot] = static_cast<std::int64_t>(values.size());
             values.insert(values.end(), floats.begin(), floats.end());
         }
         for (int p = 0; p < packCount; ++p) {
-            const std::size_t base = (static_cast<std::size_t>(r) * static_cast<std::size_t>(packCount) + static_cast<std::size_t>(p)) * stages;
+            const std::size_t base =
+                (static_cast<std::size_t>(r) * static_cast<std::size_t>(packCount) + static_cast<std::size_t>(p)) * stages;
             complete = complete && capture.m_valueOffset[base] >= 0;
             for (std::size_t s = 1; s < stages; ++s)
                 if (capture.m_valueOffset[base + s] < 0) capture.m_valueOffset[base + s] = capture.m_valueOffset[base + s - 1];
@@ -113,8 +115,9 @@ int AllReduceCapture::stageOf(int frame, int pack) const {
 
 float AllReduceCapture::value(int frame, int rank, std::int64_t element) const {
     if (!m_hasValues || rank < 0 || rank >= m_ranks || element < 0 || element >= m_elements) return 0.0f;
-    const auto pack = std::upper_bound(m_packs.begin(), m_packs.end(), element,
-                                       [](std::int64_t e, const PackRange& range) { return e < range.end; }) - m_packs.begin();
+    const auto pack =
+        std::upper_bound(m_packs.begin(), m_packs.end(), element, [](std::int64_t e, const PackRange& range) { return e < range.end; }) -
+        m_packs.begin();
     const auto stages = static_cast<std::size_t>(m_stepsPerPack) + 1;
     const auto slot = (static_cast<std::size_t>(rank) * m_packs.size() + static_cast<std::size_t>(pack)) * stages +
                       static_cast<std::size_t>(stageOf(std::clamp(frame, 0, frameCount() - 1), static_cast<int>(pack)));
@@ -130,9 +133,8 @@ std::vector<float> AllReduceCapture::buffer(int frame, int rank) const {
     const auto stages = static_cast<std::size_t>(m_stepsPerPack) + 1;
     const std::vector<float>& values = m_values[static_cast<std::size_t>(rank)];
     for (std::size_t p = 0; p < m_packs.size(); ++p) {
-        const std::int64_t offset =
-            m_valueOffset[(static_cast<std::size_t>(rank) * m_packs.size() + p) * stages +
-                          static_cast<std::size_t>(stageOf(frame, static_cast<int>(p)))];
+        const std::int64_t offset = m_valueOffset[(static_cast<std::size_t>(rank) * m_packs.size() + p) * stages +
+                                                  static_cast<std::size_t>(stageOf(frame, static_cast<int>(p)))];
         const auto begin = values.begin() + offset;
         out.insert(out.end(), begin, begin + m_packs[p].size());
     }
@@ -172,8 +174,10 @@ void AllReduceCapture::buildContributors() {
         for (const CapturedTransfer& t : transfers(f)) {
             if (t.end <= t.begin) continue;
             for (int s = segmentOf(t.begin); s <= segmentOf(t.end - 1); ++s) {
-                const std::uint64_t held = before[static_cast<std::size_t>(t.from) * static_cast<std::size_t>(segments) + static_cast<std::size_t>(s)];
-                std::uint64_t& mask = after[static_cast<std::size_t>(t.to) * static_cast<std::size_t>(segments) + static_cast<std::size_t>(s)];
+                const std::uint64_t held =
+                    before[static_cast<std::size_t>(t.from) * static_cast<std::size_t>(segments) + static_cast<std::size_t>(s)];
+                std::uint64_t& mask =
+                    after[static_cast<std::size_t>(t.to) * static_cast<std::size_t>(segments) + static_cast<std::size_t>(s)];
                 mask = t.kind == TransferKind::Copy ? held : (mask | held);
             }
         }
@@ -184,7 +188,8 @@ std::uint64_t AllReduceCapture::contributors(int frame, int rank, int segment) c
     if (empty() || rank < 0 || rank >= m_ranks || segment < 0 || segment >= segmentCount()) return 0;
     frame = std::clamp(frame, 0, frameCount() - 1);
     const auto segments = static_cast<std::size_t>(segmentCount());
-    return m_contributors[(static_cast<std::size_t>(frame) * static_cast<std::size_t>(m_ranks) + static_cast<std::size_t>(rank)) * segments +
+    return m_contributors[(static_cast<std::size_t>(frame) * static_cast<std::size_t>(m_ranks) + static_cast<std::size_t>(rank)) *
+                              segments +
                           static_cast<std::size_t>(segment)];
 }
 

@@ -35,8 +35,8 @@ public:
     /// Copies the first all-reduce of each of `packs` (the first `packs.size()` collectives the
     /// trace saw) of `algorithm` out of `trace`. `trainingStep` is the optimizer step whose
     /// gradients they reduced. Only while no collective runs (e.g. between two training steps).
-    static AllReduceCapture fromTrace(const CollectiveTrace& trace, CrossDeviceOps algorithm,
-                                      std::span<const PackRange> packs, std::int64_t trainingStep);
+    static AllReduceCapture fromTrace(const CollectiveTrace& trace, CrossDeviceOps algorithm, std::span<const PackRange> packs,
+                                      std::int64_t trainingStep);
 
     bool empty() const { return m_ranks == 0; }
     int ranks() const { return m_ranks; }

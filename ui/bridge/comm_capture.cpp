@@ -14,8 +14,8 @@ namespace {
 // group's algorithm is read on the session thread; the trace is sized before, on this one).
 int maxStepsPerPack(int ranks) {
     int steps = 0;
-    for (CrossDeviceOps algorithm : {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy,
-                                     CrossDeviceOps::Ring, CrossDeviceOps::Tree})
+    for (CrossDeviceOps algorithm :
+         {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::Ring, CrossDeviceOps::Tree})
         steps = std::max(steps, allReduceStepCount(algorithm, ranks));
     return steps;
 }
@@ -47,29 +47,30 @@ void CommCapture::detach(std::function<void()> then) {
         if (then) then();
         return;
     }
-    m_controller->runBetweenSteps([trace = m_trace](Trainer& trainer) { trainer.setCollectiveTrace(nullptr); },
-                                  m_controller, [then = std::move(then)](bool) {
+    m_controller->runBetweenSteps([trace = m_trace](Trainer& trainer) { trainer.setCollectiveTrace(nullptr); }, m_controller,
+                                  [then = std::move(then)](bool) {
                                       if (then) then();
                                   });
 }
 
 QString CommCapture::refusal() const {
     SessionController& controller = *m_controller;
-    if (!controller.hasRun() || controller.isLoading() || controller.snapshot() == nullptr)
-        return tr("No run is loaded yet.");
+    if (!controller.hasRun() || controller.isLoading() || controller.snapshot() == nullptr) return tr("No run is loaded yet.");
     const StrategyConfig& strategy = controller.config().strategy;
     if (strategy.type == StrategyKind::ParameterServer)
         return tr("Parameter servers do not all-reduce: each worker pushes its gradient to the servers.");
-    if (strategy.replicaCount() < 2)
-        return tr("One device has nothing to reduce: choose Mirrored with 2 or more devices.");
+    if (strategy.replicaCount() < 2) return tr("One device has nothing to reduce: choose Mirrored with 2 or more devices.");
     if (strategy.replicaCount() > AllReduceCapture::kMaxRanks)
         return tr("The view follows at most %1 devices.").arg(AllReduceCapture::kMaxRanks);
     switch (controller.state()) {
-    case SessionState::Running:
-    case SessionState::Stepping:
-    case SessionState::Paused: return {};
-    case SessionState::Finished: return tr("The run has finished: press Reset (or raise its step limit) to capture an all-reduce.");
-    default: return tr("The run has stopped.");
+        case SessionState::Running:
+        case SessionState::Stepping:
+        case SessionState::Paused:
+            return {};
+        case SessionState::Finished:
+            return tr("The run has finished: press Reset (or raise its step limit) to capture an all-reduce.");
+        default:
+            return tr("The run has stopped.");
     }
 }
 
@@ -131,9 +132,7 @@ bool CommCapture::captureNext(bool stepIfPaused) {
             answer.startStep = trainer.stepsDone();
             return answer;
         },
-        [this, capture](std::optional<Attached> answer) {
-            attached(capture, answer && answer->ok, answer ? answer->startStep : 0);
-        });
+        [this, capture](std::optional<Attached> answer) { attached(capture, answer && answer->ok, answer ? answer->startStep : 0); });
     // The algorithm the run's replicas were built with (the session's config never changes).
     m_algorithm = session->config().strategy.crossDeviceOps;
     m_session = session;
@@ -172,16 +171,19 @@ void CommCapture::poll() {
         return;
     }
     switch (m_session->state()) {
-    case SessionState::Running:
-    case SessionState::Stepping: break;
-    case SessionState::Paused:
-        // Paused (or paused since the capture began): take the one step the capture needs.
-        if (!m_stepRequested && m_stepIfPaused) {
-            m_stepRequested = true;
-            controller.stepOnce();
-        }
-        break;
-    default: abandon(tr("The run ended before its next all-reduce.")); break;
+        case SessionState::Running:
+        case SessionState::Stepping:
+            break;
+        case SessionState::Paused:
+            // Paused (or paused since the capture began): take the one step the capture needs.
+            if (!m_stepRequested && m_stepIfPaused) {
+                m_stepRequested = true;
+                controller.stepOnce();
+            }
+            break;
+        default:
+            abandon(tr("The run ended before its next all-reduce."));
+            break;
     }
 }
 

@@ -75,7 +75,7 @@ private:
     void detached(std::uint64_t capture);
 
     QPointer<SessionController> m_controller;
-    TrainingSession* m_session = nullptr;  // the session being captured; null when idle
+    TrainingSession* m_session = nullptr;      // the session being captured; null when idle
     std::shared_ptr<CollectiveTrace> m_trace;  // shared with the detaching task
     std::uint64_t m_capture = 0;               // counts captures: an answer for an older one is dropped
     bool m_attaching = false;                  // the attaching task has not answered yet

@@ -68,7 +68,8 @@ int CommStats::update(const RunHistory& history, std::int64_t gradientBytes) {
         const auto x = static_cast<double>(step.step);
         const double wall = static_cast<double>(step.endNs) / kNanosecondsPerSecond;
         if (reported == replicas && replicas > 1) {
-            if (stepNs > 0) m_share.append(x, wall, static_cast<float>(100.0 * static_cast<double>(communicationNs) / static_cast<double>(stepNs)));
+            if (stepNs > 0)
+                m_share.append(x, wall, static_cast<float>(100.0 * static_cast<double>(communicationNs) / static_cast<double>(stepNs)));
             const std::int64_t durationNs = lastDoneNs - lastArrivalNs;
             if (gradientBytes > 0 && durationNs > 0) {
                 const double algorithm = static_cast<double>(gradientBytes) / static_cast<double>(durationNs);  // bytes/ns = GB/s

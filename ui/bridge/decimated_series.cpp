@@ -84,7 +84,8 @@ void DecimatedSeries::mergePairs() {
         } else if (std::isfinite(second.mean)) {
             const double total = static_cast<double>(merged.samples + second.samples);
             merged.mean = static_cast<float>((static_cast<double>(merged.mean) * static_cast<double>(merged.samples) +
-                                              static_cast<double>(second.mean) * static_cast<double>(second.samples)) / total);
+                                              static_cast<double>(second.mean) * static_cast<double>(second.samples)) /
+                                             total);
         }
         merged.samples += second.samples;
         m_closed[i] = merged;

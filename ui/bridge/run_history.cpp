@@ -9,7 +9,7 @@ namespace distlab::ui {
 namespace {
 
 constexpr double kNsPerMs = 1e6;
-constexpr std::int64_t kThroughputWindowNs = 250'000'000;  // one throughput point per 0.25 s of training
+constexpr std::int64_t kThroughputWindowNs = 250'000'000;   // one throughput point per 0.25 s of training
 constexpr std::int64_t kMinThroughputWindowNs = 2'000'000;  // ... or per 2 ms early in a run
 constexpr std::int64_t kWindowsPerRun = 32;                 // windows are 1/32 of the training so far
 constexpr std::int64_t kPauseGapNs = 2'000'000'000;         // a longer gap is a pause, not slow steps
@@ -28,11 +28,10 @@ void accumulate(StepSplit& into, const StepSplit& part, double sign) {
 }  // namespace
 
 std::span<const MetricColumn> metricColumns() {
-#define DISTLAB_METRIC_COLUMN(name, member, integer, server)                                                   \
-    MetricColumn {                                                                                             \
-        name, [](const MetricRow& row) { return static_cast<double>(row.member); },                            \
-            [](MetricRow& row, double value) { row.member = static_cast<decltype(row.member)>(value); }, integer, \
-            server                                                                                             \
+#define DISTLAB_METRIC_COLUMN(name, member, integer, server)                                                             \
+    MetricColumn {                                                                                                       \
+        name, [](const MetricRow& row) { return static_cast<double>(row.member); },                                      \
+            [](MetricRow& row, double value) { row.member = static_cast<decltype(row.member)>(value); }, integer, server \
     }
     static const MetricColumn columns[] = {
         DISTLAB_METRIC_COLUMN("step", step, true, false),
@@ -69,8 +68,7 @@ RunHistory::RunHistory(int replicas)
       m_updates(m_replicas) {}
 
 const DecimatedSeries& RunHistory::replicaSeries(int replica, ReplicaSeries which) const {
-    const auto index = static_cast<std::size_t>(replica) * static_cast<std::size_t>(ReplicaSeries::Count) +
-                       static_cast<std::size_t>(which);
+    const auto index = static_cast<std::size_t>(replica) * static_cast<std::size_t>(ReplicaSeries::Count) + static_cast<std::size_t>(which);
     return m_perReplica[index];
 }
 
@@ -89,8 +87,7 @@ const TimelineStep& RunHistory::timelineStep(int index) const {
 
 const ReplicaRecord& RunHistory::timelineRecord(int index, int replica) const {
     const int slot = (m_timelineHead - m_timelineCount + index + kTimelineSteps) % kTimelineSteps;
-    return m_timelineRecords[static_cast<std::size_t>(slot) * static_cast<std::size_t>(m_replicas) +
-                             static_cast<std::size_t>(replica)];
+    return m_timelineRecords[static_cast<std::size_t>(slot) * static_cast<std::size_t>(m_replicas) + static_cast<std::size_t>(replica)];
 }
 
 void RunHistory::addSplit(int replica, const ReplicaRecord& record) {
@@ -105,8 +102,10 @@ void RunHistory::addSplit(int replica, const ReplicaRecord& record) {
     const auto r = static_cast<std::size_t>(replica);
     StepSplit& slot = m_splitRing[r * kSplitWindow + static_cast<std::size_t>(m_splitHead[r])];
     StepSplit& sum = m_splitSum[r];
-    if (m_splitCount[r] == kSplitWindow) accumulate(sum, slot, -1.0);
-    else ++m_splitCount[r];
+    if (m_splitCount[r] == kSplitWindow)
+        accumulate(sum, slot, -1.0);
+    else
+        ++m_splitCount[r];
     slot.computeMs = compute;
     slot.communicationMs = communication;
     slot.waitingMs = waiting;
@@ -150,8 +149,10 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
         m_global[static_cast<std::size_t>(which)].append(x, wall, static_cast<float>(value));
     };
     add(GlobalSeries::TrainLoss, step.loss);
-    if (step.accuracy >= 0.0) add(GlobalSeries::TrainAccuracy, step.accuracy);
-    else m_regression = true;
+    if (step.accuracy >= 0.0)
+        add(GlobalSeries::TrainAccuracy, step.accuracy);
+    else
+        m_regression = true;
     add(GlobalSeries::LearningRate, step.learningRate);
     add(GlobalSeries::StepMs, stepMs);
     addThroughput(step, wall);
@@ -177,8 +178,7 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
             addSplit(r, *record);
         }
         auto addReplica = [&](ReplicaSeries which, float value) {
-            m_perReplica[static_cast<std::size_t>(r) * static_cast<std::size_t>(ReplicaSeries::Count) +
-                         static_cast<std::size_t>(which)]
+            m_perReplica[static_cast<std::size_t>(r) * static_cast<std::size_t>(ReplicaSeries::Count) + static_cast<std::size_t>(which)]
                 .append(x, wall, value);
         };
         addReplica(ReplicaSeries::LocalLoss, record->localLoss);
@@ -209,7 +209,6 @@ void RunHistory::addStep(const StepRecord& step, std::span<const ReplicaRecord* 
     m_updates.add(step, replicas);
 }
 
-
 void RunHistory::addDetailGap(std::int64_t step) {
     if (!m_detailGaps.empty() && m_detailGaps.back().last + 1 == step) {
         m_detailGaps.back().last = step;
@@ -238,8 +237,8 @@ void RunHistory::addThroughput(const StepRecord& step, double wall) {
     const double seconds = static_cast<double>(elapsed) / kNanosecondsPerSecond;
     // Windows grow with the run, up to kThroughputWindowNs: a run over in a tenth of a second
     // still draws a few dozen points, a long one four a second.
-    const std::int64_t window = std::clamp<std::int64_t>((step.endNs - m_trainingStartNs) / kWindowsPerRun,
-                                                         kMinThroughputWindowNs, kThroughputWindowNs);
+    const std::int64_t window =
+        std::clamp<std::int64_t>((step.endNs - m_trainingStartNs) / kWindowsPerRun, kMinThroughputWindowNs, kThroughputWindowNs);
     if (elapsed < window) {
         // Until the first window closes (a short run may never close one), the status bar shows
         // the rate so far; the series get points per whole window only.
@@ -313,8 +312,7 @@ void RunHistory::addEval(const EvalRecord& eval) {
 void SavedHistory::truncate(std::int64_t step) {
     const auto last = static_cast<double>(step);
     // A bucket that starts at or before the step is kept whole: it stands for steps up to it.
-    for (std::vector<SeriesPoint>& points : series)
-        std::erase_if(points, [last](const SeriesPoint& point) { return point.step > last; });
+    for (std::vector<SeriesPoint>& points : series) std::erase_if(points, [last](const SeriesPoint& point) { return point.step > last; });
     std::erase_if(rows, [step](const MetricRow& row) { return row.step > step; });
     steps = std::min(steps, step);
 }

@@ -17,8 +17,21 @@ namespace distlab::ui {
 
 /// Series of the whole run (one value per step, or per throughput window / evaluation).
 enum class GlobalSeries {
-    TrainLoss, TrainAccuracy, TestLoss, TestAccuracy, SamplesPerSecond, StepsPerSecond,
-    StepMs, ComputeMs, CommunicationMs, WaitingMs, OptimizerMs, IdleMs, LearningRate, Divergence, Count
+    TrainLoss,
+    TrainAccuracy,
+    TestLoss,
+    TestAccuracy,
+    SamplesPerSecond,
+    StepsPerSecond,
+    StepMs,
+    ComputeMs,
+    CommunicationMs,
+    WaitingMs,
+    OptimizerMs,
+    IdleMs,
+    LearningRate,
+    Divergence,
+    Count
 };
 /// Series kept for every replica.
 enum class ReplicaSeries { LocalLoss, GradNormBefore, GradNormAfter, Watched, Count };
@@ -29,7 +42,7 @@ struct StepSplit {
     double communicationMs = 0.0;  ///< moving data, peers' waiting excluded
     double waitingMs = 0.0;        ///< waiting for peers inside the reduction
     double optimizerMs = 0.0;
-    double idleMs = 0.0;           ///< done, waiting for the slowest replica
+    double idleMs = 0.0;  ///< done, waiting for the slowest replica
     double totalMs() const { return computeMs + communicationMs + waitingMs + optimizerMs + idleMs; }
 };
 
@@ -48,16 +61,16 @@ struct MetricRow {
     double loss = 0.0;
     double accuracy = 0.0;
     double learningRate = 0.0;
-    double stepMs = 0.0;           ///< StepRecord::durationNs: never less than the split's parts
-    double computeMs = 0.0;        ///< StepRecord::phases: the means over the step's active replicas, as the CLI's metrics
+    double stepMs = 0.0;     ///< StepRecord::durationNs: never less than the split's parts
+    double computeMs = 0.0;  ///< StepRecord::phases: the means over the step's active replicas, as the CLI's metrics
     double optimizerMs = 0.0;
     double communicationMs = 0.0;
-    double waitingMs = 0.0;        ///< waiting for peers plus idle
+    double waitingMs = 0.0;  ///< waiting for peers plus idle
     double samplesPerSecond = 0.0;
     double testLoss = 0.0;
     double testAccuracy = 0.0;
-    std::int64_t worker = -1;      ///< parameter servers, async: whose gradient the update applied
-    std::int64_t staleness = 0;    ///< parameter servers: updates between the gradient's read and its apply
+    std::int64_t worker = -1;    ///< parameter servers, async: whose gradient the update applied
+    std::int64_t staleness = 0;  ///< parameter servers: updates between the gradient's read and its apply
 };
 
 /// One column of the metrics table, as the CSV export and a saved run name it (in this order).
@@ -89,8 +102,8 @@ struct TraceLane {
 struct SavedHistory {
     std::vector<std::vector<SeriesPoint>> series;  ///< by GlobalSeries (Count of them)
     std::vector<MetricRow> rows;
-    std::int64_t steps = 0;             ///< updates done
-    double samplesPerSecond = 0.0;      ///< the last throughput window's
+    std::int64_t steps = 0;         ///< updates done
+    double samplesPerSecond = 0.0;  ///< the last throughput window's
     bool regression = false;
     bool hasTest = false;
     bool parameterServer = false;
@@ -183,7 +196,7 @@ private:
     int m_replicas;
     std::vector<DecimatedSeries> m_global;
     std::vector<DecimatedSeries> m_perReplica;  // [replica * Count + series]
-    std::vector<StepSplit> m_splitRing;          // [replica * kSplitWindow + i]
+    std::vector<StepSplit> m_splitRing;         // [replica * kSplitWindow + i]
     std::vector<StepSplit> m_splitSum;
     std::vector<int> m_splitCount;
     std::vector<int> m_splitHead;

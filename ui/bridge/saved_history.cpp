@@ -44,21 +44,36 @@ int columnIndex(const RecordTable& table, const char* column) {
 
 const char* seriesTableName(GlobalSeries series) {
     switch (series) {
-        case GlobalSeries::TrainLoss: return "train_loss";
-        case GlobalSeries::TrainAccuracy: return "train_accuracy";
-        case GlobalSeries::TestLoss: return "test_loss";
-        case GlobalSeries::TestAccuracy: return "test_accuracy";
-        case GlobalSeries::SamplesPerSecond: return "samples_per_second";
-        case GlobalSeries::StepsPerSecond: return "steps_per_second";
-        case GlobalSeries::StepMs: return "step_ms";
-        case GlobalSeries::ComputeMs: return "compute_ms";
-        case GlobalSeries::CommunicationMs: return "communication_ms";
-        case GlobalSeries::WaitingMs: return "waiting_ms";
-        case GlobalSeries::OptimizerMs: return "optimizer_ms";
-        case GlobalSeries::IdleMs: return "idle_ms";
-        case GlobalSeries::LearningRate: return "learning_rate";
-        case GlobalSeries::Divergence: return "divergence";
-        case GlobalSeries::Count: break;
+        case GlobalSeries::TrainLoss:
+            return "train_loss";
+        case GlobalSeries::TrainAccuracy:
+            return "train_accuracy";
+        case GlobalSeries::TestLoss:
+            return "test_loss";
+        case GlobalSeries::TestAccuracy:
+            return "test_accuracy";
+        case GlobalSeries::SamplesPerSecond:
+            return "samples_per_second";
+        case GlobalSeries::StepsPerSecond:
+            return "steps_per_second";
+        case GlobalSeries::StepMs:
+            return "step_ms";
+        case GlobalSeries::ComputeMs:
+            return "compute_ms";
+        case GlobalSeries::CommunicationMs:
+            return "communication_ms";
+        case GlobalSeries::WaitingMs:
+            return "waiting_ms";
+        case GlobalSeries::OptimizerMs:
+            return "optimizer_ms";
+        case GlobalSeries::IdleMs:
+            return "idle_ms";
+        case GlobalSeries::LearningRate:
+            return "learning_rate";
+        case GlobalSeries::Divergence:
+            return "divergence";
+        case GlobalSeries::Count:
+            break;
     }
     return "unknown";
 }
@@ -72,8 +87,8 @@ RunRecord recordOf(const SavedHistory& history) {
         table.columns.assign(kPointColumns.begin(), kPointColumns.end());
         table.values.reserve(points.size() * kPointColumns.size());
         for (const SeriesPoint& point : points)
-            table.values.insert(table.values.end(), {point.step, point.wallSeconds, point.low, point.high, point.mean,
-                                                     static_cast<double>(point.samples)});
+            table.values.insert(table.values.end(),
+                                {point.step, point.wallSeconds, point.low, point.high, point.mean, static_cast<double>(point.samples)});
     }
     RecordTable& metrics = record.tables[kMetricsTable];
     for (const MetricColumn& column : metricColumns()) metrics.columns.emplace_back(column.name);
@@ -100,8 +115,12 @@ Result<SavedHistory> historyOf(const RunRecord& record, const std::string& fileN
         std::vector<SeriesPoint>& points = history.series[s];
         points.reserve(table.rows());
         for (std::size_t r = 0; r < table.rows(); ++r) {
-            SeriesPoint point{table.at(r, 0), table.at(r, 1), static_cast<float>(table.at(r, 2)), static_cast<float>(table.at(r, 3)),
-                              static_cast<float>(table.at(r, 4)), static_cast<std::int64_t>(table.at(r, 5))};
+            SeriesPoint point{table.at(r, 0),
+                              table.at(r, 1),
+                              static_cast<float>(table.at(r, 2)),
+                              static_cast<float>(table.at(r, 3)),
+                              static_cast<float>(table.at(r, 4)),
+                              static_cast<std::int64_t>(table.at(r, 5))};
             if (!std::isfinite(point.step) || !std::isfinite(point.wallSeconds) || point.samples < 1 ||
                 (!points.empty() && point.step < points.back().step))
                 return Error{fileName + ": history/" + found->first + ": row " + std::to_string(r) +
@@ -121,13 +140,12 @@ Result<SavedHistory> historyOf(const RunRecord& record, const std::string& fileN
                 if (index[c] < 0) continue;
                 const double value = table.at(r, static_cast<std::size_t>(index[c]));
                 if (columns[c].integer && !(std::isfinite(value) && std::abs(value) < 9e15))
-                    return Error{fileName + ": history/metrics: row " + std::to_string(r) + ": " + columns[c].name +
-                                 " is not an integer"};
+                    return Error{fileName + ": history/metrics: row " + std::to_string(r) + ": " + columns[c].name + " is not an integer"};
                 columns[c].set(row, value);
             }
             if (!history.rows.empty() && row.step < history.rows.back().step)
-                return Error{fileName + ": history/metrics: row " + std::to_string(r) + " has step " +
-                             std::to_string(row.step) + ", before the row above"};
+                return Error{fileName + ": history/metrics: row " + std::to_string(r) + " has step " + std::to_string(row.step) +
+                             ", before the row above"};
             history.rows.push_back(row);
         }
     }

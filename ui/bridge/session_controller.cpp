@@ -40,15 +40,12 @@ public:
     void onStateChanged(SessionState state) override {
         // A queued call to a destroyed controller is discarded by Qt; runs never outlive it anyway.
         QMetaObject::invokeMethod(
-            m_controller, [controller = m_controller, id = m_runId, state] { controller->onRunState(id, state); },
-            Qt::QueuedConnection);
+            m_controller, [controller = m_controller, id = m_runId, state] { controller->onRunState(id, state); }, Qt::QueuedConnection);
     }
     void onError(const std::string& message) override {
         QMetaObject::invokeMethod(
             m_controller,
-            [controller = m_controller, id = m_runId, text = QString::fromStdString(message)] {
-                controller->onRunError(id, text);
-            },
+            [controller = m_controller, id = m_runId, text = QString::fromStdString(message)] { controller->onRunError(id, text); },
             Qt::QueuedConnection);
     }
 
@@ -213,8 +210,9 @@ void SessionController::requestPoints() {
             for (std::int64_t i = 0; i < set.count && static_cast<std::int64_t>(xy.size()) < count; i += stride) {
                 const auto row = static_cast<std::size_t>(i);
                 xy.emplace_back(set.x[row * 2], set.x[row * 2 + 1]);
-                value.push_back(set.isClassification() ? static_cast<float>(set.labels[row])
-                                                       : (set.targets.empty() ? 0.0f : set.targets[row * static_cast<std::size_t>(set.outputs)]));
+                value.push_back(set.isClassification()
+                                    ? static_cast<float>(set.labels[row])
+                                    : (set.targets.empty() ? 0.0f : set.targets[row * static_cast<std::size_t>(set.outputs)]));
             }
         };
         take(data.train, points.train, points.trainValue);
@@ -238,9 +236,7 @@ bool SessionController::isLoading() const {
     return m_pending != nullptr || (m_current && m_current->session->state() == SessionState::Loading);
 }
 
-SessionState SessionController::state() const {
-    return m_current ? m_current->session->state() : SessionState::Stopped;
-}
+SessionState SessionController::state() const { return m_current ? m_current->session->state() : SessionState::Stopped; }
 
 std::int64_t SessionController::stepsDone() const { return m_current ? m_current->session->stepsDone() : 0; }
 
@@ -248,8 +244,10 @@ TrainingSession* SessionController::session() { return m_current ? m_current->se
 
 void SessionController::play() {
     // A run still loading replaces the current one soon: play that one, not the one it replaces.
-    if (m_pending) m_pending->playWhenLoaded = true;
-    else if (m_current) m_current->session->play();
+    if (m_pending)
+        m_pending->playWhenLoaded = true;
+    else if (m_current)
+        m_current->session->play();
 }
 
 void SessionController::pause() {
@@ -259,8 +257,10 @@ void SessionController::pause() {
 
 void SessionController::stepOnce() {
     // A run still loading replaces the current one soon: step that one, not the one it replaces.
-    if (m_pending) m_pending->stepWhenLoaded = true;
-    else if (m_current) m_current->session->stepOnce();
+    if (m_pending)
+        m_pending->stepWhenLoaded = true;
+    else if (m_current)
+        m_current->session->stepOnce();
 }
 
 bool SessionController::isLive() const {
@@ -273,10 +273,11 @@ ParameterServerControls* SessionController::liveControls(const QString& what) {
     if (!m_current) return nullptr;
     if (!isLive()) {
         const SessionState current = m_current->session->state();
-        emit liveControlRefused(current == SessionState::Finished
-                                    ? tr("The run has finished (%1 steps): %2 acts only on a live run. Press Play to train again from the start.")
-                                          .arg(QLocale().toString(stepsDone()), what)
-                                    : tr("The run has ended: %1 acts only on a live run. Reset to train again.").arg(what));
+        emit liveControlRefused(
+            current == SessionState::Finished
+                ? tr("The run has finished (%1 steps): %2 acts only on a live run. Press Play to train again from the start.")
+                      .arg(QLocale().toString(stepsDone()), what)
+                : tr("The run has ended: %1 acts only on a live run. Reset to train again.").arg(what));
         return nullptr;
     }
     return parameterServerControls();
@@ -357,7 +358,8 @@ void SessionController::finishTasks() {
         // From the event loop, not from within this tick: a done may open a dialog, and a timer
         // does not fire again inside its own slot (the ticks would stop while the dialog is open).
         if (!task.context.isNull())
-            QMetaObject::invokeMethod(task.context.data(), [done = std::move(task.done), ran] { done(ran); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                task.context.data(), [done = std::move(task.done), ran] { done(ran); }, Qt::QueuedConnection);
     }
 }
 
@@ -393,7 +395,8 @@ bool SessionController::applyLive(const RunConfig& draft) {
     const std::vector<double> speeds = draft.strategy.workerSpeed;
     for (int w = 0; w < static_cast<int>(m_config.strategy.workers); ++w) {
         const double speed = w < static_cast<int>(speeds.size()) ? speeds[static_cast<std::size_t>(w)] : 1.0;
-        const double now = w < static_cast<int>(m_config.strategy.workerSpeed.size()) ? m_config.strategy.workerSpeed[static_cast<std::size_t>(w)] : 1.0;
+        const double now =
+            w < static_cast<int>(m_config.strategy.workerSpeed.size()) ? m_config.strategy.workerSpeed[static_cast<std::size_t>(w)] : 1.0;
         if (speed != now) setWorkerSpeed(w, speed);
     }
     m_config.strategy.workerSpeed = speeds;  // as written (trailing 1.0 entries may be left out)
@@ -439,8 +442,10 @@ void SessionController::takeCheckpointAnswers() {
     if (ready(m_current->checkpoint)) {
         try {
             CheckpointAnswer answer = m_current->checkpoint.get();
-            if (answer.error.empty() && answer.step > 0) keepCheckpoint(answer.path, answer.step);
-            else QFile::remove(QFile::decodeName(answer.path.c_str()));
+            if (answer.error.empty() && answer.step > 0)
+                keepCheckpoint(answer.path, answer.step);
+            else
+                QFile::remove(QFile::decodeName(answer.path.c_str()));
         } catch (const std::exception&) {
             // the run ended before it was written: the checkpoint kept before stays
         }
@@ -553,9 +558,7 @@ double SessionController::runningSeconds() const {
     return seconds;
 }
 
-std::uint64_t SessionController::droppedRecords() {
-    return m_current ? m_current->drain.droppedCount(m_current->session->telemetry()) : 0;
-}
+std::uint64_t SessionController::droppedRecords() { return m_current ? m_current->drain.droppedCount(m_current->session->telemetry()) : 0; }
 
 void SessionController::resetTickStats() {
     m_lastTickMs = 0.0;
@@ -586,8 +589,7 @@ void SessionController::tick() {
     if (m_current) {
         TrainingSession& session = *m_current->session;
         const SessionState current = session.state();
-        const bool ended = current == SessionState::Finished || current == SessionState::Stopped ||
-                           current == SessionState::Failed;
+        const bool ended = current == SessionState::Finished || current == SessionState::Stopped || current == SessionState::Failed;
         m_current->drain.drain(session.telemetry(), m_current->history, ended);
         takeReadyPoints();
         takeCheckpointAnswers();

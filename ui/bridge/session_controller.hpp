@@ -220,11 +220,11 @@ private:
     std::int64_t m_tickCount = 0;
     QTemporaryDir m_checkpointDir;
     int m_autoCheckpointMs = 3000;
-    QElapsedTimer m_checkpointClock;          // since the last automatic checkpoint was posted
-    std::string m_checkpointPath;             // the kept checkpoint's file
+    QElapsedTimer m_checkpointClock;  // since the last automatic checkpoint was posted
+    std::string m_checkpointPath;     // the kept checkpoint's file
     std::int64_t m_checkpointStep = -1;
     std::uint64_t m_checkpointFiles = 0;
-    bool m_keepCheckpoint = false;            // becomeCurrent keeps it: the new run resumes from it
+    bool m_keepCheckpoint = false;  // becomeCurrent keeps it: the new run resumes from it
 };
 
 template <typename Fn, typename Done>

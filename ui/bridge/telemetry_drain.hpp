@@ -37,9 +37,9 @@ private:
     bool addStep(TelemetryHub& hub, RunHistory& history, const StepRecord& step, bool force, bool timeline);
     void addBacklog(TelemetryHub& hub, RunHistory& history, const ThinnedLog<StepRecord>& backlog);
 
-    std::size_t m_seenWaiting = 0;          // steps left waiting by the last drain: handed over now
-    std::vector<std::size_t> m_available;   // per replica ring: records readable in this drain
-    std::vector<std::size_t> m_position;    // per replica ring: next record to look at
+    std::size_t m_seenWaiting = 0;         // steps left waiting by the last drain: handed over now
+    std::vector<std::size_t> m_available;  // per replica ring: records readable in this drain
+    std::vector<std::size_t> m_position;   // per replica ring: next record to look at
     std::vector<const ReplicaRecord*> m_group;
     std::int64_t m_backfilled = 0;
 };

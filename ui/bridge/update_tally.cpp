@@ -5,9 +5,7 @@
 namespace distlab::ui {
 
 namespace {
-int binOf(std::int64_t staleness) {
-    return static_cast<int>(std::clamp<std::int64_t>(staleness, 0, UpdateTally::kBins - 1));
-}
+int binOf(std::int64_t staleness) { return static_cast<int>(std::clamp<std::int64_t>(staleness, 0, UpdateTally::kBins - 1)); }
 }  // namespace
 
 UpdateTally::UpdateTally(int workers) : m_applied(static_cast<std::size_t>(std::max(1, workers)), 0) {}
@@ -42,9 +40,7 @@ std::int64_t UpdateTally::applied(int worker) const {
     return m_applied[static_cast<std::size_t>(worker)];
 }
 
-double UpdateTally::windowMean() const {
-    return m_windowCount == 0 ? 0.0 : static_cast<double>(m_windowSum) / m_windowCount;
-}
+double UpdateTally::windowMean() const { return m_windowCount == 0 ? 0.0 : static_cast<double>(m_windowSum) / m_windowCount; }
 
 double UpdateTally::runMean() const { return m_updates == 0 ? 0.0 : m_runSum / static_cast<double>(m_updates); }
 

@@ -70,8 +70,7 @@ void LineChart::setEmptyText(const QString& text) {
     updateEmptyLabel();
 }
 
-void LineChart::setSeries(const QString& name, const QList<QPointF>& points, const QColor& color, qreal width,
-                          Qt::PenStyle style) {
+void LineChart::setSeries(const QString& name, const QList<QPointF>& points, const QColor& color, qreal width, Qt::PenStyle style) {
     Impl& d = *m_impl;
     auto found = d.index.constFind(name);
     if (found == d.index.constEnd()) {
@@ -208,8 +207,8 @@ std::pair<double, double> LineChart::stableXRange(double dataLow, double dataHig
     Impl& d = *m_impl;
     if (!(dataHigh > dataLow)) dataHigh = dataLow + 1.0;
     const double span = d.xHigh - d.xLow;
-    const bool keep = span > 0.0 && dataLow >= d.xLow && dataLow - d.xLow <= 0.1 * span && dataHigh <= d.xHigh &&
-                      dataHigh - dataLow >= 0.6 * span;
+    const bool keep =
+        span > 0.0 && dataLow >= d.xLow && dataLow - d.xLow <= 0.1 * span && dataHigh <= d.xHigh && dataHigh - dataLow >= 0.6 * span;
     if (!keep) {
         // A quarter of headroom, on round numbers.
         double low = dataLow;

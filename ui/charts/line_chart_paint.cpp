@@ -16,8 +16,8 @@ namespace {
 constexpr qreal kMargin = kChartMargin;
 constexpr qreal kLegendMarker = 16.0;
 constexpr qreal kLegendGap = 14.0;
-constexpr qreal kThinWidth = 1.25;  // up to this width a curve is one polyline (the raster engine's fast path)
-constexpr double kFarOutside = 1e5;  // pixels: keeps far-off points finite for the rasterizer
+constexpr qreal kThinWidth = 1.25;     // up to this width a curve is one polyline (the raster engine's fast path)
+constexpr double kFarOutside = 1e5;    // pixels: keeps far-off points finite for the rasterizer
 constexpr double kSmoothTravel = 6.0;  // plot heights of up-and-down travel below which a curve is antialiased
 
 // The colour `color` shows over `background`, made opaque. Opaque solid fills stay on the GUI
@@ -27,8 +27,7 @@ QColor opaqueOver(const QColor& color, const QColor& background) {
     if (color.alpha() == 255) return color;
     const double a = color.alphaF();
     auto mix = [a](int over, int under) { return static_cast<int>(std::lround(over * a + under * (1.0 - a))); };
-    return QColor(mix(color.red(), background.red()), mix(color.green(), background.green()),
-                  mix(color.blue(), background.blue()));
+    return QColor(mix(color.red(), background.red()), mix(color.green(), background.green()), mix(color.blue(), background.blue()));
 }
 }  // namespace
 
@@ -214,8 +213,10 @@ void LineChart::paintCurves(QPainter& painter, const QRect& dirty) {
                 to = end;
             }
             painter.setPen(pen);
-            if (to - from == 1) painter.drawPoint(*from);
-            else painter.drawPolyline(from, static_cast<int>(to - from));
+            if (to - from == 1)
+                painter.drawPoint(*from);
+            else
+                painter.drawPolyline(from, static_cast<int>(to - from));
             continue;
         }
         // Wide solid curves as separate segments: each is rasterized directly, whereas a wide

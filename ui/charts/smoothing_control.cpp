@@ -12,8 +12,9 @@ SmoothingControl::SmoothingControl(double weight, QWidget* parent) : QWidget(par
     m_slider->setRange(0, 99);
     m_slider->setMaximumWidth(240);
     m_slider->setAccessibleName(tr("Smoothing"));
-    m_slider->setToolTip(tr("TensorBoard's smoothing: each point is an exponential moving average of the ones "
-                            "before it with this weight (0: the raw values)"));
+    m_slider->setToolTip(
+        tr("TensorBoard's smoothing: each point is an exponential moving average of the ones "
+           "before it with this weight (0: the raw values)"));
     m_value = new QLabel(this);
     m_value->setMinimumWidth(36);
     auto* layout = new QHBoxLayout(this);

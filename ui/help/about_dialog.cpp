@@ -27,14 +27,16 @@ QString aboutText(const DeviceReport& report) {
     } else if (report.gpus.empty()) {
         gpus = AboutDialog::tr("none usable: %1").arg(text(report.gpuUnavailableReason));
     } else {
-        gpus = countText(static_cast<qint64>(report.gpus.size()), AboutDialog::tr("GPU"), AboutDialog::tr("GPUs")) +
-               QStringLiteral(" (") + text(report.gpus.front().name) + QStringLiteral(")");
+        gpus = countText(static_cast<qint64>(report.gpus.size()), AboutDialog::tr("GPU"), AboutDialog::tr("GPUs")) + QStringLiteral(" (") +
+               text(report.gpus.front().name) + QStringLiteral(")");
     }
-    QString html = AboutDialog::tr("<h3>DistLab %1</h3><p>Watch distributed neural-network training live: every replica, "
-                                   "gradient and message computed by a real engine.</p>")
+    QString html = AboutDialog::tr(
+                       "<h3>DistLab %1</h3><p>Watch distributed neural-network training live: every replica, "
+                       "gradient and message computed by a real engine.</p>")
                        .arg(text(report.distlabVersion));
     html += QStringLiteral("<table>");
-    html += row(AboutDialog::tr("Qt"), AboutDialog::tr("%1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
+    html += row(AboutDialog::tr("Qt"),
+                AboutDialog::tr("%1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
     html += row(AboutDialog::tr("Eigen"), text(report.eigenVersion));
     html += row(AboutDialog::tr("Matrix products"), text(report.cpuMatrixProduct));
     html += row(AboutDialog::tr("OpenBLAS kernels"),

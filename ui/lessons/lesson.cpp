@@ -67,8 +67,9 @@ std::optional<LessonQuestion> readQuestion(LessonReader& reader, const QJsonValu
         return std::nullopt;
     }
     const QJsonObject object = value.toObject();
-    reader.onlyKeys(object, {QStringLiteral("text"), QStringLiteral("choices"), QStringLiteral("fact"), QStringLiteral("answer"),
-                             QStringLiteral("tolerance"), QStringLiteral("explanation")},
+    reader.onlyKeys(object,
+                    {QStringLiteral("text"), QStringLiteral("choices"), QStringLiteral("fact"), QStringLiteral("answer"),
+                     QStringLiteral("tolerance"), QStringLiteral("explanation")},
                     path + QLatin1Char('.'));
     LessonQuestion question;
     question.text = reader.string(object, QStringLiteral("text"), path + QLatin1Char('.'), true);
@@ -92,7 +93,8 @@ Result<Lesson> loadLesson(const QString& path) {
     QFile file(path);
     if (!QFileInfo(path).isFile()) return Error{QStringLiteral("lesson: cannot read \"%1\": not a regular file").arg(path).toStdString()};
     if (QFileInfo(path).size() > kMaxLessonBytes) return Error{QStringLiteral("%1: larger than 1 MiB").arg(name).toStdString()};
-    if (!file.open(QIODevice::ReadOnly)) return Error{QStringLiteral("lesson: cannot read \"%1\": %2").arg(path, file.errorString()).toStdString()};
+    if (!file.open(QIODevice::ReadOnly))
+        return Error{QStringLiteral("lesson: cannot read \"%1\": %2").arg(path, file.errorString()).toStdString()};
     QJsonParseError parse{};
     const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parse);
     if (parse.error != QJsonParseError::NoError)
@@ -115,10 +117,11 @@ Result<Lesson> loadLesson(const QString& path) {
             break;
         }
         const QJsonObject object = steps[i].toObject();
-        reader.onlyKeys(object, {QStringLiteral("text"), QStringLiteral("open"), QStringLiteral("set"), QStringLiteral("study"),
-                                 QStringLiteral("varlab"), QStringLiteral("tab"), QStringLiteral("highlight"), QStringLiteral("play"),
-                                 QStringLiteral("question")},
-                        at);
+        reader.onlyKeys(
+            object,
+            {QStringLiteral("text"), QStringLiteral("open"), QStringLiteral("set"), QStringLiteral("study"), QStringLiteral("varlab"),
+             QStringLiteral("tab"), QStringLiteral("highlight"), QStringLiteral("play"), QStringLiteral("question")},
+            at);
         LessonStep step;
         step.text = reader.string(object, QStringLiteral("text"), at, true);
         step.openConfig = reader.string(object, QStringLiteral("open"), at);
@@ -151,7 +154,8 @@ QStringList lessonFiles(const QString& applicationDir) {
             files.append(entry.absoluteFilePath());
         }
     }
-    std::sort(files.begin(), files.end(), [](const QString& a, const QString& b) { return QFileInfo(a).fileName() < QFileInfo(b).fileName(); });
+    std::sort(files.begin(), files.end(),
+              [](const QString& a, const QString& b) { return QFileInfo(a).fileName() < QFileInfo(b).fileName(); });
     return files;
 }
 

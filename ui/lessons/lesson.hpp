@@ -28,14 +28,14 @@ struct LessonQuestion {
 };
 
 struct LessonStep {
-    QString text;                 ///< rich text
-    QString openConfig;           ///< an example run config's file name (File ▸ Examples), or empty
-    QStringList overrides;        ///< `--set` style overrides on it ("strategy.replicas=4")
-    QString openStudy;            ///< an example study's file name, or empty
-    QString varlabScript;         ///< a variable-lab script (docs/interfaces.md §10) run in the lab, or empty
-    QString tab;                  ///< the view tab to show ("Servers"), or empty
-    QString highlight;            ///< the objectName of the control or view to point at, or empty
-    bool play = false;            ///< start training once the run has loaded (a study step: run the study)
+    QString text;           ///< rich text
+    QString openConfig;     ///< an example run config's file name (File ▸ Examples), or empty
+    QStringList overrides;  ///< `--set` style overrides on it ("strategy.replicas=4")
+    QString openStudy;      ///< an example study's file name, or empty
+    QString varlabScript;   ///< a variable-lab script (docs/interfaces.md §10) run in the lab, or empty
+    QString tab;            ///< the view tab to show ("Servers"), or empty
+    QString highlight;      ///< the objectName of the control or view to point at, or empty
+    bool play = false;      ///< start training once the run has loaded (a study step: run the study)
     std::optional<LessonQuestion> question;
 };
 

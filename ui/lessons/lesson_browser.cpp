@@ -32,12 +32,12 @@ LessonBrowser::LessonBrowser(QWidget* parent) : QDialog(parent) {
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_list, &QListWidget::itemDoubleClicked, this, &QDialog::accept);
-    connect(m_list, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
-        m_summary->setText(item != nullptr ? item->data(Qt::UserRole + 1).toString() : QString());
-    });
+    connect(m_list, &QListWidget::currentItemChanged, this,
+            [this](QListWidgetItem* item) { m_summary->setText(item != nullptr ? item->data(Qt::UserRole + 1).toString() : QString()); });
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Guided lessons: each opens the runs and views it needs, points at what to look at, "
-                                    "and asks questions checked against the live run."), this));
+                                    "and asks questions checked against the live run."),
+                                 this));
     layout->addWidget(m_list, 1);
     layout->addWidget(m_summary);
     layout->addWidget(buttons);

@@ -59,13 +59,16 @@ std::optional<std::int64_t> liveReplicas(const RunHistory& history) {
 }  // namespace
 
 bool isLessonFact(const QString& name) {
-    static const QStringList plain{QStringLiteral("replicas"),      QStringLiteral("workers"),
-                                   QStringLiteral("steps"),         QStringLiteral("ring_steps"),
-                                   QStringLiteral("max_staleness"), QStringLiteral("slowest_worker"),
-                                   QStringLiteral("gradient_term_peak_bytes"), QStringLiteral("study_fastest"),
+    static const QStringList plain{QStringLiteral("replicas"),
+                                   QStringLiteral("workers"),
+                                   QStringLiteral("steps"),
+                                   QStringLiteral("ring_steps"),
+                                   QStringLiteral("max_staleness"),
+                                   QStringLiteral("slowest_worker"),
+                                   QStringLiteral("gradient_term_peak_bytes"),
+                                   QStringLiteral("study_fastest"),
                                    QStringLiteral("study_most_communicating")};
-    return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) ||
-           name.startsWith(QStringLiteral("varlab_read_copy:"));
+    return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) || name.startsWith(QStringLiteral("varlab_read_copy:"));
 }
 
 std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
@@ -120,8 +123,7 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
 
 bool isEngineFact(const QString& name) { return name == QLatin1String("gradient_term_peak_bytes"); }
 
-void askEngineFact(MainWindow& window, const QString& name, QObject* context,
-                   std::function<void(std::optional<QString>)> done) {
+void askEngineFact(MainWindow& window, const QString& name, QObject* context, std::function<void(std::optional<QString>)> done) {
     SessionController& controller = window.controller();
     if (!isEngineFact(name) || controller.stepsDone() <= 0) {
         // Told later all the same: the caller handles one way of answering.

@@ -25,8 +25,7 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name);
 bool isEngineFact(const QString& name);
 /// Asks the current run for the engine fact `name` without waiting: done(fact, or nothing when the
 /// run cannot tell) follows on the GUI thread at a later tick while `context` lives.
-void askEngineFact(MainWindow& window, const QString& name, QObject* context,
-                   std::function<void(std::optional<QString>)> done);
+void askEngineFact(MainWindow& window, const QString& name, QObject* context, std::function<void(std::optional<QString>)> done);
 /// Whether `name` is a fact lessonFact knows (checked when a lesson is loaded and by the tests).
 bool isLessonFact(const QString& name);
 

@@ -134,15 +134,19 @@ bool LessonPanel::showStep(int index) {
     bool ok = true;
     if (!step.openConfig.isEmpty()) {
         const QString path = findExample(step.openConfig);
-        if (path.isEmpty()) m_problem = tr("The example run %1 is not installed.").arg(step.openConfig);
-        else if (!m_window.openConfig(path, step.play, step.overrides)) m_problem = tr("The run this step needs was not opened.");
+        if (path.isEmpty())
+            m_problem = tr("The example run %1 is not installed.").arg(step.openConfig);
+        else if (!m_window.openConfig(path, step.play, step.overrides))
+            m_problem = tr("The run this step needs was not opened.");
     } else if (step.play && step.openStudy.isEmpty()) {
         m_window.playAction()->trigger();
     }
     if (!step.openStudy.isEmpty()) {
         const QString path = findExample(step.openStudy);
-        if (path.isEmpty() || !m_window.openStudy(path)) m_problem = tr("The study %1 could not be opened.").arg(step.openStudy);
-        else if (step.play) m_window.studyWindow()->run();  // "play" on a study step runs the study
+        if (path.isEmpty() || !m_window.openStudy(path))
+            m_problem = tr("The study %1 could not be opened.").arg(step.openStudy);
+        else if (step.play)
+            m_window.studyWindow()->run();  // "play" on a study step runs the study
     }
     if (!step.varlabScript.isEmpty()) runVarlabScript(step.varlabScript);
     if (!step.tab.isEmpty()) {
@@ -221,8 +225,10 @@ void LessonPanel::buildQuestion(const LessonQuestion& question) {
     auto* checkButton = new QPushButton(tr("Check"), m_questionBox);
     checkButton->setObjectName(QStringLiteral("lessonCheck"));
     connect(checkButton, &QPushButton::clicked, this, [this] {
-        if (m_number != nullptr) check(m_number->text());
-        else if (m_choices != nullptr && m_choices->checkedButton() != nullptr) check(m_choices->checkedButton()->text());
+        if (m_number != nullptr)
+            check(m_number->text());
+        else if (m_choices != nullptr && m_choices->checkedButton() != nullptr)
+            check(m_choices->checkedButton()->text());
     });
     m_questionLayout->addWidget(checkButton);
     m_questionBox->show();

@@ -23,9 +23,9 @@
 namespace distlab::ui {
 
 namespace {
-constexpr DataSource kSources[] = {DataSource::Synthetic, DataSource::Csv, DataSource::Idx, DataSource::FashionMnist,
-                                   DataSource::Random};
-constexpr SyntheticKind kKinds[] = {SyntheticKind::Circle, SyntheticKind::Xor, SyntheticKind::Gauss, SyntheticKind::Spiral,
+constexpr DataSource kSources[] = {DataSource::Synthetic, DataSource::Csv, DataSource::Idx, DataSource::FashionMnist, DataSource::Random};
+constexpr SyntheticKind kKinds[] = {SyntheticKind::Circle,          SyntheticKind::Xor,
+                                    SyntheticKind::Gauss,           SyntheticKind::Spiral,
                                     SyntheticKind::RegressionPlane, SyntheticKind::RegressionGauss};
 
 QDoubleSpinBox* fractionBox(QWidget* parent, double low, double high, double step) {
@@ -93,9 +93,8 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
         m_pages->setCurrentIndex(index);
         emit edited();
     });
-    connect(newSeed, &QPushButton::clicked, this, [this] {
-        m_seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1, 2147483647)));
-    });
+    connect(newSeed, &QPushButton::clicked, this,
+            [this] { m_seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1, 2147483647))); });
     connect(preset, &QPushButton::clicked, this, &DataPanel::fashionPresetRequested);
     connect(m_batch, &QSpinBox::valueChanged, this, &DataPanel::edited);
     connect(m_shuffle, &QCheckBox::toggled, this, &DataPanel::edited);
@@ -189,7 +188,8 @@ QWidget* DataPanel::buildIdxPage() {
 
 QWidget* DataPanel::buildFashionPage() {
     auto* label = new QLabel(tr("The installed Fashion-MNIST set: 60,000 training and 10,000 test images of "
-                                "28×28 pixels (784 inputs), 10 classes of clothing."), this);
+                                "28×28 pixels (784 inputs), 10 classes of clothing."),
+                             this);
     label->setWordWrap(true);
     setExplainKey(label, QStringLiteral("data.source"));
     return label;

@@ -13,10 +13,11 @@ ExplainPanel::ExplainPanel(QWidget* watched, QWidget* parent) : QWidget(parent),
     m_text = new QTextBrowser(this);
     m_text->setObjectName(QStringLiteral("explainText"));
     m_text->setOpenExternalLinks(false);
-    m_text->setHtml(tr("<h3>Explain</h3><p>Point at a control, or give it the keyboard focus, to read here what it "
-                       "does, when to use it and what it costs.</p><p>Start with the <b>Strategy</b> page of the "
-                       "Run set-up: choose <i>Mirrored</i>, four devices, press <b>Play</b> and open the "
-                       "<b>Replicas</b> and <b>Timeline</b> tabs.</p>"));
+    m_text->setHtml(
+        tr("<h3>Explain</h3><p>Point at a control, or give it the keyboard focus, to read here what it "
+           "does, when to use it and what it costs.</p><p>Start with the <b>Strategy</b> page of the "
+           "Run set-up: choose <i>Mirrored</i>, four devices, press <b>Play</b> and open the "
+           "<b>Replicas</b> and <b>Timeline</b> tabs.</p>"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_text);

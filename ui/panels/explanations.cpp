@@ -25,7 +25,8 @@ QHash<QString, Explanation> buildTable() {
         "capacity; the last layer is the output and needs one unit per class (softmax cross-entropy) or per "
         "target (mean squared error). The app adjusts the output layer when the data changes.</p>"
         "<p>Changing the model during a run resets the run: the new model starts from fresh weights.</p>");
-    add("model.units", "Units", "<p>How many numbers this layer outputs. More units: more capacity and more "
+    add("model.units", "Units",
+        "<p>How many numbers this layer outputs. More units: more capacity and more "
         "parameters (inputs × units weights + units biases), so more compute and more bytes to reduce per step.</p>");
     add("model.activation", "Activation",
         "<p>The non-linearity after the weighted sum; the engine offers exactly these five. <b>relu</b>, "
@@ -56,7 +57,8 @@ QHash<QString, Explanation> buildTable() {
         "<p>circle, xor, gauss and spiral are two-class problems (spiral needs a deeper model); the "
         "regression sets ask for one output value.</p>");
     add("data.samples", "Samples", "<p>How many points are generated in all (train and test together).</p>");
-    add("data.noise", "Noise", "<p>How far points stray from their ideal position (0: none, 1: a lot). "
+    add("data.noise", "Noise",
+        "<p>How far points stray from their ideal position (0: none, 1: a lot). "
         "Noise makes the classes overlap, so 100% accuracy becomes impossible.</p>");
     add("data.train_fraction", "Train fraction",
         "<p>The share of samples used for training; the rest is the test set the app evaluates live "
@@ -69,11 +71,14 @@ QHash<QString, Explanation> buildTable() {
         "each replica takes G / N of them (its shard), and with k accumulation steps each micro-step takes "
         "G / (N·k); G must divide evenly.</p><p>Keeping G fixed while adding replicas keeps the maths of the "
         "step the same (mirrored ≡ one device with batch G); each replica just does less of the work.</p>");
-    add("data.shuffle", "Shuffle", "<p>Reshuffles the training samples at every epoch (from the seed). "
+    add("data.shuffle", "Shuffle",
+        "<p>Reshuffles the training samples at every epoch (from the seed). "
         "Without it, batches come in file order.</p>");
-    add("data.files", "Data files", "<p>Relative paths are resolved against the folder of the run config; "
+    add("data.files", "Data files",
+        "<p>Relative paths are resolved against the folder of the run config; "
         "the app saves them relative to the config file, so the run can be moved with its data.</p>");
-    add("data.label_column", "Label column", "<p>Which CSV column holds the label; negative numbers count "
+    add("data.label_column", "Label column",
+        "<p>Which CSV column holds the label; negative numbers count "
         "from the end (-1: the last column).</p>");
     // Strategy
     add("strategy.type.one_device", "One device",
@@ -97,18 +102,23 @@ QHash<QString, Explanation> buildTable() {
         "scaled by the whole global batch) and applies one update: the same step as k× the batch at once, with "
         "1/k of the activation memory. Reduction and update still happen once per step.</p>");
     // Optimizer
-    add("optimizer.type.sgd", "SGD", "<p>Stochastic gradient descent: w ← w − lr·g. With momentum it keeps "
+    add("optimizer.type.sgd", "SGD",
+        "<p>Stochastic gradient descent: w ← w − lr·g. With momentum it keeps "
         "a running velocity of past gradients, which smooths and speeds up progress.</p>");
-    add("optimizer.type.adam", "Adam", "<p>Adapts the step of every parameter from running averages of the "
+    add("optimizer.type.adam", "Adam",
+        "<p>Adapts the step of every parameter from running averages of the "
         "gradient (β1) and of its square (β2). Forgiving of the learning rate; a good default.</p>");
     add("optimizer.learning_rate", "Learning rate",
         "<p>The size of each update. Too small: slow progress; too large: the loss jumps or diverges. It "
         "applies <b>live</b>, at the next step, while training runs.</p>");
-    add("optimizer.momentum", "Momentum", "<p>How much of the previous velocity carries over (0: plain SGD, "
+    add("optimizer.momentum", "Momentum",
+        "<p>How much of the previous velocity carries over (0: plain SGD, "
         "0.9: common). Nesterov looks ahead along the velocity before taking the gradient.</p>");
-    add("optimizer.adam_parameters", "Adam's β1, β2, ε", "<p>β1 and β2 are the decay of Adam's running "
+    add("optimizer.adam_parameters", "Adam's β1, β2, ε",
+        "<p>β1 and β2 are the decay of Adam's running "
         "averages (0.9 and 0.999 are the usual values); ε keeps the division stable.</p>");
-    add("run.steps", "Steps", "<p>How many optimizer steps the run takes before it finishes (0: until you "
+    add("run.steps", "Steps",
+        "<p>How many optimizer steps the run takes before it finishes (0: until you "
         "pause it).</p>");
     add("run.name", "Run name", "<p>The name of the run, shown in the title and written into saved files.</p>");
     // Controls
@@ -116,7 +126,8 @@ QHash<QString, Explanation> buildTable() {
         "<p><b>Play</b> trains continuously; <b>Pause</b> stops between two steps (weights can then be saved); "
         "<b>Step</b> runs exactly one optimizer step; <b>Reset</b> discards the run and starts it again from "
         "the same seed.</p>");
-    add("run.speed", "Speed limit", "<p>At most this many steps per second, so you can follow a run step by "
+    add("run.speed", "Speed limit",
+        "<p>At most this many steps per second, so you can follow a run step by "
         "step. A window opens at 20 steps per second; the label beside the slider says how long the whole "
         "run takes at that pace. <b>No limit</b> trains as fast as the machine can, and a second click "
         "brings the pace back. A new limit applies at once.</p>"

@@ -21,8 +21,7 @@
 namespace distlab::ui {
 
 namespace {
-constexpr Activation kActivations[] = {Activation::Linear, Activation::Relu, Activation::Tanh, Activation::Sigmoid,
-                                       Activation::Gelu};
+constexpr Activation kActivations[] = {Activation::Linear, Activation::Relu, Activation::Tanh, Activation::Sigmoid, Activation::Gelu};
 constexpr int kColumnName = 0;
 constexpr int kColumnUnits = 1;
 constexpr int kColumnActivation = 2;
@@ -163,9 +162,7 @@ void ModelPanel::rebuildTable() {
 
 QSpinBox* ModelPanel::unitsBox(int row) const { return qobject_cast<QSpinBox*>(m_table->cellWidget(row, kColumnUnits)); }
 
-QComboBox* ModelPanel::activationBox(int row) const {
-    return qobject_cast<QComboBox*>(m_table->cellWidget(row, kColumnActivation));
-}
+QComboBox* ModelPanel::activationBox(int row) const { return qobject_cast<QComboBox*>(m_table->cellWidget(row, kColumnActivation)); }
 
 int ModelPanel::selectedRow() const {
     const auto rows = m_table->selectionModel() ? m_table->selectionModel()->selectedRows() : QModelIndexList{};

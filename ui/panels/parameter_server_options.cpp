@@ -163,8 +163,8 @@ void ParameterServerOptions::showPartitionerNumber() {
     const QSignalBlocker blocker(m_partitionerNumber);
     const PartitionerConfig& shown = m_shown.partitioner;
     const PartitionerConfig::Kind kind = partitionerKind();
-    const std::int64_t number = kind == PartitionerConfig::Kind::MinSize   ? shown.minShardBytes
-                                : kind == PartitionerConfig::Kind::MaxSize ? shown.maxShardBytes
+    const std::int64_t number = kind == PartitionerConfig::Kind::MinSize       ? shown.minShardBytes
+                                : kind == PartitionerConfig::Kind::MaxSize     ? shown.maxShardBytes
                                 : shown.kind == PartitionerConfig::Kind::Fixed ? shown.numShards
                                                                                : 2;
     m_partitionerNumber->setValue(static_cast<int>(std::min<std::int64_t>(number, m_partitionerNumber->maximum())));

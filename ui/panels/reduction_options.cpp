@@ -19,11 +19,16 @@ constexpr int kDefaultBytesPerPack = 4096;
 
 QString algorithmKey(CrossDeviceOps algorithm) {
     switch (algorithm) {
-    case CrossDeviceOps::ReductionToOneDevice: return QStringLiteral("strategy.cross_device_ops.reduction_to_one_device");
-    case CrossDeviceOps::HierarchicalCopy: return QStringLiteral("strategy.cross_device_ops.hierarchical_copy");
-    case CrossDeviceOps::Tree: return QStringLiteral("strategy.cross_device_ops.tree");
-    case CrossDeviceOps::Nccl: return QStringLiteral("strategy.cross_device_ops.nccl");
-    case CrossDeviceOps::Ring: break;
+        case CrossDeviceOps::ReductionToOneDevice:
+            return QStringLiteral("strategy.cross_device_ops.reduction_to_one_device");
+        case CrossDeviceOps::HierarchicalCopy:
+            return QStringLiteral("strategy.cross_device_ops.hierarchical_copy");
+        case CrossDeviceOps::Tree:
+            return QStringLiteral("strategy.cross_device_ops.tree");
+        case CrossDeviceOps::Nccl:
+            return QStringLiteral("strategy.cross_device_ops.nccl");
+        case CrossDeviceOps::Ring:
+            break;
     }
     return QStringLiteral("strategy.cross_device_ops.ring");
 }
@@ -101,8 +106,10 @@ void ReductionOptions::setStrategy(const StrategyConfig& strategy) {
 void ReductionOptions::applyTo(StrategyConfig& strategy) const {
     const auto chosen = static_cast<CrossDeviceOps>(m_algorithm->currentData().toInt());
     const bool offered = m_algorithm->findData(static_cast<int>(m_shownAlgorithm)) >= 0;
-    if (offered || m_algorithm->currentIndex() != 0) strategy.crossDeviceOps = chosen;
-    else strategy.crossDeviceOps = m_shownAlgorithm;  // e.g. nccl from a file, left as it was
+    if (offered || m_algorithm->currentIndex() != 0)
+        strategy.crossDeviceOps = chosen;
+    else
+        strategy.crossDeviceOps = m_shownAlgorithm;  // e.g. nccl from a file, left as it was
     if (byBytes()) {
         strategy.numPacks = 1;
         strategy.bytesPerPack = m_bytes->value();

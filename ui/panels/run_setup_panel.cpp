@@ -29,17 +29,19 @@ QScrollArea* scrolled(QWidget* page) {
 
 std::pair<std::int64_t, LossKind> expectedOutput(const DataConfig& data) {
     switch (data.source) {
-    case DataSource::Synthetic:
-        if (data.kind == SyntheticKind::RegressionPlane || data.kind == SyntheticKind::RegressionGauss) {
-            return {1, LossKind::MeanSquaredError};
-        }
-        return {2, LossKind::SoftmaxCrossEntropy};
-    case DataSource::FashionMnist: return {10, LossKind::SoftmaxCrossEntropy};
-    case DataSource::Random:
-        if (data.outputs > 0) return {data.outputs, LossKind::MeanSquaredError};
-        return {data.classes, LossKind::SoftmaxCrossEntropy};
-    case DataSource::Csv:
-    case DataSource::Idx: break;
+        case DataSource::Synthetic:
+            if (data.kind == SyntheticKind::RegressionPlane || data.kind == SyntheticKind::RegressionGauss) {
+                return {1, LossKind::MeanSquaredError};
+            }
+            return {2, LossKind::SoftmaxCrossEntropy};
+        case DataSource::FashionMnist:
+            return {10, LossKind::SoftmaxCrossEntropy};
+        case DataSource::Random:
+            if (data.outputs > 0) return {data.outputs, LossKind::MeanSquaredError};
+            return {data.classes, LossKind::SoftmaxCrossEntropy};
+        case DataSource::Csv:
+        case DataSource::Idx:
+            break;
     }
     return {0, LossKind::SoftmaxCrossEntropy};
 }

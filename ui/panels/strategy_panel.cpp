@@ -21,7 +21,6 @@
 
 namespace distlab::ui {
 
-
 StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_type = new QComboBox(this);
     m_type->setObjectName(QStringLiteral("strategyTypeBox"));
@@ -151,7 +150,8 @@ void StrategyPanel::updateExplanations() {
     if (parameterServers) {
         m_batchText->setText(tr("Each worker computes its gradient on a whole batch of %1 samples: an asynchronous "
                                 "update applies %1 samples' gradient, a synchronous one averages k workers' "
-                                "gradients (k × %1 samples).").arg(m_globalBatch));
+                                "gradients (k × %1 samples).")
+                                 .arg(m_globalBatch));
         m_batchText->setStyleSheet(QString());
         return;
     }
@@ -164,13 +164,15 @@ void StrategyPanel::updateExplanations() {
     if (split > 0 && m_globalBatch % split == 0) {
         m_batchText->setText(tr("Global batch %1 = %2 × %3 × %4.")
                                  .arg(m_globalBatch)
-                                 .arg(countText(replicas, tr("replica"), tr("replicas")), countText(steps, tr("micro-step"), tr("micro-steps")),
+                                 .arg(countText(replicas, tr("replica"), tr("replicas")),
+                                      countText(steps, tr("micro-step"), tr("micro-steps")),
                                       countText(m_globalBatch / split, tr("sample"), tr("samples"))));
         m_batchText->setStyleSheet(QString());
     } else {
-        m_batchText->setText(tr("Global batch %1 does not divide into %2 × %3: change the batch (Data) or the counts here.")
-                                 .arg(m_globalBatch)
-                                 .arg(countText(replicas, tr("replica"), tr("replicas")), countText(steps, tr("micro-step"), tr("micro-steps"))));
+        m_batchText->setText(
+            tr("Global batch %1 does not divide into %2 × %3: change the batch (Data) or the counts here.")
+                .arg(m_globalBatch)
+                .arg(countText(replicas, tr("replica"), tr("replicas")), countText(steps, tr("micro-step"), tr("micro-steps"))));
         m_batchText->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
     }
 }

@@ -7,10 +7,11 @@ namespace distlab::ui {
 
 /// The lab and the thread that runs it; the thread is joined before the lab goes.
 struct EquivalenceController::Job {
-    explicit Job(Study study) : run(std::move(study)), thread([this] {
-        run.run();
-        done.store(true, std::memory_order_release);
-    }) {}
+    explicit Job(Study study)
+        : run(std::move(study)), thread([this] {
+              run.run();
+              done.store(true, std::memory_order_release);
+          }) {}
     ~Job() { run.cancel(); }  // then the thread joins, as it is declared last
     EquivalenceRun run;
     std::atomic<bool> done{false};

@@ -38,8 +38,12 @@ double log10OrFloor(double value) {
 }  // namespace
 
 EquivalenceWindow::EquivalenceWindow(QWidget* parent)
-    : QMainWindow(parent), m_controller(new EquivalenceController(this)), m_prompts(UserPrompts::messageBoxes()), m_chart(new LineChart),
-      m_table(new QTableWidget(0, Columns)), m_note(new QLabel) {
+    : QMainWindow(parent),
+      m_controller(new EquivalenceController(this)),
+      m_prompts(UserPrompts::messageBoxes()),
+      m_chart(new LineChart),
+      m_table(new QTableWidget(0, Columns)),
+      m_note(new QLabel) {
     setObjectName(QStringLiteral("equivalenceWindow"));
     setWindowFlag(Qt::Window);
     resize(1280, 800);
@@ -50,7 +54,8 @@ EquivalenceWindow::EquivalenceWindow(QWidget* parent)
     m_chart->setEmptyText(tr("Run the lab: every variant takes one update in turn, then its weights are compared with the baseline's"));
     m_note->setWordWrap(true);
     m_note->setText(tr("Relative: |w − w_baseline| over the largest |w_baseline| of the same parameter. A difference of exactly 0 "
-                       "is drawn at %1; float32 rounding is about −7.").arg(kFloorLog10));
+                       "is drawn at %1; float32 rounding is about −7.")
+                        .arg(kFloorLog10));
     buildTable();
     auto* top = new QWidget;
     auto* layout = new QVBoxLayout(top);
@@ -138,8 +143,8 @@ void EquivalenceWindow::updateTable() {
         set(v, State, progress.message.empty() ? state : state + QStringLiteral(": ") + QString::fromStdString(progress.message));
         set(v, Last, progress.compared ? figure(progress.latest.maxRelative) : QString());
         set(v, Worst, progress.compared ? tr("%1 (%2)").arg(figure(progress.worst.maxRelative)).arg(progress.worst.step) : QString());
-        set(v, Where, progress.compared ? tr("%1[%2]").arg(c.parameterName(progress.latest.parameter)).arg(progress.latest.element)
-                                        : QString());
+        set(v, Where,
+            progress.compared ? tr("%1[%2]").arg(c.parameterName(progress.latest.parameter)).arg(progress.latest.element) : QString());
         set(v, Reason, QString::fromStdString(verdict.reason));
         set(v, Order, QString::fromStdString(verdict.summationOrder));
         set(v, Why, verdict.kind == EquivalenceClass::MustEqual ? QString::fromStdString(verdict.explanation) : QString());
@@ -168,8 +173,10 @@ void EquivalenceWindow::updateChart() {
                            style);
     }
     // While running, headroom so the axis moves only now and then; once ended, exactly the updates run.
-    if (c.isRunning()) m_chart->stableXRange(1.0, lastStep);
-    else m_chart->setXRange(1.0, lastStep);
+    if (c.isRunning())
+        m_chart->stableXRange(1.0, lastStep);
+    else
+        m_chart->setXRange(1.0, lastStep);
     // The y axis starts at the floor (an exact zero) and ends at the next whole power of ten above
     // the largest difference: a fitted axis rounded it to "nice" bounds far below the floor.
     m_chart->setFixedYRange(kFloorLog10, std::ceil(highest));
@@ -192,8 +199,7 @@ bool EquivalenceWindow::exportCsv(const QString& path) {
 }
 
 bool EquivalenceWindow::exportPicture(const QString& path) {
-    return reportSave(*this, m_prompts, saveWidgetPng(centralWidget(), path), tr("Could not export the picture"), tr("the picture"),
-                      path);
+    return reportSave(*this, m_prompts, saveWidgetPng(centralWidget(), path), tr("Could not export the picture"), tr("the picture"), path);
 }
 
 void EquivalenceWindow::closeEvent(QCloseEvent* event) {

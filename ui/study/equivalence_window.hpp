@@ -2,8 +2,8 @@
 // The equivalence lab's window (docs/interfaces.md §13.7): a study's variants stepped in lockstep,
 // the largest relative weight difference from the baseline after every update per variant on a
 // log10 chart, and a table of each variant's class, reason, summation order and why its
-// difference is not zero; exports the differences (CSV) and the window (PNG). Opened by Run ▸ Equivalence lab… (a lab of the current run) and for a
-// study file with "equivalence": true (File ▸ Open study, File ▸ Examples ▸ Studies).
+// difference is not zero; exports the differences (CSV) and the window (PNG). Opened by Run ▸ Equivalence lab… (a lab of the current run)
+// and for a study file with "equivalence": true (File ▸ Open study, File ▸ Examples ▸ Studies).
 #include <QMainWindow>
 
 #include <distlab/study/study.hpp>

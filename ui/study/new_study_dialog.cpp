@@ -67,7 +67,8 @@ NewStudyDialog::NewStudyDialog(const RunConfig& base, QWidget* parent) : QDialog
     m_problem->setWordWrap(true);
     styleAsExplanation(*m_problem);
     auto* note = new QLabel(tr("Every variant starts from the same seed and data as this run; the first value is the "
-                               "baseline. 2 to 6 variants."), this);
+                               "baseline. 2 to 6 variants."),
+                            this);
     note->setWordWrap(true);
     styleAsExplanation(*note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);

@@ -18,9 +18,8 @@ StudyVariantSpec variantOf(const QString& label, const RunConfig& config) {
     const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(runConfigToJson(config))).object();
     StudyVariantSpec variant;
     variant.label = label.toStdString();
-    variant.overrides.emplace_back("strategy", QJsonDocument(json.value(QStringLiteral("strategy")).toObject())
-                                                   .toJson(QJsonDocument::Compact)
-                                                   .toStdString());
+    variant.overrides.emplace_back(
+        "strategy", QJsonDocument(json.value(QStringLiteral("strategy")).toObject()).toJson(QJsonDocument::Compact).toStdString());
     variant.overrides.emplace_back("data.global_batch_size", std::to_string(config.data.globalBatchSize));
     return variant;
 }

@@ -23,18 +23,24 @@ namespace {
 
 constexpr double kDefaultSmoothing = 0.6;  // TensorBoard's default: per-update values are noisy
 const QString kSmoothingKey = QStringLiteral("study/smoothing");
-constexpr StudyMetric kOverlayMetrics[] = {StudyMetric::Loss, StudyMetric::Accuracy, StudyMetric::StepMs,
-                                           StudyMetric::SamplesPerSecond};
+constexpr StudyMetric kOverlayMetrics[] = {StudyMetric::Loss, StudyMetric::Accuracy, StudyMetric::StepMs, StudyMetric::SamplesPerSecond};
 
 double valueOf(const StudyCurvePoint& point, StudyMetric metric) {
     switch (metric) {
-        case StudyMetric::Loss: return point.loss;
-        case StudyMetric::Accuracy: return point.accuracy;
-        case StudyMetric::StepMs: return point.stepMs;
-        case StudyMetric::SamplesPerSecond: return point.samplesPerSecond;
-        case StudyMetric::CommunicationMs: return point.communicationMs;
-        case StudyMetric::WaitingMs: return point.waitingMs;
-        case StudyMetric::Count: break;
+        case StudyMetric::Loss:
+            return point.loss;
+        case StudyMetric::Accuracy:
+            return point.accuracy;
+        case StudyMetric::StepMs:
+            return point.stepMs;
+        case StudyMetric::SamplesPerSecond:
+            return point.samplesPerSecond;
+        case StudyMetric::CommunicationMs:
+            return point.communicationMs;
+        case StudyMetric::WaitingMs:
+            return point.waitingMs;
+        case StudyMetric::Count:
+            break;
     }
     return std::numeric_limits<double>::quiet_NaN();
 }
@@ -43,13 +49,20 @@ double valueOf(const StudyCurvePoint& point, StudyMetric metric) {
 
 QString StudyCharts::metricName(StudyMetric metric) {
     switch (metric) {
-        case StudyMetric::Loss: return tr("Training loss");
-        case StudyMetric::Accuracy: return tr("Accuracy (training batch)");
-        case StudyMetric::StepMs: return tr("Step time (ms)");
-        case StudyMetric::SamplesPerSecond: return tr("Samples per second");
-        case StudyMetric::CommunicationMs: return tr("Communicating (ms per step)");
-        case StudyMetric::WaitingMs: return tr("Waiting (ms per step)");
-        case StudyMetric::Count: break;
+        case StudyMetric::Loss:
+            return tr("Training loss");
+        case StudyMetric::Accuracy:
+            return tr("Accuracy (training batch)");
+        case StudyMetric::StepMs:
+            return tr("Step time (ms)");
+        case StudyMetric::SamplesPerSecond:
+            return tr("Samples per second");
+        case StudyMetric::CommunicationMs:
+            return tr("Communicating (ms per step)");
+        case StudyMetric::WaitingMs:
+            return tr("Waiting (ms per step)");
+        case StudyMetric::Count:
+            break;
     }
     return {};
 }
@@ -199,8 +212,10 @@ void StudyCharts::fill(LineChart& chart, StudyMetric metric, int onlyVariant) {
     // While variants train the range keeps headroom (it moves now and then, not every frame); once
     // they have ended it fits the data.
     if (xLow < xHigh) {
-        if (m_controller.isRunning()) chart.stableXRange(xLow, xHigh);
-        else chart.setXRange(xLow, xHigh);
+        if (m_controller.isRunning())
+            chart.stableXRange(xLow, xHigh);
+        else
+            chart.setXRange(xLow, xHigh);
     }
     chart.fitAxes();
 }

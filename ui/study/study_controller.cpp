@@ -19,8 +19,9 @@ public:
     void onVariantState(int variant, VariantState state, const std::string& message) override {
         if (state != VariantState::Failed) return;
         const QString text = QString::fromStdString(message);
-        QMetaObject::invokeMethod(m_controller, [controller = m_controller, variant, text] { emit controller->variantFailed(variant, text); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_controller, [controller = m_controller, variant, text] { emit controller->variantFailed(variant, text); },
+            Qt::QueuedConnection);
     }
 
 private:
@@ -101,9 +102,9 @@ void StudyController::poll() {
     }
     // Predicting until a variant has started (they all are predicted before any trains).
     if (m_predicting)
-        m_predicting = std::all_of(m_progress.begin(), m_progress.end(),
-                                   [](const VariantProgress& p) { return p.state == VariantState::Waiting; }) &&
-                       !ended;
+        m_predicting =
+            std::all_of(m_progress.begin(), m_progress.end(), [](const VariantProgress& p) { return p.state == VariantState::Waiting; }) &&
+            !ended;
     ++m_version;
     // The copies of the poll that found the job ended are final: views drawing them see it ended.
     const bool justEnded = ended && !m_finishedSignalled;

@@ -60,17 +60,19 @@ QStringList StudySummaryView::defaultHiddenColumns() {
     // Shown by default: the variant and its state, the measured step time with its prediction,
     // loss, accuracy, time to the target, speed and the communication share. A column not named
     // here (a new one) is shown, so nothing new goes unseen.
-    return {QStringLiteral("steps"),           QStringLiteral("seconds"),       QStringLiteral("test_loss"),
+    return {QStringLiteral("steps"),           QStringLiteral("seconds"),        QStringLiteral("test_loss"),
             QStringLiteral("steps_to_target"), QStringLiteral("bytes_per_step"), QStringLiteral("peak_memory_mib"),
-            QStringLiteral("compute_share"),   QStringLiteral("wait_share"),    QStringLiteral("optimizer_share")};
+            QStringLiteral("compute_share"),   QStringLiteral("wait_share"),     QStringLiteral("optimizer_share")};
 }
 
 bool StudySummaryView::isColumnShown(const QString& name) const { return name == kNameColumn || !m_hidden.contains(name); }
 
 void StudySummaryView::setColumnShown(const QString& name, bool shown) {
     if (name == kNameColumn || isColumnShown(name) == shown) return;
-    if (shown) m_hidden.removeAll(name);
-    else m_hidden.append(name);
+    if (shown)
+        m_hidden.removeAll(name);
+    else
+        m_hidden.append(name);
     saveHiddenColumns();
     applyColumnVisibility();
 }
@@ -113,9 +115,9 @@ StudyTable StudySummaryView::table() const {
     const bool predicted = std::any_of(predictions.begin(), predictions.end(), [](const auto& p) { return p.has_value(); }) ||
                            std::any_of(m_controller.predictionNotes().begin(), m_controller.predictionNotes().end(),
                                        [](const std::string& note) { return !note.empty(); });
-    return makeStudyTable(m_controller.rows(), m_controller.study().baseline(),
-                          predicted ? std::span<const std::optional<StepTimePrediction>>(predictions)
-                                    : std::span<const std::optional<StepTimePrediction>>());
+    return makeStudyTable(
+        m_controller.rows(), m_controller.study().baseline(),
+        predicted ? std::span<const std::optional<StepTimePrediction>>(predictions) : std::span<const std::optional<StepTimePrediction>>());
 }
 
 void StudySummaryView::refresh() {

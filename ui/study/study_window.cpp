@@ -95,22 +95,23 @@ void StudyWindow::buildToolBar() {
     bar->addWidget(new QLabel(tr(" Variants run "), bar));
     m_mode = new QComboBox(bar);
     m_mode->addItems({tr("one after another"), tr("all at once")});
-    m_mode->setToolTip(tr("One after another gives fair timings on few cores; all at once is quicker but the "
-                          "variants share the cores, which distorts every speed"));
+    m_mode->setToolTip(
+        tr("One after another gives fair timings on few cores; all at once is quicker but the "
+           "variants share the cores, which distorts every speed"));
     bar->addWidget(m_mode);
     m_modeNote = new QLabel(bar);
     m_modeNote->setObjectName(QStringLiteral("studyModeNote"));
     bar->addWidget(m_modeNote);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_controller->setMode(index == 0 ? StudyMode::Sequential : StudyMode::Simultaneous);
-        m_modeNote->setText(index == 0 ? QString()
-                                       : tr(" They share the cores: speeds and step times are distorted. "));
+        m_modeNote->setText(index == 0 ? QString() : tr(" They share the cores: speeds and step times are distorted. "));
     });
     m_predict = new QCheckBox(tr("Predict step times first"), bar);
     m_predict->setChecked(true);
-    m_predict->setToolTip(tr("Before the run, predict each variant's step time from a short calibration on this "
-                             "machine and a model of its reduction; the table shows the prediction beside the "
-                             "measurement"));
+    m_predict->setToolTip(
+        tr("Before the run, predict each variant's step time from a short calibration on this "
+           "machine and a model of its reduction; the table shows the prediction beside the "
+           "measurement"));
     bar->addWidget(m_predict);
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Baseline "), bar));
@@ -148,9 +149,8 @@ void StudyWindow::setStudy(Study study, const QString& path) {
         const QSignalBlocker blocker(m_mode);
         m_mode->setCurrentIndex(study.spec.mode == StudyMode::Sequential ? 0 : 1);
     }
-    m_modeNote->setText(study.spec.mode == StudyMode::Sequential
-                            ? QString()
-                            : tr(" They share the cores: speeds and step times are distorted. "));
+    m_modeNote->setText(study.spec.mode == StudyMode::Sequential ? QString()
+                                                                 : tr(" They share the cores: speeds and step times are distorted. "));
     {
         const QSignalBlocker blocker(m_baseline);
         m_baseline->clear();
@@ -215,8 +215,8 @@ void StudyWindow::updateProgress() {
             bar->setFormat(tr("%1 / %2 updates").arg(locale.toString(progress.stepsDone), locale.toString(progress.steps)));
         }
         m_progress->item(v, ProgressLoss)->setText(std::isfinite(progress.loss) ? QString::number(progress.loss, 'g', 4) : QString());
-        const bool live = progress.state == VariantState::Waiting || progress.state == VariantState::Loading ||
-                          progress.state == VariantState::Running;
+        const bool live =
+            progress.state == VariantState::Waiting || progress.state == VariantState::Loading || progress.state == VariantState::Running;
         if (QWidget* cancel = m_progress->cellWidget(v, ProgressCancel)) cancel->setEnabled(m_controller->isRunning() && live);
     }
 }
@@ -238,17 +238,18 @@ bool StudyWindow::saveStudy(const QString& path) {
 }
 
 bool StudyWindow::exportTable(const QString& path) {
-    if (!reportSave(*this, m_prompts, writeFileAtomically(local(path), studyTableCsv(m_summary->table())),
-                    tr("Could not export the table"), tr("the table"), path))
+    if (!reportSave(*this, m_prompts, writeFileAtomically(local(path), studyTableCsv(m_summary->table())), tr("Could not export the table"),
+                    tr("the table"), path))
         return false;
     m_exportedVersion = m_controller->version();
     return true;
 }
 
 bool StudyWindow::exportTableAsked() {
-    const QString path = m_prompts.savePath ? m_prompts.savePath(this, tr("Export the summary table"), tr("CSV (*.csv)"), QStringLiteral("csv"),
-                                                                 suggestedFileName(m_controller->study().spec.name, QStringLiteral("csv")))
-                                            : QString();
+    const QString path = m_prompts.savePath
+                             ? m_prompts.savePath(this, tr("Export the summary table"), tr("CSV (*.csv)"), QStringLiteral("csv"),
+                                                  suggestedFileName(m_controller->study().spec.name, QStringLiteral("csv")))
+                             : QString();
     return !path.isEmpty() && exportTable(path);
 }
 
@@ -271,8 +272,7 @@ bool StudyWindow::confirmDiscardResults(const QString& what) {
 }
 
 bool StudyWindow::exportPicture(const QString& path) {
-    return reportSave(*this, m_prompts, saveWidgetPng(centralWidget(), path), tr("Could not export the picture"), tr("the picture"),
-                      path);
+    return reportSave(*this, m_prompts, saveWidgetPng(centralWidget(), path), tr("Could not export the picture"), tr("the picture"), path);
 }
 
 void StudyWindow::showEvent(QShowEvent* event) {
@@ -284,6 +284,5 @@ void StudyWindow::closeEvent(QCloseEvent* event) {
     m_controller->cancelAll();  // a closed study window trains nothing in the background
     QMainWindow::closeEvent(event);
 }
-
 
 }  // namespace distlab::ui

@@ -33,10 +33,9 @@ QDoubleSpinBox* valueSpinBox(QWidget* parent, double value) {
 QLabel* replicaChip(int replica, QWidget* parent) {
     auto* chip = new QLabel(QStringLiteral("r%1").arg(replica), parent);
     const QColor color = replicaColor(replica);
-    chip->setStyleSheet(
-        QStringLiteral("QLabel { background: %1; color: %2; border-radius: 3px; padding: 1px 4px; "
-                       "font-weight: bold; }")
-            .arg(color.name(), color.lightness() > 150 ? QStringLiteral("black") : QStringLiteral("white")));
+    chip->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; border-radius: 3px; padding: 1px 4px; "
+                                       "font-weight: bold; }")
+                            .arg(color.name(), color.lightness() > 150 ? QStringLiteral("black") : QStringLiteral("white")));
     return chip;
 }
 
@@ -50,23 +49,20 @@ OpBar::OpBar(QWidget* parent) : QWidget(parent) {
     m_context = new QComboBox(this);
     m_context->setObjectName(QStringLiteral("varlabContextBox"));
     for (const UpdateContext context : {UpdateContext::Replica, UpdateContext::CrossReplica}) {
-        m_context->addItem(context == UpdateContext::Replica ? tr("replica") : tr("cross-replica"),
-                           static_cast<int>(context));
+        m_context->addItem(context == UpdateContext::Replica ? tr("replica") : tr("cross-replica"), static_cast<int>(context));
         m_context->setItemData(m_context->count() - 1, contextTip(context), Qt::ToolTipRole);
     }
     m_op = new QComboBox(this);
     m_op->setObjectName(QStringLiteral("varlabOpBox"));
-    for (std::size_t i = 0; i < detail::kOpNames.size(); ++i)
-        m_op->addItem(engineText(detail::kOpNames[i]), static_cast<int>(i));
+    for (std::size_t i = 0; i < detail::kOpNames.size(); ++i) m_op->addItem(engineText(detail::kOpNames[i]), static_cast<int>(i));
     m_op->setCurrentIndex(static_cast<int>(VariableOp::AssignAdd));
     m_argument = new QComboBox(this);
     m_argument->setObjectName(QStringLiteral("varlabArgumentBox"));
     m_argument->addItem(tr("per-replica values"), static_cast<int>(Argument::PerReplica));
     m_argument->addItem(tr("same value on all"), static_cast<int>(Argument::SameOnEveryReplica));
     m_argument->setItemData(0, tr("A per-replica tensor: each replica passes its own value."), Qt::ToolTipRole);
-    m_argument->setItemData(
-        1, tr("The same value on every replica: a constant that is not per-replica (a non-distributed value)."),
-        Qt::ToolTipRole);
+    m_argument->setItemData(1, tr("The same value on every replica: a constant that is not per-replica (a non-distributed value)."),
+                            Qt::ToolTipRole);
 
     m_argumentLabel = caption(tr("Argument"), this);
 
@@ -128,8 +124,7 @@ OpBar::OpBar(QWidget* parent) : QWidget(parent) {
     layout->addLayout(bottom);
 
     connect(m_apply, &QPushButton::clicked, this, &OpBar::applyRequested);
-    for (QComboBox* box : {m_context, m_op, m_argument})
-        connect(box, &QComboBox::currentIndexChanged, this, &OpBar::updateEditors);
+    for (QComboBox* box : {m_context, m_op, m_argument}) connect(box, &QComboBox::currentIndexChanged, this, &OpBar::updateEditors);
     connect(m_variable, &QComboBox::currentIndexChanged, this, [this] { emit targetChanged(target()); });
     updateEditors();
 }
@@ -163,8 +158,7 @@ UpdateContext OpBar::context() const { return static_cast<UpdateContext>(m_conte
 VariableOp OpBar::op() const { return static_cast<VariableOp>(m_op->currentData().toInt()); }
 
 bool OpBar::perReplica() const {
-    return context() == UpdateContext::Replica &&
-           static_cast<Argument>(m_argument->currentData().toInt()) == Argument::PerReplica;
+    return context() == UpdateContext::Replica && static_cast<Argument>(m_argument->currentData().toInt()) == Argument::PerReplica;
 }
 
 VariableOpRequest OpBar::request() const {
@@ -174,8 +168,7 @@ VariableOpRequest OpBar::request() const {
     if (request.op == VariableOp::Read) return request;
     request.perReplica = perReplica();
     if (request.perReplica) {
-        for (int i = 0; i < m_replicas; ++i)
-            request.values.push_back(m_perReplica[static_cast<std::size_t>(i)].box->value());
+        for (int i = 0; i < m_replicas; ++i) request.values.push_back(m_perReplica[static_cast<std::size_t>(i)].box->value());
     } else {
         request.values.push_back(m_value->value());
     }

@@ -42,9 +42,7 @@ public:
     QComboBox& opBox() const { return *m_op; }
     QComboBox& argumentBox() const { return *m_argument; }
     /// Replica `replica`'s value box (0..7; only the first replicas are shown).
-    QDoubleSpinBox& replicaValueBox(int replica) const {
-        return *m_perReplica.at(static_cast<std::size_t>(replica)).box;
-    }
+    QDoubleSpinBox& replicaValueBox(int replica) const { return *m_perReplica.at(static_cast<std::size_t>(replica)).box; }
     /// The one value of a cross-replica or "same on every replica" update.
     QDoubleSpinBox& valueBox() const { return *m_value; }
     QPushButton& applyButton() const { return *m_apply; }

@@ -52,9 +52,7 @@ QString OpLog::entryText(int index) const {
     return entry.rule.isEmpty() ? text : text + QLatin1Char('\n') + entry.rule;
 }
 
-bool OpLog::entryIsError(int index) const {
-    return index >= 0 && index < entryCount() && m_entries[static_cast<std::size_t>(index)].error;
-}
+bool OpLog::entryIsError(int index) const { return index >= 0 && index < entryCount() && m_entries[static_cast<std::size_t>(index)].error; }
 
 void OpLog::changeEvent(QEvent* event) {
     QTextBrowser::changeEvent(event);
@@ -63,12 +61,10 @@ void OpLog::changeEvent(QEvent* event) {
 
 QString OpLog::entryHtml(const Entry& entry) const {
     const QString outcomeStyle =
-        entry.error ? QStringLiteral(" style=\"color:%1; font-weight:bold\"").arg(QLatin1String(kVarlabErrorColor))
-                    : QString();
-    const QString rule = entry.rule.isEmpty()
-                             ? QString()
-                             : QStringLiteral("<br><span style=\"color:%1\">%2</span>")
-                                   .arg(palette().color(QPalette::PlaceholderText).name(), entry.rule.toHtmlEscaped());
+        entry.error ? QStringLiteral(" style=\"color:%1; font-weight:bold\"").arg(QLatin1String(kVarlabErrorColor)) : QString();
+    const QString rule = entry.rule.isEmpty() ? QString()
+                                              : QStringLiteral("<br><span style=\"color:%1\">%2</span>")
+                                                    .arg(palette().color(QPalette::PlaceholderText).name(), entry.rule.toHtmlEscaped());
     // One block per entry (lines joined by <br>), so prepending and trimming work on whole blocks.
     return QStringLiteral("<b>%1</b><br><span%2>%3</span>%4")
         .arg(entry.title.toHtmlEscaped(), outcomeStyle, entry.outcome.toHtmlEscaped(), rule);

@@ -45,8 +45,8 @@ VariableCard::VariableCard(const DistributedVariable& variable, QWidget* parent)
                              : engineText(toString(spec.synchronization));
     const QString replicas = variable.replicas() == 1 ? tr("1 replica") : tr("%1 replicas").arg(variable.replicas());
     m_details = new QLabel(QStringLiteral("%1 · %2 · %3 · aggregation %4 · %5")
-                               .arg(engineText(toString(variable.strategy())), replicas, sync,
-                                    engineText(toString(spec.aggregation)), engineText(dtypeName(spec.dtype))),
+                               .arg(engineText(toString(variable.strategy())), replicas, sync, engineText(toString(spec.aggregation)),
+                                    engineText(dtypeName(spec.dtype))),
                            this);
     m_details->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); }"));
     m_details->setWordWrap(true);
@@ -134,8 +134,7 @@ void VariableCard::buildCells(const DistributedVariable& variable) {
         cell.value->setMinimumWidth(kValueMinimumWidth);
         cell.value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         auto* cellLayout = new QVBoxLayout(cell.frame);
-        cellLayout->setContentsMargins(copies <= kLongCaptionsUpTo ? 10 : 6, 4, copies <= kLongCaptionsUpTo ? 10 : 4,
-                                       6);
+        cellLayout->setContentsMargins(copies <= kLongCaptionsUpTo ? 10 : 6, 4, copies <= kLongCaptionsUpTo ? 10 : 4, 6);
         cellLayout->setSpacing(0);
         cellLayout->addWidget(cell.caption);
         cellLayout->addWidget(cell.value);
@@ -182,14 +181,12 @@ void VariableCard::styleCell(Cell& cell, bool changed) {
     if (cell.styled && cell.changed == changed) return;  // style sheets are costly to re-apply on every op
     cell.styled = true;
     cell.changed = changed;
-    const QString border =
-        changed ? QStringLiteral("2px solid %1").arg(cell.color.name()) : QStringLiteral("1px solid palette(mid)");
+    const QString border = changed ? QStringLiteral("2px solid %1").arg(cell.color.name()) : QStringLiteral("1px solid palette(mid)");
     const QString background = changed ? rgba(cell.color, 60) : QStringLiteral("palette(base)");
     cell.frame->setStyleSheet(QStringLiteral("QFrame#copyCell { border: %1; border-left: 6px solid %2; "
                                              "border-radius: 4px; background: %3; }")
                                   .arg(border, cell.color.name(), background));
-    cell.caption->setStyleSheet(
-        QStringLiteral("QLabel { color: palette(dark); border: none; background: transparent; }"));
+    cell.caption->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); border: none; background: transparent; }"));
     QFont font = cell.value->font();
     font.setPointSizeF(QFont().pointSizeF() + 5);
     font.setBold(changed);
@@ -216,8 +213,7 @@ QStringList VariableCard::copyTexts() const {
 }
 
 QColor VariableCard::copyColor(int index) const {
-    return index >= 0 && index < static_cast<int>(m_cells.size()) ? m_cells[static_cast<std::size_t>(index)].color
-                                                                  : QColor();
+    return index >= 0 && index < static_cast<int>(m_cells.size()) ? m_cells[static_cast<std::size_t>(index)].color : QColor();
 }
 
 QList<bool> VariableCard::changedCopies() const {

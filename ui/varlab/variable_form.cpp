@@ -136,8 +136,7 @@ void VariableForm::updateHints() {
     m_strategy->setToolTip(strategyTip(strategy()));
     m_synchronization->setToolTip(synchronizationTip(current<Synchronization>(*m_synchronization)));
     m_aggregation->setToolTip(aggregationTip(current<Aggregation>(*m_aggregation)));
-    m_hint->setText(strategyTip(strategy()) + QLatin1Char(' ') +
-                    synchronizationTip(current<Synchronization>(*m_synchronization)));
+    m_hint->setText(strategyTip(strategy()) + QLatin1Char(' ') + synchronizationTip(current<Synchronization>(*m_synchronization)));
 }
 
 }  // namespace distlab::ui

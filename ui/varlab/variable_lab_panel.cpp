@@ -83,11 +83,10 @@ QWidget* VariableLabPanel::buildSetupColumn() {
     m_form = new VariableForm(formGroup);
     auto* formLayout = new QVBoxLayout(formGroup);
     formLayout->addWidget(m_form);
-    auto* legend = new QLabel(
-        tr("<b>Reading a card</b><br>One column per copy, striped in its replica's colour (the same colour in "
-           "every view). Tinted cells changed in the last op. The dashed cell is what a cross-replica read "
-           "returns now; hover it for the rule behind it."),
-        content);
+    auto* legend = new QLabel(tr("<b>Reading a card</b><br>One column per copy, striped in its replica's colour (the same colour in "
+                                 "every view). Tinted cells changed in the last op. The dashed cell is what a cross-replica read "
+                                 "returns now; hover it for the rule behind it."),
+                              content);
     legend->setWordWrap(true);
     legend->setTextFormat(Qt::RichText);
     legend->setContentsMargins(4, 8, 4, 0);
@@ -159,13 +158,11 @@ bool VariableLabPanel::createVariable(const VariableSpec& spec, VariableStrategy
     const QString name = QString::fromStdString(spec.name);
     const QString title =
         tr("#%1 create %2 under %3 with %4: synchronization %5, aggregation %6, %7, initial %8")
-            .arg(QString::number(m_entryNumber + 1), name.isEmpty() ? tr("(no name)") : name,
-                 engineText(toString(strategy)), replicas == 1 ? tr("1 replica") : tr("%1 replicas").arg(replicas),
-                 engineText(toString(spec.synchronization)), engineText(toString(spec.aggregation)),
-                 engineText(dtypeName(spec.dtype)), QString::number(spec.initial));
+            .arg(QString::number(m_entryNumber + 1), name.isEmpty() ? tr("(no name)") : name, engineText(toString(strategy)),
+                 replicas == 1 ? tr("1 replica") : tr("%1 replicas").arg(replicas), engineText(toString(spec.synchronization)),
+                 engineText(toString(spec.aggregation)), engineText(dtypeName(spec.dtype)), QString::number(spec.initial));
     if (name.isEmpty() || find(name) != nullptr) {
-        logEntry(title,
-                 name.isEmpty() ? tr("error: a variable needs a name") : tr("error: %1 already exists").arg(name),
+        logEntry(title, name.isEmpty() ? tr("error: a variable needs a name") : tr("error: %1 already exists").arg(name),
                  tr("the lab tells variables apart by name: pick another one or remove the old variable"), true);
         return false;
     }
@@ -181,10 +178,8 @@ bool VariableLabPanel::createVariable(const VariableSpec& spec, VariableStrategy
     const DistributedVariable& variable = m_variables.back().variable;
     connect(card, &VariableCard::removeRequested, this, [this, name] { removeVariable(name); });
     connect(card, &VariableCard::selectRequested, this, [this, name] { m_opBar->selectVariable(name); });
-    logEntry(
-        title,
-        tr("created a %1 variable, copies %2").arg(kindTitle(variable.kind()), valuesText(variable, variable.copies())),
-        QString::fromStdString(variable.creationRule()), false);
+    logEntry(title, tr("created a %1 variable, copies %2").arg(kindTitle(variable.kind()), valuesText(variable, variable.copies())),
+             QString::fromStdString(variable.creationRule()), false);
     m_opBar->setVariables(variableNames());
     m_opBar->selectVariable(name);
     onTargetChanged(m_opBar->target());
@@ -199,8 +194,7 @@ VariableOpResult VariableLabPanel::applyOp(const QString& name, const VariableOp
     if (entry == nullptr) {
         VariableOpResult missing;
         missing.error = tr("there is no variable named %1").arg(name).toStdString();
-        logEntry(title, tr("error: %1").arg(QString::fromStdString(missing.error)), tr("create the variable first"),
-                 true);
+        logEntry(title, tr("error: %1").arg(QString::fromStdString(missing.error)), tr("create the variable first"), true);
         return missing;
     }
     DistributedVariable& variable = entry->variable;
@@ -210,13 +204,12 @@ VariableOpResult VariableLabPanel::applyOp(const QString& name, const VariableOp
     for (std::size_t i = 0; i < before.size() && i < variable.copies().size(); ++i)
         changed[i] = result.ok && before[i] != variable.copies()[i];
     // Only the last op's changes stay highlighted.
-    for (LabVariable& other : m_variables)
-        other.card->refresh(other.variable, &other == entry ? changed : std::vector<bool>{});
+    for (LabVariable& other : m_variables) other.card->refresh(other.variable, &other == entry ? changed : std::vector<bool>{});
 
     QString outcome;
     if (!result.ok) {
-        outcome = tr("error: %1 · copies unchanged %2")
-                      .arg(QString::fromStdString(result.error), valuesText(variable, result.replicaValues));
+        outcome =
+            tr("error: %1 · copies unchanged %2").arg(QString::fromStdString(result.error), valuesText(variable, result.replicaValues));
     } else if (request.op == VariableOp::Read && request.context == UpdateContext::CrossReplica) {
         outcome = tr("read returned %1 · copies %2")
                       .arg(valueText(variable, result.readValues.at(0)), valuesText(variable, result.replicaValues));
@@ -235,14 +228,13 @@ VariableOpResult VariableLabPanel::applyOp(const QString& name, const VariableOp
 }
 
 bool VariableLabPanel::removeVariable(const QString& name) {
-    const auto it = std::find_if(m_variables.begin(), m_variables.end(),
-                                 [&](const LabVariable& v) { return v.card->name() == name; });
+    const auto it = std::find_if(m_variables.begin(), m_variables.end(), [&](const LabVariable& v) { return v.card->name() == name; });
     if (it == m_variables.end()) return false;
     it->card->hide();
     it->card->deleteLater();  // the click that asked for the removal may still be on the stack
     m_variables.erase(it);
-    logEntry(tr("#%1 removed %2").arg(QString::number(m_entryNumber + 1), name),
-             tr("the variable and its copies are gone"), QString(), false);
+    logEntry(tr("#%1 removed %2").arg(QString::number(m_entryNumber + 1), name), tr("the variable and its copies are gone"), QString(),
+             false);
     m_opBar->setVariables(variableNames());
     m_form->suggestName(variableNames());
     updateEmptyState();

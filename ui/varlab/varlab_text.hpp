@@ -14,9 +14,7 @@ namespace distlab::ui {
 inline constexpr const char* kVarlabErrorColor = "#d9534f";
 
 /// A std::string_view (an engine spelling such as "on_write") as a QString.
-inline QString engineText(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
+inline QString engineText(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 /// One value as `variable`'s dtype prints it ("3" for int32, "2.5" for float32).
 QString valueText(const DistributedVariable& variable, double value);
 /// "[1, 2.5]": values as `variable`'s dtype prints them.

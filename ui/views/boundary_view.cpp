@@ -14,8 +14,8 @@ namespace distlab::ui {
 namespace {
 const QColor kNegative(0xf5, 0x93, 0x22);  // Playground's orange (class 0)
 const QColor kPositive(0x08, 0x77, 0xbd);  // Playground's blue (class 1)
-constexpr qint64 kRebuildPeriodMs = 200;  // five heat maps a second: the boundary moves slowly
-constexpr int kLayerMargin = 8;             // pixels round the plot in the points layer (a dot's radius and pen)
+constexpr qint64 kRebuildPeriodMs = 200;   // five heat maps a second: the boundary moves slowly
+constexpr int kLayerMargin = 8;            // pixels round the plot in the points layer (a dot's radius and pen)
 }  // namespace
 
 BoundaryView::BoundaryView(SessionController& controller, QWidget* parent) : LiveView(controller, parent) {
@@ -76,7 +76,8 @@ void BoundaryView::rebuildImage(const ModelSnapshot& snapshot) {
         // Regression: a symmetric scale around 0 covering the targets and the grid.
         double extent = 1e-6;
         for (float value : points.trainValue) extent = std::max(extent, static_cast<double>(std::abs(value)));
-        for (float value : snapshot.grid) if (std::isfinite(value)) extent = std::max(extent, static_cast<double>(std::abs(value)));
+        for (float value : snapshot.grid)
+            if (std::isfinite(value)) extent = std::max(extent, static_cast<double>(std::abs(value)));
         m_valueLow = -extent;
         m_valueHigh = extent;
     }
@@ -109,8 +110,8 @@ QPointF BoundaryView::toScreen(const QRectF& plot, const QPointF& point) const {
 void BoundaryView::prepareLayers(const QRectF& plot) {
     const QSize size = plot.size().toSize();
     if (m_scaledImage.size() != size) m_scaledImage = m_image.scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
-    const LayerKey key{size, m_snapshot->gridMinX, m_snapshot->gridMaxX, m_snapshot->gridMinY, m_snapshot->gridMaxY,
-                       m_valueLow, m_valueHigh, palette().base().color().rgb()};
+    const LayerKey key{size,       m_snapshot->gridMinX, m_snapshot->gridMaxX,          m_snapshot->gridMinY, m_snapshot->gridMaxY,
+                       m_valueLow, m_valueHigh,          palette().base().color().rgb()};
     if (!m_layerDirty && key == m_layerKey) return;
     m_layerDirty = false;
     m_layerKey = key;
@@ -145,11 +146,13 @@ void BoundaryView::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     painter.setPen(palette().text().color());
     if (m_image.isNull() || !m_snapshot) {
-        QString text = tr("The decision boundary appears here for 2-D data: the model's output over the plane, with "
-                          "the training and test points on top.");
+        QString text =
+            tr("The decision boundary appears here for 2-D data: the model's output over the plane, with "
+               "the training and test points on top.");
         if (m_snapshot && !m_snapshot->layerWidths.empty() && m_snapshot->layerWidths.front() != 2) {
             text = tr("The decision boundary needs 2-D data; this run's data has %1 features per sample. "
-                      "Choose a synthetic set in the Data panel to see one.").arg(m_snapshot->layerWidths.front());
+                      "Choose a synthetic set in the Data panel to see one.")
+                       .arg(m_snapshot->layerWidths.front());
         } else if (!controller().hasRun() || controller().isLoading()) {
             text = tr("Loading the run: the decision boundary appears here for 2-D data.");
         }

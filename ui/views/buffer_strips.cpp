@@ -12,9 +12,9 @@ namespace distlab::ui {
 
 namespace {
 constexpr int kLabelWidth = 64;
-constexpr int kTopHeight = 18;     // pack labels and element markers
+constexpr int kTopHeight = 18;  // pack labels and element markers
 constexpr int kStripsLegendHeight = 24;
-constexpr int kBandHeight = 4;     // the contributors' colours under each chunk
+constexpr int kBandHeight = 4;  // the contributors' colours under each chunk
 constexpr int kRowGap = 6;
 }  // namespace
 
@@ -113,8 +113,7 @@ void BufferStrips::paintEvent(QPaintEvent*) {
     const auto packs = capture.packs();
     for (std::size_t p = 0; p < packs.size(); ++p) {
         const double x0 = xOf(packs[p].begin), x1 = xOf(packs[p].end);
-        if (packs.size() > 1 && x1 - x0 > 40)
-            painter.drawText(QRectF(x0, 0, x1 - x0, kTopHeight), Qt::AlignCenter, tr("pack %1").arg(p));
+        if (packs.size() > 1 && x1 - x0 > 40) painter.drawText(QRectF(x0, 0, x1 - x0, kTopHeight), Qt::AlignCenter, tr("pack %1").arg(p));
         if (p > 0) {
             painter.setPen(QPen(ink, 1.2, Qt::DashLine));
             painter.drawLine(QPointF(x0, kTopHeight - 4), QPointF(x0, bottom + 2));

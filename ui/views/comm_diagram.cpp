@@ -17,7 +17,7 @@ namespace distlab::ui {
 
 namespace {
 constexpr int kDiagramLegendHeight = 36;  // one or two lines
-constexpr double kArrowOffset = 5.0;  // arrows of opposite directions run side by side
+constexpr double kArrowOffset = 5.0;      // arrows of opposite directions run side by side
 
 int floorLog2(int value) { return value <= 1 ? 0 : std::bit_width(static_cast<unsigned>(value)) - 1; }
 
@@ -172,8 +172,10 @@ void CommDiagram::paintEvent(QPaintEvent*) {
     };
     const double y = height() - (oneLine ? kDiagramLegendHeight / 2.0 : kDiagramLegendHeight - 8.0);
     entry(10, y, Qt::SolidLine, adds);
-    if (oneLine) entry(10 + firstWidth, y, Qt::DashLine, copies);
-    else entry(10, y + 16, Qt::DashLine, copies);
+    if (oneLine)
+        entry(10 + firstWidth, y, Qt::DashLine, copies);
+    else
+        entry(10, y + 16, Qt::DashLine, copies);
 }
 
 }  // namespace distlab::ui

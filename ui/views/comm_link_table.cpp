@@ -34,8 +34,7 @@ QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList&
     return table;
 }
 
-void setCell(QTableWidget& table, int row, int column, const QString& text, const QString& tip = {},
-             const QColor& color = QColor()) {
+void setCell(QTableWidget& table, int row, int column, const QString& text, const QString& tip = {}, const QColor& color = QColor()) {
     QTableWidgetItem* item = table.item(row, column);
     if (item == nullptr) {
         item = new QTableWidgetItem();
@@ -61,13 +60,15 @@ QLabel* title(QWidget* parent) {
 CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     m_linksTitle = title(this);
     m_links = makeTable(this, QStringLiteral("commLinkTable"), {tr("link"), tr("bytes"), tr("time"), tr("in the run")});
-    m_links->setToolTip(tr("Each link the captured all-reduce used: the bytes it carried, the time its transfers "
-                           "took, and what that makes over the run's steps (the pattern repeats every step)."));
+    m_links->setToolTip(
+        tr("Each link the captured all-reduce used: the bytes it carried, the time its transfers "
+           "took, and what that makes over the run's steps (the pattern repeats every step)."));
     m_devicesTitle = title(this);
     m_devicesTitle->setText(tr("Each device over the run"));
     m_devices = makeTable(this, QStringLiteral("commDeviceTable"), {tr("device"), tr("sent / step"), tr("sent in run"), tr("all-reduce")});
-    m_devices->setToolTip(tr("From the engine's step records: bytes each device sent in its latest step and over "
-                             "the run, and its mean time per step in the all-reduce (waiting for peers included)."));
+    m_devices->setToolTip(
+        tr("From the engine's step records: bytes each device sent in its latest step and over "
+           "the run, and its mean time per step in the all-reduce (waiting for peers included)."));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_linksTitle);
@@ -142,7 +143,9 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
                 formula.isEmpty() ? tr("over %1 steps").arg(steps) : tr("over %1 steps; %2").arg(steps).arg(formula));
         setCell(*m_devices, r, 3, formatNs(meanNs),
                 tr("Mean time per step from the end of cpu:%1's backward pass to the end of its all-reduce; %2 of it "
-                   "waiting for peers.").arg(r).arg(formatNs(waitNs)));
+                   "waiting for peers.")
+                    .arg(r)
+                    .arg(formatNs(waitNs)));
     }
 }
 

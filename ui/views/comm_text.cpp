@@ -18,11 +18,16 @@ bool is(const char* name, const char* expected) { return std::strcmp(name, expec
 
 QString algorithmTitle(const AllReduceCapture& capture) {
     switch (capture.algorithm()) {
-    case CrossDeviceOps::ReductionToOneDevice: return commTr("reduction to one device");
-    case CrossDeviceOps::HierarchicalCopy: return commTr("hierarchical copy");
-    case CrossDeviceOps::Tree: return commTr("tree all-reduce");
-    case CrossDeviceOps::Ring: return commTr("ring all-reduce");
-    case CrossDeviceOps::Nccl: return commTr("ring all-reduce (NCCL is GPU-only)");
+        case CrossDeviceOps::ReductionToOneDevice:
+            return commTr("reduction to one device");
+        case CrossDeviceOps::HierarchicalCopy:
+            return commTr("hierarchical copy");
+        case CrossDeviceOps::Tree:
+            return commTr("tree all-reduce");
+        case CrossDeviceOps::Ring:
+            return commTr("ring all-reduce");
+        case CrossDeviceOps::Nccl:
+            return commTr("ring all-reduce (NCCL is GPU-only)");
     }
     return {};
 }
@@ -45,25 +50,36 @@ QString describeFrame(const AllReduceCapture& capture, int frame) {
     if (capture.empty()) return {};
     const int n = capture.ranks();
     if (frame <= 0) {
-        return commTr("Each replica's gradient from its own shard of the batch, before the reduction: every chunk holds "
-                  "one contribution. Step forward to watch the %1 add them up.").arg(algorithmTitle(capture));
+        return commTr(
+                   "Each replica's gradient from its own shard of the batch, before the reduction: every chunk holds "
+                   "one contribution. Step forward to watch the %1 add them up.")
+            .arg(algorithmTitle(capture));
     }
     const char* name = capture.stepName(frame);
     QString text;
     if (is(name, "reduce-scatter")) {
-        text = commTr("Reduce-scatter: each device adds the chunk (1/%1 of the buffer) its neighbour sends into its own copy "
-                  "of that chunk. After %2 such steps every device holds the full sum of one chunk.").arg(n).arg(n - 1);
+        text = commTr(
+                   "Reduce-scatter: each device adds the chunk (1/%1 of the buffer) its neighbour sends into its own copy "
+                   "of that chunk. After %2 such steps every device holds the full sum of one chunk.")
+                   .arg(n)
+                   .arg(n - 1);
     } else if (is(name, "all-gather")) {
-        text = commTr("All-gather: each device overwrites one chunk with the finished sum its neighbour sends. After %1 more "
-                  "steps every device holds every chunk's sum.").arg(n - 1);
+        text = commTr(
+                   "All-gather: each device overwrites one chunk with the finished sum its neighbour sends. After %1 more "
+                   "steps every device holds every chunk's sum.")
+                   .arg(n - 1);
     } else if (is(name, "sum on device 0")) {
-        text = commTr("Every other device sends its whole buffer to device 0, which adds all %1 of them into its own: "
-                  "device 0 receives %2 buffers.").arg(n).arg(n - 1);
+        text = commTr(
+                   "Every other device sends its whole buffer to device 0, which adds all %1 of them into its own: "
+                   "device 0 receives %2 buffers.")
+                   .arg(n)
+                   .arg(n - 1);
     } else if (is(name, "copy back")) {
         text = commTr("Device 0 sends the sum to each of the %1 others, which overwrite their buffers with it.").arg(n - 1);
     } else if (is(name, "sum each half on its lead")) {
-        text = commTr("The devices form two halves; the lead of each half (it rotates from pack to pack) adds its half's "
-                  "buffers into its own.");
+        text = commTr(
+            "The devices form two halves; the lead of each half (it rotates from pack to pack) adds its half's "
+            "buffers into its own.");
     } else if (is(name, "add the two partial sums")) {
         text = commTr("The second lead sends its half's sum to the first lead, which adds it: the first lead holds the total.");
     } else if (is(name, "copy the total to the other lead")) {
@@ -71,8 +87,10 @@ QString describeFrame(const AllReduceCapture& capture, int frame) {
     } else if (is(name, "copy down from the leads")) {
         text = commTr("Each lead copies the total to the other devices of its half.");
     } else if (is(name, "tree reduce")) {
-        text = commTr("One level of the binary tree (device r's children are 2r+1 and 2r+2): each parent adds its children's "
-                  "buffers into its own. The sums climb to device 0 in %1 levels.").arg(capture.stepsPerPack() / 2);
+        text = commTr(
+                   "One level of the binary tree (device r's children are 2r+1 and 2r+2): each parent adds its children's "
+                   "buffers into its own. The sums climb to device 0 in %1 levels.")
+                   .arg(capture.stepsPerPack() / 2);
     } else if (is(name, "tree broadcast")) {
         text = commTr("The total flows back down one level: each child copies its parent's buffer.");
     } else {

@@ -36,7 +36,7 @@ namespace distlab::ui {
 namespace {
 constexpr int kMaxSamples = 4;
 constexpr int kTableEveryFrames = 10;  // the run columns of the link table: three times a second
-constexpr double kSmoothing = 0.9;      // per-step timings are noisy: TensorBoard's EMA over them
+constexpr double kSmoothing = 0.9;     // per-step timings are noisy: TensorBoard's EMA over them
 
 // A few elements worth watching: with one pack, the first element of each of the first ring
 // chunks (they are reduced at different steps); with several packs, the first of each pack.
@@ -77,9 +77,10 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     m_capture = new CommCapture(controller, this);
     m_captureButton = new QPushButton(tr("Capture the next all-reduce"), this);
     m_captureButton->setObjectName(QStringLiteral("captureAllReduceButton"));
-    m_captureButton->setToolTip(tr("Records the next step's all-reduce of the real gradients, with every replica's "
-                                   "buffer after each of its steps. A paused run takes one step to do it. The first "
-                                   "all-reduce of a run is captured by itself, while its gradients are still large."));
+    m_captureButton->setToolTip(
+        tr("Records the next step's all-reduce of the real gradients, with every replica's "
+           "buffer after each of its steps. A paused run takes one step to do it. The first "
+           "all-reduce of a run is captured by itself, while its gradients are still large."));
     m_first = toolButton(this, QStyle::SP_MediaSkipBackward, tr("Back to the input"));
     m_back = toolButton(this, QStyle::SP_MediaSeekBackward, tr("Step back"));
     m_playButton = toolButton(this, QStyle::SP_MediaPlay, tr("Play the steps of the all-reduce"));
@@ -99,11 +100,13 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
 
     m_diagram = new CommDiagram(this);
     m_strips = new BufferStrips(this);
-    const QString empty = tr("Press “Capture the next all-reduce” on a run with 2 or more devices: the reduction of "
-                             "the next step's gradients appears here, step by step.");
+    const QString empty =
+        tr("Press “Capture the next all-reduce” on a run with 2 or more devices: the reduction of "
+           "the next step's gradients appears here, step by step.");
     m_diagram->setEmptyText(empty);
-    m_strips->setEmptyText(tr("Every replica's gradient buffer, coloured by how many replicas' contributions each "
-                              "chunk holds, appears here."));
+    m_strips->setEmptyText(
+        tr("Every replica's gradient buffer, coloured by how many replicas' contributions each "
+           "chunk holds, appears here."));
     m_values = new QTableWidget(this);
     m_values->setObjectName(QStringLiteral("commValueTable"));
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -117,19 +120,22 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     m_relative = new QCheckBox(tr("Relative to the largest"), this);
     m_relative->setObjectName(QStringLiteral("commRelativeValues"));
     m_relative->setChecked(true);
-    m_relative->setToolTip(tr("Show each value as a fraction of the largest gradient element any replica put in "
-                              "(late in a run gradients are tiny, 1e-7 and less); the exact value is in each cell's tooltip."));
+    m_relative->setToolTip(
+        tr("Show each value as a fraction of the largest gradient element any replica put in "
+           "(late in a run gradients are tiny, 1e-7 and less); the exact value is in each cell's tooltip."));
     connect(m_relative, &QCheckBox::toggled, this, [this] { fillValues(); });
     m_values->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_links = new CommLinkTable(this);
     m_bandwidth = new LineChart(this);
     m_bandwidth->setTitle(tr("Bus bandwidth per step"));
-    m_bandwidth->setEmptyText(tr("Train on 2 or more devices: busbw = bytes / time × 2(N−1)/N of every step's "
-                                 "all-reduce appears here."));
+    m_bandwidth->setEmptyText(
+        tr("Train on 2 or more devices: busbw = bytes / time × 2(N−1)/N of every step's "
+           "all-reduce appears here."));
     m_share = new LineChart(this);
     m_share->setTitle(tr("Time spent communicating"));
-    m_share->setEmptyText(tr("Train on 2 or more devices: the part of each step the replicas spend in the "
-                             "all-reduce appears here."));
+    m_share->setEmptyText(
+        tr("Train on 2 or more devices: the part of each step the replicas spend in the "
+           "all-reduce appears here."));
 
     auto* controls = new QHBoxLayout();
     controls->addWidget(m_captureButton);
@@ -167,7 +173,7 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     split->addWidget(charts);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    split->setSizes({600, 400});  // proportions: the step-through gets the larger part
+    split->setSizes({600, 400});           // proportions: the step-through gets the larger part
     split->setChildrenCollapsible(false);  // neither part below what it needs: the scroll area scrolls instead
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -186,8 +192,10 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
 
     m_playTimer.setInterval(kFrameMs);
     connect(&m_playTimer, &QTimer::timeout, this, [this] {
-        if (m_frame + 1 >= capture().frameCount()) pause();
-        else setFrame(m_frame + 1);
+        if (m_frame + 1 >= capture().frameCount())
+            pause();
+        else
+            setFrame(m_frame + 1);
     });
     connect(m_captureButton, &QPushButton::clicked, this, [this] { captureNext(); });
     connect(m_first, &QToolButton::clicked, this, [this] { setFrame(0); });
@@ -297,9 +305,8 @@ void CommunicationView::showFrame() {
     m_strips->setCaptureFrame(&latest, m_frame);
     if (latest.empty()) {
         m_frameTitle->setText(tr("No all-reduce captured yet"));
-        m_frameText->setText(m_capture->message().isEmpty()
-                                 ? tr("Capture one to step through how the replicas' gradients are summed.")
-                                 : m_capture->message());
+        m_frameText->setText(m_capture->message().isEmpty() ? tr("Capture one to step through how the replicas' gradients are summed.")
+                                                            : m_capture->message());
     } else {
         m_frameTitle->setText(frameTitle(latest, m_frame));
         m_frameText->setText(describeFrame(latest, m_frame));
@@ -343,7 +350,10 @@ void CommunicationView::fillValues() {
                 item->setBackground(fill);
                 item->setForeground(fill.lightness() < 140 ? QColor(Qt::white) : QColor(Qt::black));
                 item->setToolTip(tr("cpu:%1 holds %2 of the %3 replicas' contributions here: %4")
-                                     .arg(r).arg(count).arg(ranks).arg(QString::number(value, 'g', 6)));
+                                     .arg(r)
+                                     .arg(count)
+                                     .arg(ranks)
+                                     .arg(QString::number(value, 'g', 6)));
             } else {
                 item->setText(latest.hasValues() ? valueText(sum) : QString());
                 item->setToolTip(tr("What every replica holds once the all-reduce is done: %1").arg(QString::number(sum, 'g', 6)));
@@ -364,8 +374,7 @@ void CommunicationView::armEarlyCapture() {
     // run the gradients are large (late ones are near 1e-7). A run not started yet is armed, so
     // its step 1 is caught when Play is pressed (nothing is stepped for it); a running one is
     // caught at its next step. A shown view plays the capture at once.
-    if (m_autoCaptureTried || !capture().empty() || m_capture->busy() || controller().isLoading() ||
-        controller().snapshot() == nullptr)
+    if (m_autoCaptureTried || !capture().empty() || m_capture->busy() || controller().isLoading() || controller().snapshot() == nullptr)
         return;
     const StrategyConfig& strategy = controller().config().strategy;
     if (strategy.type == StrategyKind::ParameterServer || strategy.replicaCount() < 2 ||
@@ -434,12 +443,12 @@ bool CommunicationView::refresh() {
     if (bandwidthDue) {
         m_drawnBandwidth = version;
         m_bandwidth->setAxisTitles(tr("step"), tr("GB/s"));
-        drawn += feedChart(*m_bandwidth,
-                           {{&m_stats.busBandwidth(), tr("bus bandwidth, raw"), faint, 1.0, Qt::SolidLine, 0.0, false},
-                            {&m_stats.busBandwidth(), tr("bus bandwidth"), communication, 2.0, Qt::SolidLine, kSmoothing},
-                            {&m_stats.algorithmBandwidth(), tr("algorithm bandwidth"), palette().text().color(), 1.2,
-                             Qt::SolidLine, kSmoothing}},
-                           XAxis::Step);
+        drawn += feedChart(
+            *m_bandwidth,
+            {{&m_stats.busBandwidth(), tr("bus bandwidth, raw"), faint, 1.0, Qt::SolidLine, 0.0, false},
+             {&m_stats.busBandwidth(), tr("bus bandwidth"), communication, 2.0, Qt::SolidLine, kSmoothing},
+             {&m_stats.algorithmBandwidth(), tr("algorithm bandwidth"), palette().text().color(), 1.2, Qt::SolidLine, kSmoothing}},
+            XAxis::Step);
     }
     if (shareDue) {
         m_drawnShare = version;

@@ -12,8 +12,8 @@ QString laneLabel(const StrategyConfig& strategy, int lane) {
 QString laneDeviceLabel(const StrategyConfig& strategy, int lane) {
     if (strategy.type == StrategyKind::ParameterServer) return laneLabel(strategy, lane);
     const auto index = static_cast<std::size_t>(lane);
-    const QString device = index < strategy.devices.size() ? QString::fromStdString(strategy.devices[index].toString())
-                                                           : QStringLiteral("cpu:%1").arg(lane);
+    const QString device =
+        index < strategy.devices.size() ? QString::fromStdString(strategy.devices[index].toString()) : QStringLiteral("cpu:%1").arg(lane);
     return QCoreApplication::translate("LaneNames", "%1 (replica %2)").arg(device).arg(lane);
 }
 

@@ -43,13 +43,15 @@ LearningView::LearningView(SessionController& controller, QWidget* parent) : Liv
 
     m_loss = new LineChart(this);
     m_loss->setTitle(tr("Loss"));
-    m_loss->setEmptyText(tr("Press Play to start training: the loss of every step appears here, and the "
-                            "test loss every half second when the data has a test split."));
+    m_loss->setEmptyText(
+        tr("Press Play to start training: the loss of every step appears here, and the "
+           "test loss every half second when the data has a test split."));
     m_accuracy = new LineChart(this);
     m_accuracy->setTitle(tr("Accuracy"));
     m_accuracy->setFixedYRange(0.0, 1.0);
-    m_accuracy->setEmptyText(tr("Press Play to start training: the accuracy of every training batch and of "
-                                "the test set appears here."));
+    m_accuracy->setEmptyText(
+        tr("Press Play to start training: the accuracy of every training batch and of "
+           "the test set appears here."));
 
     auto* charts = new QHBoxLayout();
     charts->addWidget(m_loss, 1);
@@ -80,11 +82,11 @@ void LearningView::setSmoothing(double weight) { m_smoothing->setWeight(weight);
 void LearningView::addReferenceCurves(std::vector<Curve>& curves, GlobalSeries train, GlobalSeries test, double weight) const {
     if (m_reference == nullptr) return;
     // Smoothed as the live train curve is (the raw one would hide both); dashed, named after the run.
-    curves.push_back({&m_reference->series(train), tr("%1: train").arg(m_referenceLabel), kReferenceTrainColor, 2.0,
-                      Qt::DashLine, weight, true});
+    curves.push_back(
+        {&m_reference->series(train), tr("%1: train").arg(m_referenceLabel), kReferenceTrainColor, 2.0, Qt::DashLine, weight, true});
     if (!m_reference->series(test).empty())
-        curves.push_back({&m_reference->series(test), tr("%1: test").arg(m_referenceLabel), kReferenceTestColor, 2.0,
-                          Qt::DashLine, 0.0, true});
+        curves.push_back(
+            {&m_reference->series(test), tr("%1: test").arg(m_referenceLabel), kReferenceTestColor, 2.0, Qt::DashLine, 0.0, true});
 }
 
 bool LearningView::refresh() {
@@ -96,10 +98,10 @@ bool LearningView::refresh() {
     // Both charts share one x range (the loss chart keeps it stable), so their axes end at the
     // same step; when it moves, both are redrawn in this frame.
     std::vector<const DecimatedSeries*> shown{&history.series(GlobalSeries::TrainLoss), &history.series(GlobalSeries::TestLoss),
-                                              &history.series(GlobalSeries::TrainAccuracy),
-                                              &history.series(GlobalSeries::TestAccuracy)};
+                                              &history.series(GlobalSeries::TrainAccuracy), &history.series(GlobalSeries::TestAccuracy)};
     if (m_reference != nullptr) {
-        for (GlobalSeries which : {GlobalSeries::TrainLoss, GlobalSeries::TestLoss, GlobalSeries::TrainAccuracy, GlobalSeries::TestAccuracy})
+        for (GlobalSeries which :
+             {GlobalSeries::TrainLoss, GlobalSeries::TestLoss, GlobalSeries::TrainAccuracy, GlobalSeries::TestAccuracy})
             if (!m_reference->series(which).empty()) shown.push_back(&m_reference->series(which));
     }
     const std::pair<double, double> range = sharedXRange(*m_loss, shown, axis);
@@ -123,7 +125,8 @@ bool LearningView::refresh() {
         std::vector<Curve> loss;
         loss.push_back({&history.series(GlobalSeries::TrainLoss), tr("train (raw)"), smoothed ? faint(kTrainColor) : kTrainColor,
                         smoothed ? 1.0 : 2.0, Qt::SolidLine, 0.0, !smoothed});
-        if (smoothed) loss.push_back({&history.series(GlobalSeries::TrainLoss), tr("train"), kTrainColor, 2.0, Qt::SolidLine, weight, true});
+        if (smoothed)
+            loss.push_back({&history.series(GlobalSeries::TrainLoss), tr("train"), kTrainColor, 2.0, Qt::SolidLine, weight, true});
         loss.push_back({&history.series(GlobalSeries::TestLoss), tr("test"), kTestColor, 2.0, Qt::SolidLine, 0.0, true});
         addReferenceCurves(loss, GlobalSeries::TrainLoss, GlobalSeries::TestLoss, weight);
         drawn += feedChart(*m_loss, loss, axis, kChartPointBudget, &m_sharedRange);
@@ -133,15 +136,15 @@ bool LearningView::refresh() {
     if (history.isRegression()) {
         m_accuracy->removeAllSeries();
         m_accuracy->setXRange(m_sharedRange.first, m_sharedRange.second);
-        m_accuracy->setEmptyText(tr("Accuracy applies to classification. This run is a regression (mean squared "
-                                    "error): follow the loss."));
+        m_accuracy->setEmptyText(
+            tr("Accuracy applies to classification. This run is a regression (mean squared "
+               "error): follow the loss."));
     } else {
         std::vector<Curve> accuracy;
-        accuracy.push_back({&history.series(GlobalSeries::TrainAccuracy), tr("train (raw)"),
-                            smoothed ? faint(kTrainColor) : kTrainColor, smoothed ? 1.0 : 2.0, Qt::SolidLine, 0.0, !smoothed});
+        accuracy.push_back({&history.series(GlobalSeries::TrainAccuracy), tr("train (raw)"), smoothed ? faint(kTrainColor) : kTrainColor,
+                            smoothed ? 1.0 : 2.0, Qt::SolidLine, 0.0, !smoothed});
         if (smoothed) {
-            accuracy.push_back({&history.series(GlobalSeries::TrainAccuracy), tr("train"), kTrainColor, 2.0,
-                                Qt::SolidLine, weight, true});
+            accuracy.push_back({&history.series(GlobalSeries::TrainAccuracy), tr("train"), kTrainColor, 2.0, Qt::SolidLine, weight, true});
         }
         accuracy.push_back({&history.series(GlobalSeries::TestAccuracy), tr("test"), kTestColor, 2.0, Qt::SolidLine, 0.0, true});
         addReferenceCurves(accuracy, GlobalSeries::TrainAccuracy, GlobalSeries::TestAccuracy, weight);

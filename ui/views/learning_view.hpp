@@ -43,7 +43,7 @@ private:
     LineChart* m_accuracy;
     SmoothingControl* m_smoothing;
     QComboBox* m_axis;
-    ChartTurns m_turns{2};  // loss, accuracy
+    ChartTurns m_turns{2};                              // loss, accuracy
     std::pair<double, double> m_sharedRange{0.0, 0.0};  // both charts' x range
 };
 

@@ -19,7 +19,7 @@ const QColor kNegative(0xf5, 0x93, 0x22);
 constexpr double kTopMargin = 40.0;
 constexpr double kBottomMargin = 26.0;
 constexpr double kNodeRadius = 7.0;
-constexpr int kEdgeLevels = 12;  // edge widths and shades: enough steps that they read as continuous
+constexpr int kEdgeLevels = 12;           // edge widths and shades: enough steps that they read as continuous
 constexpr qint64 kRepaintPeriodMs = 250;  // weights drift slowly: four pictures a second follow them
 }  // namespace
 
@@ -174,7 +174,7 @@ void NetworkView::paintEdges(QPainter& painter) {
                 const float weight = kernel[i * units + j];
                 const int level = edgeLevel(weight, largest);
                 m_edgeGroups[static_cast<std::size_t>(2 * level + (weight >= 0 ? 0 : 1))].emplace_back(nodePosition(layer, i),
-                                                                                                   nodePosition(layer + 1, j));
+                                                                                                       nodePosition(layer + 1, j));
             }
         }
     }
@@ -270,8 +270,7 @@ void NetworkView::paintLabels(QPainter& painter) {
 }
 
 QString NetworkView::describeNode(int column, int row) const {
-    if (!m_snapshot || column < 0 || column >= static_cast<int>(m_snapshot->layerWidths.size()) || row < 0 ||
-        row >= shownNodes(column)) {
+    if (!m_snapshot || column < 0 || column >= static_cast<int>(m_snapshot->layerWidths.size()) || row < 0 || row >= shownNodes(column)) {
         return {};
     }
     if (column == 0) return tr("input feature %1").arg(row);

@@ -58,7 +58,7 @@ private:
     QStringList m_layerNames;
     std::int64_t m_drawnStep = -1;
     std::vector<std::vector<QLineF>> m_edgeGroups;  // per (strength level, sign); reused every paint
-    std::vector<std::uint8_t> m_look;  // of the picture painted (or about to be)
+    std::vector<std::uint8_t> m_look;               // of the picture painted (or about to be)
     std::vector<std::uint8_t> m_nextLook;
     struct Label {
         QStaticText text;

@@ -98,8 +98,9 @@ QWidget* ParameterServerView::buildRunPage() {
     m_summary->setObjectName(QStringLiteral("parameterServerSummary"));
     m_summary->setWordWrap(true);
     auto* save = new QPushButton(tr("Save checkpoint"), content);
-    save->setToolTip(tr("Keep the run's state (weights, optimizer, step, data position) to resume from later. "
-                        "The app also keeps one by itself every few seconds while the run trains."));
+    save->setToolTip(
+        tr("Keep the run's state (weights, optimizer, step, data position) to resume from later. "
+           "The app also keeps one by itself every few seconds while the run trains."));
     m_resume = new QPushButton(tr("Resume from checkpoint"), content);
     m_resume->setObjectName(QStringLiteral("resumeCheckpointButton"));
     m_resume->setToolTip(tr("Start the run again from the last checkpoint (paused), with the workers as they were"));
@@ -155,13 +156,11 @@ QWidget* ParameterServerView::buildRunPage() {
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int index) {
         this->controller().setParameterServerMode(static_cast<ParameterServerMode>(m_mode->itemData(index).toInt()));
     });
-    connect(m_workers, &WorkerControls::speedChanged, this, [this](int worker, double speed) {
-        this->controller().setWorkerSpeed(worker, speed);
-    });
+    connect(m_workers, &WorkerControls::speedChanged, this,
+            [this](int worker, double speed) { this->controller().setWorkerSpeed(worker, speed); });
     // Through the controller, which refuses (and says so) a control that reaches a run already over.
-    connect(m_workers, &WorkerControls::pauseToggled, this, [this](int worker, bool paused) {
-        this->controller().setWorkerPaused(worker, paused);
-    });
+    connect(m_workers, &WorkerControls::pauseToggled, this,
+            [this](int worker, bool paused) { this->controller().setWorkerPaused(worker, paused); });
     connect(m_workers, &WorkerControls::killRequested, this, [this](int worker) { this->controller().killWorker(worker); });
     connect(&controller(), &SessionController::liveControlRefused, this, [ended](const QString& message) {
         ended->setText(message);
@@ -204,7 +203,8 @@ void ParameterServerView::buildTopology() {
         auto* lose = new QPushButton(tr("Lose server %1").arg(s), m_serverRow);
         lose->setObjectName(QStringLiteral("loseServerButton%1").arg(s));
         lose->setToolTip(tr("Server %1 fails: the run stops with an error, as a real cluster's would. Reset, or resume "
-                            "from the last checkpoint (the app keeps one every few seconds while it trains).").arg(s));
+                            "from the last checkpoint (the app keeps one every few seconds while it trains).")
+                             .arg(s));
         m_serverButtons->addWidget(lose, 1, Qt::AlignHCenter);
         connect(lose, &QPushButton::clicked, this, [this, s] {
             if (ParameterServerControls* c = controller().isLive() ? controller().parameterServerControls() : nullptr) {
@@ -244,7 +244,8 @@ bool ParameterServerView::refresh() {
                                 "stale the applied gradients are; you can slow, pause and kill workers or lose a server "
                                 "while it trains.</p><p>The current run uses <b>%1</b>. To start a parameter-server run, "
                                 "choose <i>Run set-up → Strategy → Parameter servers</i>, open a config such as "
-                                "<i>circle-parameter-server-4.json</i>, or:</p>").arg(strategy.toHtmlEscaped()));
+                                "<i>circle-parameter-server-4.json</i>, or:</p>")
+                                 .arg(strategy.toHtmlEscaped()));
         return invalid() && controller().hasRun();  // the page names the new run's strategy
     }
     if (!m_topologyReady) buildTopology();
@@ -298,22 +299,25 @@ bool ParameterServerView::refresh() {
                           "%5 of %6 workers live")
                            .arg(locale.toString(updates), locale.toString(pushed), locale.toString(m_updateRate, 'f', 0),
                                 locale.toString(gradientRate, 'f', 0))
-                           .arg(live).arg(workers));
+                           .arg(live)
+                           .arg(workers));
     return fresh && tally.updates() > 0;
 }
 
 void ParameterServerView::updateStalenessText(int liveWorkers, double theory) {
     const UpdateTally& tally = controller().history().updates();
     if (controller().config().strategy.mode == ParameterServerMode::Sync) {
-        m_stalenessText->setText(tr("<p><b>Synchronous:</b> the servers apply only gradients computed on the current "
-                                    "parameters and drop the others, so every applied update has staleness 0.</p>"));
+        m_stalenessText->setText(
+            tr("<p><b>Synchronous:</b> the servers apply only gradients computed on the current "
+               "parameters and drop the others, so every applied update has staleness 0.</p>"));
         return;
     }
     m_stalenessText->setText(tr("<p>Mean over the last %5 <b>%1</b> (whole run %2); theory for %3: "
                                 "<b>N − 1 = %4</b>.</p><p>While one worker computes its gradient, each of the other "
                                 "N − 1 pushes about one update, so the parameters have moved on by about N − 1 updates "
                                 "when its gradient is applied. Pause or kill a worker and N drops.</p>")
-                                 .arg(tally.windowMean(), 0, 'f', 2).arg(tally.runMean(), 0, 'f', 2)
+                                 .arg(tally.windowMean(), 0, 'f', 2)
+                                 .arg(tally.runMean(), 0, 'f', 2)
                                  .arg(countText(liveWorkers, tr("live worker"), tr("live workers")))
                                  .arg(theory, 0, 'f', 0)
                                  .arg(countText(tally.windowCount(), tr("update"), tr("updates"))));
@@ -323,8 +327,10 @@ void ParameterServerView::saveCheckpoint() {
     m_resumeMessage.clear();
     m_checkpointText->setText(tr("Saving a checkpoint…"));
     controller().saveCheckpointNow(this, [this](const QString& error) {
-        if (error.isEmpty()) updateCheckpointText();
-        else m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(error));
+        if (error.isEmpty())
+            updateCheckpointText();
+        else
+            m_checkpointText->setText(tr("Could not save the checkpoint: %1").arg(error));
         emit checkpointSaved(error.isEmpty());
     });
 }
@@ -356,18 +362,21 @@ void ParameterServerView::updateEndedNote() {
     const std::int64_t checkpoint = controller().checkpointStep();
     if (state == SessionState::Finished) {
         ended->setText(tr("The run has finished after %1 updates: the worker and server controls act only on a live "
-                          "run. Press Play to train again from the start.").arg(locale.toString(controller().stepsDone())));
+                          "run. Press Play to train again from the start.")
+                           .arg(locale.toString(controller().stepsDone())));
     } else if (state == SessionState::Failed && m_lostServer >= 0) {
         const QString lost = tr("Server %1 was lost at update %2: the run stopped, as a real cluster's would.")
-                                 .arg(m_lostServer).arg(locale.toString(m_lostAt >= 0 ? m_lostAt : controller().stepsDone()));
-        ended->setText(checkpoint >= 0
-                           ? tr("%1 <b>Resume from checkpoint</b> goes on from update %2, the last checkpoint the app "
-                                "kept; or Reset to train again from the start.").arg(lost, locale.toString(checkpoint))
-                           : tr("%1 No checkpoint was kept before the loss: Reset to train again from the start.").arg(lost));
+                                 .arg(m_lostServer)
+                                 .arg(locale.toString(m_lostAt >= 0 ? m_lostAt : controller().stepsDone()));
+        ended->setText(checkpoint >= 0 ? tr("%1 <b>Resume from checkpoint</b> goes on from update %2, the last checkpoint the app "
+                                            "kept; or Reset to train again from the start.")
+                                             .arg(lost, locale.toString(checkpoint))
+                                       : tr("%1 No checkpoint was kept before the loss: Reset to train again from the start.").arg(lost));
     } else if (state == SessionState::Failed || state == SessionState::Stopped) {
         ended->setText(checkpoint >= 0
                            ? tr("The run has ended: the worker and server controls act only on a live run. <b>Resume from "
-                                "checkpoint</b> goes on from update %1, or Reset to train again.").arg(locale.toString(checkpoint))
+                                "checkpoint</b> goes on from update %1, or Reset to train again.")
+                                 .arg(locale.toString(checkpoint))
                            : tr("The run has ended: the worker and server controls act only on a live run. Reset to train again."));
     }
     ended->setVisible(!alive && state != SessionState::Loading && controller().hasRun());
@@ -375,7 +384,8 @@ void ParameterServerView::updateEndedNote() {
 
 void ParameterServerView::onStateChanged() {
     const SessionState state = controller().state();
-    const bool alive = state == SessionState::Running || state == SessionState::Paused || state == SessionState::Stepping;  // failed or finished: no controls
+    const bool alive = state == SessionState::Running || state == SessionState::Paused ||
+                       state == SessionState::Stepping;  // failed or finished: no controls
     m_serverRow->setEnabled(alive);
     m_workers->setEnabled(alive);
     m_mode->setEnabled(alive);

@@ -89,9 +89,9 @@ private:
     double m_updateRate = 0.0;                // updates applied per second
     QElapsedTimer m_rateClock;
     std::int64_t m_drawnUpdates = -1;
-    std::vector<WorkerStatus> m_status;       // per worker, as last read while the run was live
-    std::int64_t m_lostAt = -1;               // the update the lost server stopped the run at
-    QString m_resumeMessage;                  // what the last resume said
+    std::vector<WorkerStatus> m_status;  // per worker, as last read while the run was live
+    std::int64_t m_lostAt = -1;          // the update the lost server stopped the run at
+    QString m_resumeMessage;             // what the last resume said
 };
 
 }  // namespace distlab::ui

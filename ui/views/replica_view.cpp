@@ -29,17 +29,18 @@ QColor pale(QColor color) {
 
 QString stepRange(const StepRange& range) {
     const QLocale locale;
-    return range.first == range.last ? ReplicaView::tr("step %1").arg(locale.toString(static_cast<qlonglong>(range.first)))
-                                     : ReplicaView::tr("steps %1–%2")
-                                           .arg(locale.toString(static_cast<qlonglong>(range.first)),
-                                                locale.toString(static_cast<qlonglong>(range.last)));
+    return range.first == range.last
+               ? ReplicaView::tr("step %1").arg(locale.toString(static_cast<qlonglong>(range.first)))
+               : ReplicaView::tr("steps %1–%2")
+                     .arg(locale.toString(static_cast<qlonglong>(range.first)), locale.toString(static_cast<qlonglong>(range.last)));
 }
 
 // Says where the per-replica curves have no points because the window was too busy ("" when none).
 QString describeDetailGaps(const std::vector<StepRange>& gaps) {
     if (gaps.empty()) return {};
-    const QString why = ReplicaView::tr("the window was too busy to read them while they trained. The run's own "
-                                        "curves and its metrics have every step.");
+    const QString why = ReplicaView::tr(
+        "the window was too busy to read them while they trained. The run's own "
+        "curves and its metrics have every step.");
     if (gaps.size() == 1) return ReplicaView::tr("No per-replica values for %1: %2").arg(stepRange(gaps.front()), why);
     return ReplicaView::tr("No per-replica values for %1 stretches of steps (the latest: %2): %3")
         .arg(gaps.size())
@@ -65,8 +66,9 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     controls->addStretch(1);
 
     m_value = new LineChart(this);
-    m_value->setEmptyText(tr("Press Play: the chosen parameter's value on every replica appears here, one colour "
-                             "per replica. Under mirrored the copies stay equal, so the lines lie on top of each other."));
+    m_value->setEmptyText(
+        tr("Press Play: the chosen parameter's value on every replica appears here, one colour "
+           "per replica. Under mirrored the copies stay equal, so the lines lie on top of each other."));
     m_gradient = new LineChart(this);
     m_gradient->setTitle(tr("Gradient norm per replica"));
     m_gradient->setEmptyText(tr("Press Play: each replica's gradient norm before and after the all-reduce appears here."));
@@ -74,8 +76,9 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     m_loss->setTitle(tr("Loss on each replica's shard"));
     m_loss->setEmptyText(tr("Press Play: the loss each replica measures on its own shard of the batch appears here."));
     m_spread = new LineChart(this);
-    m_spread->setEmptyText(tr("Press Play: how far the replicas' copies differ (max − min) appears here; "
-                              "0 means the copies are identical."));
+    m_spread->setEmptyText(
+        tr("Press Play: how far the replicas' copies differ (max − min) appears here; "
+           "0 means the copies are identical."));
     auto* grid = new QGridLayout();
     grid->addWidget(m_value, 0, 0);
     grid->addWidget(m_gradient, 0, 1);
@@ -196,8 +199,8 @@ bool ReplicaView::refresh() {
     if (all || chart == 0) {
         std::vector<Curve> values;
         for (int r = 0; r < replicas; ++r) {
-            values.push_back({&history.replicaSeries(r, ReplicaSeries::Watched), laneLabel(strategy, r), replicaColor(r),
-                              stripeWidth(r, replicas)});
+            values.push_back(
+                {&history.replicaSeries(r, ReplicaSeries::Watched), laneLabel(strategy, r), replicaColor(r), stripeWidth(r, replicas)});
         }
         drawn += feedChart(*m_value, values, XAxis::Step);
     }
@@ -211,8 +214,7 @@ bool ReplicaView::refresh() {
                                  pale(replicaColor(r)), stripeWidth(r, replicas) + 2.0, Qt::SolidLine, 0.0, false});
         }
         for (int r = 0; r < replicas; ++r) {
-            gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormBefore), laneLabel(strategy, r),
-                                 replicaColor(r), 1.2});
+            gradients.push_back({&history.replicaSeries(r, ReplicaSeries::GradNormBefore), laneLabel(strategy, r), replicaColor(r), 1.2});
         }
         drawn += feedChart(*m_gradient, gradients, XAxis::Step);
     }
@@ -224,8 +226,8 @@ bool ReplicaView::refresh() {
         drawn += feedChart(*m_loss, losses, XAxis::Step);
     }
     if (all || chart == 3) {
-        drawn += feedChart(*m_spread, {{&history.series(GlobalSeries::Divergence), tr("max − min of %1").arg(watched),
-                                        palette().text().color(), 2.0}},
+        drawn += feedChart(*m_spread,
+                           {{&history.series(GlobalSeries::Divergence), tr("max − min of %1").arg(watched), palette().text().color(), 2.0}},
                            XAxis::Step);
     }
     return drawn > 0;

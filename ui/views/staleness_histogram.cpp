@@ -13,9 +13,7 @@ const QColor kTheory(0xe1, 0x57, 0x59);
 constexpr int kMinBins = 8;
 }  // namespace
 
-StalenessHistogram::StalenessHistogram(QWidget* parent) : QWidget(parent) {
-    setObjectName(QStringLiteral("stalenessHistogram"));
-}
+StalenessHistogram::StalenessHistogram(QWidget* parent) : QWidget(parent) { setObjectName(QStringLiteral("stalenessHistogram")); }
 
 void StalenessHistogram::setData(const UpdateTally& tally, double theory) {
     for (int b = 0; b < UpdateTally::kBins; ++b) m_bins[static_cast<std::size_t>(b)] = tally.bin(b);
@@ -39,8 +37,8 @@ void StalenessHistogram::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     const QFontMetrics metrics(font());
-    const QRect plot = rect().adjusted(metrics.horizontalAdvance(QStringLiteral("100%")) + 10, metrics.height() + 8, -10,
-                                       -2 * metrics.height() - 6);
+    const QRect plot =
+        rect().adjusted(metrics.horizontalAdvance(QStringLiteral("100%")) + 10, metrics.height() + 8, -10, -2 * metrics.height() - 6);
     const QColor text = palette().color(QPalette::Text);
     if (m_count == 0) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
@@ -71,7 +69,8 @@ void StalenessHistogram::paintEvent(QPaintEvent*) {
         painter.fillRect(QRectF(plot.left() + b * binWidth + 1, plot.bottom() - height, binWidth - 2, height), kBar);
         if (b % labelEvery == 0) {
             const QString label = b == UpdateTally::kBins - 1 ? QStringLiteral("%1+").arg(b) : QString::number(b);
-            painter.drawText(QRectF(plot.left() + b * binWidth - 10, plot.bottom() + 2, binWidth + 20, metrics.height()), Qt::AlignHCenter, label);
+            painter.drawText(QRectF(plot.left() + b * binWidth - 10, plot.bottom() + 2, binWidth + 20, metrics.height()), Qt::AlignHCenter,
+                             label);
         }
     }
     const QRectF axisTitle(plot.left(), plot.bottom() + metrics.height() + 2, plot.width(), metrics.height());

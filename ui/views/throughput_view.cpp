@@ -30,18 +30,21 @@ ThroughputView::ThroughputView(SessionController& controller, QWidget* parent) :
     // The first window can be a single warm-up step without the pace's pause (14,000 samples/s beside
     // 600): it must not set the scale for the rest of the run.
     m_rate->setIgnoreSpikes(true);
-    m_rate->setEmptyText(tr("Press Play: samples per second over all replicas appear here (one point per "
-                            "window of training: a few milliseconds early in a run, a quarter second later)."));
+    m_rate->setEmptyText(
+        tr("Press Play: samples per second over all replicas appear here (one point per "
+           "window of training: a few milliseconds early in a run, a quarter second later)."));
     m_time = new LineChart(this);
     m_time->setTitle(tr("Step time, mean over replicas"));
     m_time->setIgnoreSpikes(true);  // a rare 12 ms hiccup must not flatten steps of 0.03 ms
-    m_time->setEmptyText(tr("Press Play: how long each step takes, and how much of it is compute, "
-                            "communication and waiting, appears here."));
+    m_time->setEmptyText(
+        tr("Press Play: how long each step takes, and how much of it is compute, "
+           "communication and waiting, appears here."));
     m_split = new StackedBarChart(this);
     m_split->setTitle(tr("Step time per replica, mean of the last %1 steps").arg(RunHistory::kSplitWindow));
     m_split->setValueAxisTitle(tr("milliseconds per step"));
-    m_split->setEmptyText(tr("Press Play: one bar per replica splits its step into compute, communication, "
-                             "waiting, optimizer and idle time."));
+    m_split->setEmptyText(
+        tr("Press Play: one bar per replica splits its step into compute, communication, "
+           "waiting, optimizer and idle time."));
     auto* grid = new QGridLayout();
     grid->addWidget(m_rate, 0, 0);
     grid->addWidget(m_time, 0, 1);
@@ -74,8 +77,8 @@ bool ThroughputView::refresh() {
 
 qsizetype ThroughputView::refreshRate(const RunHistory& history) {
     m_rate->setAxisTitles(tr("step"), tr("samples per second"));
-    const qsizetype drawn =
-        feedChart(*m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}}, XAxis::Step);
+    const qsizetype drawn = feedChart(
+        *m_rate, {{&history.series(GlobalSeries::SamplesPerSecond), tr("samples/s"), QColor(0x1f, 0x77, 0xb4), 2.0}}, XAxis::Step);
     // After the feed: the summary names what this fit cut off.
     const QLocale locale;
     QString summary = tr("%1 samples/s · %2 steps/s · last step %3 ms · %4")
@@ -93,15 +96,15 @@ qsizetype ThroughputView::refreshRate(const RunHistory& history) {
 
 qsizetype ThroughputView::refreshTime(const RunHistory& history) {
     m_time->setAxisTitles(tr("step"), tr("milliseconds"));
-    return feedChart(*m_time,
-                       {{&history.series(GlobalSeries::StepMs), tr("whole step"), palette().text().color(), 1.5},
-                        {&history.series(GlobalSeries::ComputeMs), phaseLabel(Phase::Compute), phaseColor(Phase::Compute), 1.5},
-                        {&history.series(GlobalSeries::CommunicationMs), phaseLabel(Phase::Communication),
-                         phaseColor(Phase::Communication), 1.5},
-                        {&history.series(GlobalSeries::WaitingMs), phaseLabel(Phase::Waiting), phaseColor(Phase::Waiting), 1.5},
-                        {&history.series(GlobalSeries::OptimizerMs), phaseLabel(Phase::Optimizer), phaseColor(Phase::Optimizer), 1.5},
-                        {&history.series(GlobalSeries::IdleMs), phaseLabel(Phase::Idle), phaseColor(Phase::Idle), 1.5}},
-                       XAxis::Step);
+    return feedChart(
+        *m_time,
+        {{&history.series(GlobalSeries::StepMs), tr("whole step"), palette().text().color(), 1.5},
+         {&history.series(GlobalSeries::ComputeMs), phaseLabel(Phase::Compute), phaseColor(Phase::Compute), 1.5},
+         {&history.series(GlobalSeries::CommunicationMs), phaseLabel(Phase::Communication), phaseColor(Phase::Communication), 1.5},
+         {&history.series(GlobalSeries::WaitingMs), phaseLabel(Phase::Waiting), phaseColor(Phase::Waiting), 1.5},
+         {&history.series(GlobalSeries::OptimizerMs), phaseLabel(Phase::Optimizer), phaseColor(Phase::Optimizer), 1.5},
+         {&history.series(GlobalSeries::IdleMs), phaseLabel(Phase::Idle), phaseColor(Phase::Idle), 1.5}},
+        XAxis::Step);
 }
 
 qsizetype ThroughputView::refreshBars(const RunHistory& history) {
@@ -119,18 +122,27 @@ qsizetype ThroughputView::refreshBars(const RunHistory& history) {
     }
     m_framesToBars = 15;
     if (history.stepsSeen() > 0) {
-        const Phase parts[] = {Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer,
-                                  Phase::Idle};
+        const Phase parts[] = {Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer, Phase::Idle};
         for (Phase part : parts) {
             QList<qreal> values;
             for (int r = 0; r < replicas; ++r) {
                 const StepSplit split = history.stepSplit(r);
                 switch (part) {
-                case Phase::Compute: values.append(split.computeMs); break;
-                case Phase::Communication: values.append(split.communicationMs); break;
-                case Phase::Waiting: values.append(split.waitingMs); break;
-                case Phase::Optimizer: values.append(split.optimizerMs); break;
-                case Phase::Idle: values.append(split.idleMs); break;
+                    case Phase::Compute:
+                        values.append(split.computeMs);
+                        break;
+                    case Phase::Communication:
+                        values.append(split.communicationMs);
+                        break;
+                    case Phase::Waiting:
+                        values.append(split.waitingMs);
+                        break;
+                    case Phase::Optimizer:
+                        values.append(split.optimizerMs);
+                        break;
+                    case Phase::Idle:
+                        values.append(split.idleMs);
+                        break;
                 }
             }
             m_split->setValues(phaseLabel(part), values, phaseColor(part));

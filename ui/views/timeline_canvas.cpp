@@ -116,8 +116,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
             if (record.commWaitNs > 0) {
                 const double left = xOf(record.computeEndNs);
                 const double right = std::max(left + 1.0, xOf(record.computeEndNs + record.commWaitNs));
-                painter.fillRect(QRectF(left, top + height * 2 / 3, right - left, height - height * 2 / 3),
-                                 phaseColor(Phase::Waiting));
+                painter.fillRect(QRectF(left, top + height * 2 / 3, right - left, height - height * 2 / 3), phaseColor(Phase::Waiting));
             }
         }
     }
@@ -155,7 +154,9 @@ QString TimelineCanvas::describeAt(const QPoint& position) const {
             const StepTimes& record = times->times;
             for (const PhaseSpan& part : phaseSpans(record)) {
                 if (ns < part.beginNs || ns > part.endNs) continue;
-                QString text = tr("%1 · step %2\n%3: %4").arg(m_laneNames[lane]).arg(m_source->step(i).step)
+                QString text = tr("%1 · step %2\n%3: %4")
+                                   .arg(m_laneNames[lane])
+                                   .arg(m_source->step(i).step)
                                    .arg(QString::fromLatin1(phaseName(part.phase)), formatMs(part.endNs - part.beginNs));
                 if (part.phase == Phase::Communication) {
                     text += tr("\nof which waiting for peers: %1\nbytes sent: %2").arg(formatMs(record.commWaitNs)).arg(times->bytesSent);
@@ -172,8 +173,10 @@ bool TimelineCanvas::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QString text = describeAt(help->pos());
-        if (text.isEmpty()) QToolTip::hideText();
-        else QToolTip::showText(help->globalPos(), text, this);
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
         return true;
     }
     return QWidget::event(event);

@@ -14,7 +14,7 @@ namespace distlab::ui {
 /// One lane's part of one step.
 struct TimelineLaneTimes {
     StepTimes times;
-    std::int64_t bytesSent = 0;  ///< in the step's reduction
+    std::int64_t bytesSent = 0;         ///< in the step's reduction
     bool bytesFromRingFormula = false;  ///< bytesSent is the ring's formula, not a count (GPU runs)
 };
 

@@ -75,7 +75,9 @@ TimelineView::TimelineView(SessionController& controller, QWidget* parent) : Liv
     controls->addSpacing(16);
     controls->addWidget(legend, 1);
     auto* hint = new QLabel(tr("Press Play: the last %1 steps appear here, one lane per device. Wheel scrolls, "
-                               "Ctrl+wheel zooms, hover a span for its duration.").arg(RunHistory::kTimelineSteps), this);
+                               "Ctrl+wheel zooms, hover a span for its duration.")
+                                .arg(RunHistory::kTimelineSteps),
+                            this);
     hint->setWordWrap(true);
     hint->setObjectName(QStringLiteral("timelineHint"));
     // What the time axis counts from, in full (the canvas's label column is too narrow for it).
@@ -151,7 +153,8 @@ void TimelineView::zoom(double factor) {
 }
 
 void TimelineView::zoomAround(double factor, std::int64_t anchorNs) {
-    const std::int64_t span = std::max<std::int64_t>(2000, static_cast<std::int64_t>(static_cast<double>(m_canvas->windowSpanNs()) * factor));
+    const std::int64_t span =
+        std::max<std::int64_t>(2000, static_cast<std::int64_t>(static_cast<double>(m_canvas->windowSpanNs()) * factor));
     const double anchorShare = static_cast<double>(anchorNs - m_canvas->windowStartNs()) / static_cast<double>(m_canvas->windowSpanNs());
     m_spanNs = span;
     m_userZoomed = true;

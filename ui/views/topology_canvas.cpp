@@ -139,7 +139,8 @@ void TopologyCanvas::paintServer(QPainter& painter, int server) const {
     const qsizetype shown = s.shards.size() > kShardLines + 1 ? kShardLines : s.shards.size();
     for (qsizetype i = 0; i < shown; ++i, y += kLineHeight)
         painter.drawText(QPointF(inner.left(), y + metrics.ascent()), metrics.elidedText(s.shards[i], Qt::ElideMiddle, inner.width()));
-    if (shown < s.shards.size()) painter.drawText(QPointF(inner.left(), y + metrics.ascent()), tr("+ %1 more shards").arg(s.shards.size() - shown));
+    if (shown < s.shards.size())
+        painter.drawText(QPointF(inner.left(), y + metrics.ascent()), tr("+ %1 more shards").arg(s.shards.size() - shown));
     if (s.shards.isEmpty()) painter.drawText(QPointF(inner.left(), y + metrics.ascent()), tr("(no shards)"));
 }
 
@@ -168,8 +169,10 @@ void TopologyCanvas::paintWorker(QPainter& painter, int index) const {
                         .arg(worker.speed, 0, 'f', 2);
     const QRectF textArea = inner.adjusted(0, 17, 0, 0);
     if (QFontMetricsF(small).boundingRect(textArea, Qt::AlignTop | Qt::AlignHCenter, lines).width() > textArea.width())
-        lines = tr("%1 grads\n%2/s\nspeed %3").arg(locale.toString(worker.gradients))
-                    .arg(locale.toString(worker.updatesPerSecond, 'f', 0)).arg(worker.speed, 0, 'f', 2);
+        lines = tr("%1 grads\n%2/s\nspeed %3")
+                    .arg(locale.toString(worker.gradients))
+                    .arg(locale.toString(worker.updatesPerSecond, 'f', 0))
+                    .arg(worker.speed, 0, 'f', 2);
     painter.drawText(textArea, Qt::AlignTop | Qt::AlignHCenter, lines);
 }
 

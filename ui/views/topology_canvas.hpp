@@ -28,8 +28,8 @@ public:
         bool alive = true;
         bool paused = false;
         double speed = 1.0;
-        std::int64_t gradients = 0;   ///< pushed
-        std::int64_t applied = 0;     ///< applied at the servers
+        std::int64_t gradients = 0;  ///< pushed
+        std::int64_t applied = 0;    ///< applied at the servers
         double updatesPerSecond = 0.0;
     };
 

@@ -31,15 +31,18 @@ ExportActions::ExportActions(MainWindow& window) : QObject(&window), m_window(wi
     m_savePng->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_exportPyTorch = new QAction(tr("Export as P&yTorch script…"), this);
     m_exportPyTorch->setObjectName(QStringLiteral("exportPyTorchAction"));
-    m_exportPyTorch->setToolTip(tr("Write a Python script that trains this run with PyTorch from the same initial weights "
-                                   "on the same batches (DDP over gloo for several replicas), with its weights and data "
-                                   "beside it"));
+    m_exportPyTorch->setToolTip(
+        tr("Write a Python script that trains this run with PyTorch from the same initial weights "
+           "on the same batches (DDP over gloo for several replicas), with its weights and data "
+           "beside it"));
     m_showTensorFlow = new QAction(tr("Show as &TensorFlow code…"), this);
     m_showTensorFlow->setObjectName(QStringLiteral("showTensorFlowCodeAction"));
-    m_showTensorFlow->setToolTip(tr("The tf.distribute code of this run: the strategy and its cross-device ops, the "
-                                    "Keras model, the optimizer, accumulation, variable synchronization and aggregation"));
+    m_showTensorFlow->setToolTip(
+        tr("The tf.distribute code of this run: the strategy and its cross-device ops, the "
+           "Keras model, the optimizer, accumulation, variable synchronization and aggregation"));
     connect(m_exportMetrics, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(&m_window, tr("Export metrics"), tr("CSV (*.csv)"), QStringLiteral("csv"), m_window.runFileName("csv"));
+        const QString path =
+            askSavePath(&m_window, tr("Export metrics"), tr("CSV (*.csv)"), QStringLiteral("csv"), m_window.runFileName("csv"));
         if (!path.isEmpty()) exportMetrics(path);
     });
     connect(m_exportTrace, &QAction::triggered, this, [this] {
@@ -48,7 +51,8 @@ ExportActions::ExportActions(MainWindow& window) : QObject(&window), m_window(wi
         if (!path.isEmpty()) exportTrace(path);
     });
     connect(m_savePng, &QAction::triggered, this, [this] {
-        const QString path = askSavePath(&m_window, tr("Save view as PNG"), tr("PNG images (*.png)"), QStringLiteral("png"), m_window.runFileName("png"));
+        const QString path =
+            askSavePath(&m_window, tr("Save view as PNG"), tr("PNG images (*.png)"), QStringLiteral("png"), m_window.runFileName("png"));
         if (!path.isEmpty()) saveViewPng(path);
     });
     connect(m_exportPyTorch, &QAction::triggered, this, [this] {
@@ -123,19 +127,18 @@ bool ExportActions::exportPyTorchScript(const QString& path, bool wait) {
         return false;
     }
     auto status = std::make_shared<Status>(Ok{});
-    QThread* worker = QThread::create([config, status, script = QFile::encodeName(path).toStdString()] {
-        *status = exportPyTorch(config, script);
-    });
+    QThread* worker =
+        QThread::create([config, status, script = QFile::encodeName(path).toStdString()] { *status = exportPyTorch(config, script); });
     connect(worker, &QThread::finished, this, [this, status, path, note = trained.note] {
         if (!*status) {
             m_window.showError(tr("Could not export the run"), QString::fromStdString(status->error().message));
             return;
         }
         const PyTorchExportFiles files = pyTorchExportFiles(QFile::encodeName(path).toStdString());
-        QString message = tr("Saved the PyTorch script to %1 (with %2 and %3 beside it)")
-                              .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()),
-                                   QFileInfo(QString::fromStdString(files.weights)).fileName(),
-                                   QFileInfo(QString::fromStdString(files.data)).fileName());
+        QString message =
+            tr("Saved the PyTorch script to %1 (with %2 and %3 beside it)")
+                .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()),
+                     QFileInfo(QString::fromStdString(files.weights)).fileName(), QFileInfo(QString::fromStdString(files.data)).fileName());
         if (!note.isEmpty()) message += tr("; %1").arg(note);
         m_window.statusBar()->showMessage(message, 10000);
     });

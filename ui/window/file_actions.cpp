@@ -163,8 +163,10 @@ void FileActions::saveWeights(const QString& path) {
     m_tasks.run(
         tr("Saving the weights…"), [file = local(path)](Trainer& trainer) { return distlab::saveWeights(trainer.primaryModel(), file); },
         [this, path](const Status& status) {
-            if (!status) m_window.showError(tr("Could not save the weights"), QString::fromStdString(status.error().message));
-            else showSaved(m_window, tr("the weights"), path);
+            if (!status)
+                m_window.showError(tr("Could not save the weights"), QString::fromStdString(status.error().message));
+            else
+                showSaved(m_window, tr("the weights"), path);
         });
 }
 

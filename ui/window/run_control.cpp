@@ -56,7 +56,8 @@ QString devicesSummary(const StrategyConfig& strategy) {
     bool contiguousCpu = true;
     for (std::size_t i = 0; i < strategy.devices.size(); ++i) {
         const DeviceName& device = strategy.devices[i];
-        contiguousCpu = contiguousCpu && device.kind == DeviceName::Kind::Cpu && device.index == strategy.devices[0].index + static_cast<int>(i);
+        contiguousCpu =
+            contiguousCpu && device.kind == DeviceName::Kind::Cpu && device.index == strategy.devices[0].index + static_cast<int>(i);
     }
     if (contiguousCpu && strategy.devices.size() > 1) {
         return QStringLiteral("cpu:%1–%2").arg(strategy.devices.front().index).arg(strategy.devices.back().index);
@@ -70,7 +71,9 @@ QString clock(double seconds) {
     // Tenths under a minute: many runs here finish in well under a second.
     if (seconds < 60.0) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
     const auto total = static_cast<qint64>(seconds);
-    return QStringLiteral("%1:%2:%3").arg(total / 3600, 2, 10, QLatin1Char('0')).arg(total / 60 % 60, 2, 10, QLatin1Char('0'))
+    return QStringLiteral("%1:%2:%3")
+        .arg(total / 3600, 2, 10, QLatin1Char('0'))
+        .arg(total / 60 % 60, 2, 10, QLatin1Char('0'))
         .arg(total % 60, 2, 10, QLatin1Char('0'));
 }
 }  // namespace
@@ -109,9 +112,8 @@ RunControl::RunControl(MainWindow& window) : QObject(&window), m_window(window) 
         m_window.setup().setConfig(m_window.controller().config());
         m_window.showError(tr("Could not load the run"), tr("%1\n\nThe current run is unchanged.").arg(message));
     });
-    connect(&controller, &SessionController::runFailed, this, [this](const QString& message) {
-        m_window.showError(tr("Training stopped"), message);
-    });
+    connect(&controller, &SessionController::runFailed, this,
+            [this](const QString& message) { m_window.showError(tr("Training stopped"), message); });
     connect(&controller, &SessionController::ticked, this, [this] {
         if (--m_statusCountdown > 0) return;
         m_statusCountdown = kStatusEveryTicks;
@@ -136,9 +138,10 @@ RunControl::RunControl(MainWindow& window) : QObject(&window), m_window(window) 
 
     m_statusLabel = new QLabel(&window);
     m_tickLabel = new QLabel(&window);
-    m_tickLabel->setToolTip(tr("Time the GUI takes per frame (~30 a second) to drain the engine's telemetry and "
-                               "update the visible view: wall time (last, slowest) and the GUI thread's own CPU time. "
-                               "Wall time grows when training threads keep every core busy."));
+    m_tickLabel->setToolTip(
+        tr("Time the GUI takes per frame (~30 a second) to drain the engine's telemetry and "
+           "update the visible view: wall time (last, slowest) and the GUI thread's own CPU time. "
+           "Wall time grows when training threads keep every core busy."));
     connect(m_diagnostics, &QAction::toggled, this, [this](bool on) {
         m_tickLabel->setVisible(on);
         if (on) updateStatus();
@@ -193,9 +196,7 @@ void RunControl::buildSpeedControls(QToolBar* bar) {
     setExplainKey(bar->widgetForAction(m_noLimit), QStringLiteral("run.speed"));
     setExplainKey(m_speedLabel, QStringLiteral("run.speed"));
     bar->addWidget(m_speedLabel);
-    connect(m_noLimit, &QAction::toggled, this, [this](bool noLimit) {
-        m_speed->setValue(noLimit ? kNoLimitPosition : m_pacedPosition);
-    });
+    connect(m_noLimit, &QAction::toggled, this, [this](bool noLimit) { m_speed->setValue(noLimit ? kNoLimitPosition : m_pacedPosition); });
     onSpeedSlider(m_speed->value());
 }
 
@@ -357,15 +358,22 @@ void RunControl::updateSpeedText() {
     const double speed = controller.speedLimit();
     const QLocale locale;
     QString pace;
-    if (speed <= 0.0) pace = tr("no limit");
-    else if (speed < 10.0) pace = tr("%1 steps/s").arg(speed, 0, 'f', 1);
-    else pace = tr("%1 steps/s").arg(std::round(speed));
+    if (speed <= 0.0)
+        pace = tr("no limit");
+    else if (speed < 10.0)
+        pace = tr("%1 steps/s").arg(speed, 0, 'f', 1);
+    else
+        pace = tr("%1 steps/s").arg(std::round(speed));
     const std::int64_t steps = controller.hasRun() ? controller.config().steps : 0;
     QString length;
-    if (!controller.hasRun()) length = QString();
-    else if (steps <= 0) length = tr("run: until paused");
-    else if (speed <= 0.0) length = tr("run: %1 steps").arg(locale.toString(steps));
-    else length = tr("run: %1 steps ≈ %2").arg(locale.toString(steps), duration(double(steps) / speed));
+    if (!controller.hasRun())
+        length = QString();
+    else if (steps <= 0)
+        length = tr("run: until paused");
+    else if (speed <= 0.0)
+        length = tr("run: %1 steps").arg(locale.toString(steps));
+    else
+        length = tr("run: %1 steps ≈ %2").arg(locale.toString(steps), duration(double(steps) / speed));
     m_speedLabel->setText(length.isEmpty() ? pace : tr("%1 · %2").arg(pace, length));
 }
 
@@ -382,10 +390,10 @@ void RunControl::updateStatus() {
     if (controller.isLoading()) state = tr("loading");
     if (!controller.hasRun()) state = tr("no run");
     const std::int64_t steps = controller.stepsDone();
-    const QString where =
-        parameterServers ? countText(replicas, tr("worker"), tr("workers")) + QStringLiteral(", ") +
-                               countText(config.strategy.parameterServers, tr("parameter server"), tr("parameter servers"))
-                         : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
+    const QString where = parameterServers
+                              ? countText(replicas, tr("worker"), tr("workers")) + QStringLiteral(", ") +
+                                    countText(config.strategy.parameterServers, tr("parameter server"), tr("parameter servers"))
+                              : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
     // Steady labels: a new text ten times a second repaints them without laying out the window.
     setSteadyText(*m_statusLabel, tr("step %1 · epoch %2 · %3 samples/s · %4 · %5 · %6")
                                       .arg(locale.toString(steps))

@@ -49,8 +49,10 @@ SavedRunActions::SavedRunActions(MainWindow& window, SessionFileTasks& tasks) : 
     connect(&controller, &SessionController::resumeFinished, this, [this](bool ok, const QString& message) {
         if (!m_openingSavedRun) return;
         m_openingSavedRun = false;
-        if (!ok) m_window.showError(tr("Could not open the saved run"), message);
-        else m_savedAtStep = m_window.controller().stepsDone();  // what it resumed from is on disk
+        if (!ok)
+            m_window.showError(tr("Could not open the saved run"), message);
+        else
+            m_savedAtStep = m_window.controller().stepsDone();  // what it resumed from is on disk
         m_window.runControl().updateStatus();
     });
     // A new run: nothing of it is saved (a saved run's restore sets it once resumed).
@@ -121,14 +123,18 @@ void SavedRunActions::saveRunAsked() {
     // A run is saved paused, at a step's end: pause it first. The empty task runs after the pause,
     // so the run is paused when it answers (and the save dialog opens).
     if (controller.state() == SessionState::Running) controller.pause();
-    controller.runBetweenSteps([](Trainer&) {}, this, [this](bool) {
-        const QString suffix = QString::fromLatin1(kSavedRunSuffix);
-        const UserPrompts& prompts = m_window.prompts();
-        const QString path =
-            prompts.savePath ? prompts.savePath(&m_window, tr("Save run"), savedRunFilter(), suffix, m_window.runFileName(suffix)) : QString();
-        if (path.isEmpty()) emit m_tasks.finished(false);  // cancelled
-        else saveRun(path);
-    });
+    controller.runBetweenSteps([](Trainer&) {}, this,
+                               [this](bool) {
+                                   const QString suffix = QString::fromLatin1(kSavedRunSuffix);
+                                   const UserPrompts& prompts = m_window.prompts();
+                                   const QString path = prompts.savePath ? prompts.savePath(&m_window, tr("Save run"), savedRunFilter(),
+                                                                                            suffix, m_window.runFileName(suffix))
+                                                                         : QString();
+                                   if (path.isEmpty())
+                                       emit m_tasks.finished(false);  // cancelled
+                                   else
+                                       saveRun(path);
+                               });
 }
 
 bool SavedRunActions::saveRunBeforeLosingIt() {
@@ -159,9 +165,9 @@ bool SavedRunActions::openSavedRun(const QString& path) {
     m_window.files().forgetCurrentFile();  // Save run config asks where: the saved run is not a config file
     m_openingSavedRun = true;
     m_window.controller().openSavedRun(saved->config, QFile::encodeName(path).toStdString(), saved->history);
-    m_window.statusBar()->showMessage(tr("Opened the saved run \"%1\" at update %2: Play goes on training from there")
-                                          .arg(saved->label, QLocale().toString(saved->step)),
-                                      10000);
+    m_window.statusBar()->showMessage(
+        tr("Opened the saved run \"%1\" at update %2: Play goes on training from there").arg(saved->label, QLocale().toString(saved->step)),
+        10000);
     return true;
 }
 

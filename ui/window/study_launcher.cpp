@@ -31,8 +31,9 @@ StudyLauncher::StudyLauncher(MainWindow& window) : QObject(&window), m_window(wi
     m_openStudy->setToolTip(tr("Open a study: 2 to 6 variants of a run trained and compared side by side"));
     m_newStudy = new QAction(tr("New stud&y from this run…"), this);
     m_newStudy->setObjectName(QStringLiteral("newStudyAction"));
-    m_newStudy->setToolTip(tr("Compare this run with variants of it: vary one or two knobs (strategy, replicas, "
-                              "reduction, batch size, optimizer, learning rate, ...)"));
+    m_newStudy->setToolTip(
+        tr("Compare this run with variants of it: vary one or two knobs (strategy, replicas, "
+           "reduction, batch size, optimizer, learning rate, ...)"));
     connect(m_openStudy, &QAction::triggered, this, [this] {
         const QString path = askOpenPath(&m_window, tr("Open study"), tr("Studies (*.study.json);;All files (*)"));
         if (!path.isEmpty()) openStudy(path);
@@ -45,9 +46,10 @@ StudyLauncher::StudyLauncher(MainWindow& window) : QObject(&window), m_window(wi
     });
     m_equivalenceLab = new QAction(tr("&Equivalence lab…"), this);
     m_equivalenceLab->setObjectName(QStringLiteral("equivalenceLabAction"));
-    m_equivalenceLab->setToolTip(tr("Step this run as one device, mirrored (ring, hierarchical), with accumulation and on async "
-                                    "parameter servers in lockstep, and see which must equal the one device (up to float rounding) "
-                                    "and which differ"));
+    m_equivalenceLab->setToolTip(
+        tr("Step this run as one device, mirrored (ring, hierarchical), with accumulation and on async "
+           "parameter servers in lockstep, and see which must equal the one device (up to float rounding) "
+           "and which differ"));
     connect(m_equivalenceLab, &QAction::triggered, this, [this] {
         m_window.runControl().applySetupNow();
         auto study = equivalenceStudyOf(m_window.controller().config(), kEquivalenceLabSteps);
@@ -76,8 +78,10 @@ bool StudyLauncher::openStudy(const QString& path) {
         m_window.showError(tr("Could not open the study"), QString::fromStdString(study.error().message));
         return false;
     }
-    if (study->spec.equivalence) showEquivalence(std::move(*study), QFileInfo(path).absoluteFilePath());
-    else return showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
+    if (study->spec.equivalence)
+        showEquivalence(std::move(*study), QFileInfo(path).absoluteFilePath());
+    else
+        return showStudy(std::move(*study), QFileInfo(path).absoluteFilePath());
     return true;
 }
 

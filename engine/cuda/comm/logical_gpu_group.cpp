@@ -87,6 +87,7 @@ public:
         }
         return inFlight(timing);
     }
+
 private:
     Work inFlight(const CollectiveTiming& timing) {
         char message[DISTLAB_CUDA_MESSAGE_SIZE];

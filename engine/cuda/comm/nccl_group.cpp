@@ -66,12 +66,14 @@ public:
         if (distlabCudaMakeCurrent(m_group.device(m_rank), message) != 0 ||
             distlabNcclBroadcast(m_group.handle(), &m_rank, &data, 1, static_cast<long long>(buffer.size()), root, message) != 0)
             throwNccl(message);
-        if (m_rank == root) timing.bytesSent = static_cast<std::int64_t>(buffer.size_bytes()) * (size() - 1);
-        else timing.bytesReceived = static_cast<std::int64_t>(buffer.size_bytes());
+        if (m_rank == root)
+            timing.bytesSent = static_cast<std::int64_t>(buffer.size_bytes()) * (size() - 1);
+        else
+            timing.bytesReceived = static_cast<std::int64_t>(buffer.size_bytes());
         return Work(std::make_unique<NcclWork>(m_group, m_rank, timing));
     }
-private:
 
+private:
     NcclGroup& m_group;
     int m_rank;
 };

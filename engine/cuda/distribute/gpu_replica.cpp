@@ -59,8 +59,10 @@ GpuReplica::GpuReplica(DistlabCudaDevice* device, const RunConfig& config, const
             m_layers.push_back(layer);
         }
         m_outputs = m_layers.back().units;
-        if (m_loss == LossKind::SoftmaxCrossEntropy) m_labels = static_cast<int*>(allocate(stepRows, sizeof(int)));
-        else m_targets = static_cast<float*>(allocate(stepRows * m_outputs));
+        if (m_loss == LossKind::SoftmaxCrossEntropy)
+            m_labels = static_cast<int*>(allocate(stepRows, sizeof(int)));
+        else
+            m_targets = static_cast<float*>(allocate(stepRows * m_outputs));
         m_rowLoss = static_cast<float*>(allocate(stepRows));
         m_rowCorrect = static_cast<int*>(allocate(stepRows, sizeof(int)));
         m_scalars = static_cast<float*>(allocate(2));
@@ -99,8 +101,8 @@ void GpuReplica::upload(const Model& model, Optimizer& optimizer) {
     use();
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     if (optimizer.slotNames().size() != m_slots.size())
-        throw TrainingError("gpu path: the host optimizer has " + std::to_string(optimizer.slotNames().size()) +
-                            " slots, the device " + std::to_string(m_slots.size()));
+        throw TrainingError("gpu path: the host optimizer has " + std::to_string(optimizer.slotNames().size()) + " slots, the device " +
+                            std::to_string(m_slots.size()));
     const auto bytes = static_cast<unsigned long long>(m_count) * sizeof(float);
     check(distlabCudaUpload(m_device, m_params, model.store().values().data(), bytes, message), message);
     for (std::size_t s = 0; s < m_slots.size(); ++s)
@@ -124,20 +126,21 @@ void GpuReplica::stageMicroBatch(int micro, ConstTensorView input, const BatchTa
     char message[DISTLAB_CUDA_MESSAGE_SIZE];
     const std::int64_t rows = input.shape()[0];
     if (rows > m_microRows || micro < 0 || micro >= m_microSteps)
-        throw TrainingError("gpu path: micro-batch " + std::to_string(micro) + " of " + std::to_string(rows) +
-                            " rows, sized for " + std::to_string(m_microSteps) + " of " + std::to_string(m_microRows));
+        throw TrainingError("gpu path: micro-batch " + std::to_string(micro) + " of " + std::to_string(rows) + " rows, sized for " +
+                            std::to_string(m_microSteps) + " of " + std::to_string(m_microRows));
     m_rows[static_cast<std::size_t>(micro)] = rows;
     const std::int64_t first = micro * m_microRows;  // the micro-batch's first row in the step's buffers
     // Uploads from pageable host memory return once the data is staged, so the caller may refill
     // `input` for the next micro-batch.
     check(distlabCudaUpload(m_device, m_input + first * m_features, input.data(),
-                            static_cast<unsigned long long>(input.size()) * sizeof(float), message), message);
+                            static_cast<unsigned long long>(input.size()) * sizeof(float), message),
+          message);
     if (m_labels != nullptr)
-        check(distlabCudaUpload(m_device, m_labels + first, targets.labels.data(), targets.labels.size() * sizeof(int), message),
-              message);
+        check(distlabCudaUpload(m_device, m_labels + first, targets.labels.data(), targets.labels.size() * sizeof(int), message), message);
     else
         check(distlabCudaUpload(m_device, m_targets + first * m_outputs, targets.values.data(),
-                                static_cast<unsigned long long>(targets.values.size()) * sizeof(float), message), message);
+                                static_cast<unsigned long long>(targets.values.size()) * sizeof(float), message),
+              message);
 }
 
 void GpuReplica::stageScalars(float learningRate, std::int64_t iteration) {
@@ -190,25 +193,29 @@ void GpuReplica::queueMicroBatch(std::int64_t micro, float scale) {
     const float* input = m_input + first * m_features;
     const float* x = input;
     for (DenseGeometry& layer : m_layers) {
-        check(distlabCudaDenseForward(m_device, x, m_params + layer.kernelOffset, m_params + layer.biasOffset, layer.z, layer.y,
-                                      rows, layer.inputs, layer.units, layer.activation, message), message);
+        check(distlabCudaDenseForward(m_device, x, m_params + layer.kernelOffset, m_params + layer.biasOffset, layer.z, layer.y, rows,
+                                      layer.inputs, layer.units, layer.activation, message),
+              message);
         x = layer.y;
     }
     DenseGeometry& last = m_layers.back();
     if (m_labels != nullptr)
-        check(distlabCudaSoftmaxCrossEntropy(m_device, last.y, m_labels + first, last.dy, m_rowLoss + first, m_rowCorrect + first,
-                                             rows, m_outputs, scale, message), message);
+        check(distlabCudaSoftmaxCrossEntropy(m_device, last.y, m_labels + first, last.dy, m_rowLoss + first, m_rowCorrect + first, rows,
+                                             m_outputs, scale, message),
+              message);
     else
-        check(distlabCudaMeanSquaredError(m_device, last.y, m_targets + first * m_outputs, last.dy, m_rowLoss + first, rows,
-                                          m_outputs, scale, message), message);
+        check(distlabCudaMeanSquaredError(m_device, last.y, m_targets + first * m_outputs, last.dy, m_rowLoss + first, rows, m_outputs,
+                                          scale, message),
+              message);
     mark(m_points.forwardEnd(micro));
     for (std::size_t i = m_layers.size(); i-- > 0;) {
         DenseGeometry& layer = m_layers[i];
         const float* layerInput = i == 0 ? input : m_layers[i - 1].y;
         float* inputGradient = i == 0 ? nullptr : m_layers[i - 1].dy;  // the data's gradient is never needed
         check(distlabCudaDenseBackward(m_device, layerInput, m_params + layer.kernelOffset, layer.z, layer.y, layer.dy, layer.dz,
-                                       m_grads + layer.kernelOffset, m_grads + layer.biasOffset, inputGradient, rows,
-                                       layer.inputs, layer.units, layer.activation, message), message);
+                                       m_grads + layer.kernelOffset, m_grads + layer.biasOffset, inputGradient, rows, layer.inputs,
+                                       layer.units, layer.activation, message),
+              message);
     }
     mark(m_points.backwardEnd(micro));
 }
@@ -221,10 +228,12 @@ void GpuReplica::queueUpdate() {
     if (m_optimizer.type == OptimizerKind::Adam)
         check(distlabCudaAdamFrom(m_device, m_params, m_grads, m_slots[0], m_slots[1], m_count, m_scalars,
                                   static_cast<float>(m_optimizer.beta1), static_cast<float>(m_optimizer.beta2),
-                                  static_cast<float>(m_optimizer.epsilon), message), message);
+                                  static_cast<float>(m_optimizer.epsilon), message),
+              message);
     else
         check(distlabCudaSgdFrom(m_device, m_params, m_grads, m_slots.empty() ? nullptr : m_slots[0], m_count, m_scalars,
-                                 static_cast<float>(m_optimizer.momentum), m_optimizer.nesterov ? 1 : 0, message), message);
+                                 static_cast<float>(m_optimizer.momentum), m_optimizer.nesterov ? 1 : 0, message),
+              message);
     check(distlabCudaGather(m_device, m_params, m_watchIndices, m_watchValues, kMaxWatchedValues, message), message);
     mark(m_points.updateEnd());
 }
@@ -236,11 +245,9 @@ GpuShardFigures GpuReplica::collectFigures() {
     double norms[2] = {0.0, 0.0};
     const std::size_t rows = m_hostLoss.size();
     check(distlabCudaDownload(m_device, m_hostLoss.data(), m_rowLoss, rows * sizeof(float), message), message);
-    if (m_labels != nullptr)
-        check(distlabCudaDownload(m_device, m_hostCorrect.data(), m_rowCorrect, rows * sizeof(int), message), message);
+    if (m_labels != nullptr) check(distlabCudaDownload(m_device, m_hostCorrect.data(), m_rowCorrect, rows * sizeof(int), message), message);
     check(distlabCudaDownload(m_device, norms, m_norms, sizeof norms, message), message);
-    check(distlabCudaDownload(m_device, figures.watched.data(), m_watchValues, sizeof(float) * kMaxWatchedValues, message),
-          message);
+    check(distlabCudaDownload(m_device, figures.watched.data(), m_watchValues, sizeof(float) * kMaxWatchedValues, message), message);
     check(distlabCudaSynchronize(m_device, message), message);
     // Only the rows each micro-batch staged count (a short micro-batch leaves stale rows behind).
     for (std::int64_t micro = 0; micro < m_microSteps; ++micro) {

@@ -33,7 +33,7 @@ struct GpuShardFigures {
     double gradNormBefore = 0.0;  ///< its own gradient's L2 norm
     double gradNormAfter = 0.0;   ///< the reduced gradient's (the one applied)
     std::array<float, kMaxWatchedValues> watched{};
-    std::vector<float> pointMs;   ///< the step's timing points (GpuStepPoints), ms from its start
+    std::vector<float> pointMs;  ///< the step's timing points (GpuStepPoints), ms from its start
 };
 
 class GpuReplica {
@@ -42,8 +42,7 @@ public:
     /// `device` for the dense model `hostModel` (its layout) of `config` (validated, and accepted by
     /// gpuPathProblem). Throws TrainingError naming the device when its memory (or its logical
     /// limit) runs out.
-    GpuReplica(DistlabCudaDevice* device, const RunConfig& config, const Model& hostModel, std::int64_t microRows,
-               std::int64_t microSteps);
+    GpuReplica(DistlabCudaDevice* device, const RunConfig& config, const Model& hostModel, std::int64_t microRows, std::int64_t microSteps);
     ~GpuReplica();
     GpuReplica(const GpuReplica&) = delete;
     GpuReplica& operator=(const GpuReplica&) = delete;

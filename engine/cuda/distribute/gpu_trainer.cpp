@@ -137,12 +137,14 @@ void GpuTrainer::runStep(float scale) {
         }
     }
     switch (m_lastMode) {
-    case GpuStepMode::Eager:
-        queueStep(scale);
-        ++m_eagerSteps;
-        break;
-    case GpuStepMode::Capture:
-    case GpuStepMode::Replay: m_graph->launch(); break;
+        case GpuStepMode::Eager:
+            queueStep(scale);
+            ++m_eagerSteps;
+            break;
+        case GpuStepMode::Capture:
+        case GpuStepMode::Replay:
+            m_graph->launch();
+            break;
     }
 }
 
@@ -201,8 +203,8 @@ void GpuTrainer::fillReport(std::span<const std::int64_t> batch) {
         std::copy(figures.watched.begin(), figures.watched.end(), stats.watched);
         // The phases as the device timed them, placed so the update ends when the wait returned.
         SpanRecorder& spans = m_spans[static_cast<std::size_t>(r)];
-        const std::int64_t startNs = recordGpuStepSpans(m_replicas[r]->points(), figures.pointMs, reduced, bytesSent, doneNs,
-                                                        m_report.startNs, spans);
+        const std::int64_t startNs =
+            recordGpuStepSpans(m_replicas[r]->points(), figures.pointMs, reduced, bytesSent, doneNs, m_report.startNs, spans);
         stats.spans = spans.spans();
         const StepTimes times = stepTimes(startNs, stats.spans, doneNs);
         stats.startNs = times.startNs;

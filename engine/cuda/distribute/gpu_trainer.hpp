@@ -2,11 +2,10 @@
 // one_device and mirrored on logical GPUs (gpu:K), as GpuPlan places them. Each replica computes its
 // shard's gradient on its logical GPU's stream (GpuReplica), the gradients meet in the ring over
 // device memory (logical GPUs of one physical GPU) or in NCCL (one replica per physical GPU,
-// NcclGroup), every replica applies the same update on its device. A step of an eligible plan (one replica) is captured once in a CUDA graph after a warm-up
-// eager step and replayed afterwards (GpuStepGraph). A host mirror, a MirroredTrainer on as many
-// logical CPU devices that never steps, holds the same variables and optimizer slots, downloaded
-// only when something on the host reads them (GpuMirrorState): evaluation, prediction, snapshots,
-// checkpoints and weights work unchanged, and whatever a caller writes into it (loaded weights, a
+// NcclGroup), every replica applies the same update on its device. A step of an eligible plan (one replica) is captured once in a CUDA
+// graph after a warm-up eager step and replayed afterwards (GpuStepGraph). A host mirror, a MirroredTrainer on as many logical CPU devices
+// that never steps, holds the same variables and optimizer slots, downloaded only when something on the host reads them (GpuMirrorState):
+// evaluation, prediction, snapshots, checkpoints and weights work unchanged, and whatever a caller writes into it (loaded weights, a
 // resumed checkpoint, then broadcastParameters or restoreProgress) goes to the GPUs before the next
 // step. Each step reads back only its losses, gradient norms, watched values and phase times.
 // Part of the CUDA backend module (engine/cuda/): Trainer::create builds it through makeGpuTrainer
@@ -76,7 +75,7 @@ private:
 
     RunConfig m_config;
     GpuPlan m_plan;
-    std::unique_ptr<MirroredTrainer> m_host;  ///< the host mirror; never steps
+    std::unique_ptr<MirroredTrainer> m_host;   ///< the host mirror; never steps
     std::unique_ptr<LogicalGpuGroup> m_group;  ///< opens the plan's logical GPUs (and is the ring's ranks)
     std::unique_ptr<NcclGroup> m_nccl;         ///< distinct physical GPUs: their NCCL communicators
     std::vector<std::unique_ptr<GpuReplica>> m_replicas;
@@ -90,7 +89,7 @@ private:
     mutable GpuMirrorState m_mirror;  ///< const reads of the mirror download too
     Tensor m_input;
     BatchTargets m_targets;
-    std::vector<float*> m_gradients;  ///< each replica's gradient on its device, for the ring
+    std::vector<float*> m_gradients;    ///< each replica's gradient on its device, for the ring
     std::vector<SpanRecorder> m_spans;  ///< each replica's spans of the last step
     StepReport m_report;
 };

@@ -15,8 +15,8 @@ float fillValue(int rank, long long i) { return static_cast<float>((i * 7 + rank
 
 }  // namespace
 
-AllReduceMeasurement measureAllReduce(InProcessGroup& group, std::vector<AlignedVector<float>>& buffers, long long elements,
-                                      ReduceOp op, long long warmup, long long iters) {
+AllReduceMeasurement measureAllReduce(InProcessGroup& group, std::vector<AlignedVector<float>>& buffers, long long elements, ReduceOp op,
+                                      long long warmup, long long iters) {
     const int n = group.size();
     std::vector<long long> wrong(static_cast<std::size_t>(n), 0), elapsedNs(static_cast<std::size_t>(n), 0);
     float expected[17];  // element i's result depends on i % 17 only

@@ -18,10 +18,16 @@ void maxInto(float* destination, const float* source, std::size_t count);
 /// end), min for MIN, max for MAX.
 inline void combineInto(ReduceOp op, float* destination, const float* source, std::size_t count) {
     switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Mean: addInto(destination, source, count); break;
-    case ReduceOp::Min: minInto(destination, source, count); break;
-    case ReduceOp::Max: maxInto(destination, source, count); break;
+        case ReduceOp::Sum:
+        case ReduceOp::Mean:
+            addInto(destination, source, count);
+            break;
+        case ReduceOp::Min:
+            minInto(destination, source, count);
+            break;
+        case ReduceOp::Max:
+            maxInto(destination, source, count);
+            break;
     }
 }
 /// destination[i] = source[i] for i < count (memcpy).

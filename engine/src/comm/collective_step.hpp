@@ -14,9 +14,13 @@ namespace distlab::comm_detail {
 class CollectiveStep {
 public:
     /// `trace`: the rank's observation hook (Communicator::setTrace), or null.
-    CollectiveStep(InProcessGroup& group, int rank, std::int64_t collective, int pack, CollectiveTiming& timing,
-                   CollectiveTrace* trace)
-        : m_group(group), m_rank(rank), m_collective(collective), m_pack(pack), m_timing(timing), m_trace(trace),
+    CollectiveStep(InProcessGroup& group, int rank, std::int64_t collective, int pack, CollectiveTiming& timing, CollectiveTrace* trace)
+        : m_group(group),
+          m_rank(rank),
+          m_collective(collective),
+          m_pack(pack),
+          m_timing(timing),
+          m_trace(trace),
           m_snapshots(m_trace != nullptr && m_trace->captureSnapshots()) {}
 
     InProcessGroup& group() const { return m_group; }
@@ -63,15 +67,13 @@ public:
 
     /// own[begin, end) = own op from's published buffer [begin, end): one chunk received in `step`.
     void reduceFrom(int step, int from, ReduceOp op, float* own, std::int64_t begin, std::int64_t end) {
-        transfer(step, from, TransferKind::Reduce, begin, end, [&] {
-            combineInto(op, own + begin, m_group.buffer(from) + begin, static_cast<std::size_t>(end - begin));
-        });
+        transfer(step, from, TransferKind::Reduce, begin, end,
+                 [&] { combineInto(op, own + begin, m_group.buffer(from) + begin, static_cast<std::size_t>(end - begin)); });
     }
     /// own[begin, end) = from's published buffer [begin, end).
     void copyFrom(int step, int from, float* own, std::int64_t begin, std::int64_t end) {
-        transfer(step, from, TransferKind::Copy, begin, end, [&] {
-            copyInto(own + begin, m_group.buffer(from) + begin, static_cast<std::size_t>(end - begin));
-        });
+        transfer(step, from, TransferKind::Copy, begin, end,
+                 [&] { copyInto(own + begin, m_group.buffer(from) + begin, static_cast<std::size_t>(end - begin)); });
     }
     /// Runs `work` (which moves [begin, end) from `from` into this rank) and accounts for it.
     template <typename Work>
@@ -82,8 +84,9 @@ public:
             work();
             return;
         }
-        TransferEvent event{m_collective, m_pack, step, static_cast<std::int16_t>(from), static_cast<std::int16_t>(m_rank),
-                            kind, begin, end, bytes, nowNs(), 0};
+        TransferEvent event{
+            m_collective, m_pack,  step, static_cast<std::int16_t>(from), static_cast<std::int16_t>(m_rank), kind, begin, end,
+            bytes,        nowNs(), 0};
         work();
         event.endNs = nowNs();
         m_trace->record(m_rank, event);

@@ -7,7 +7,7 @@ namespace distlab {
 
 // One rank's logs, on their own cache lines so two ranks recording at once never share one.
 struct alignas(64) CollectiveTrace::RankLog {
-    std::vector<TransferEvent> events;      // sized to capacity once; eventCount says how many are used
+    std::vector<TransferEvent> events;  // sized to capacity once; eventCount says how many are used
     std::vector<SnapshotRecord> snapshots;
     std::vector<float> pool;
     std::int64_t eventCount = 0;
@@ -53,8 +53,7 @@ void CollectiveTrace::snapshot(int rank, std::int64_t collective, int pack, int 
         return;
     }
     std::copy(values.begin(), values.end(), rankLog.pool.begin() + rankLog.poolUsed);
-    rankLog.snapshots[static_cast<std::size_t>(rankLog.snapshotCount++)] =
-        SnapshotRecord{collective, pack, step, rankLog.poolUsed, count};
+    rankLog.snapshots[static_cast<std::size_t>(rankLog.snapshotCount++)] = SnapshotRecord{collective, pack, step, rankLog.poolUsed, count};
     rankLog.poolUsed += count;
 }
 
@@ -92,11 +91,15 @@ int floorLog2(int value) { return value <= 1 ? 0 : std::bit_width(static_cast<un
 int allReduceStepCount(CrossDeviceOps algorithm, int ranks) {
     if (ranks <= 1) return 0;
     switch (algorithm) {
-    case CrossDeviceOps::ReductionToOneDevice: return 2;
-    case CrossDeviceOps::HierarchicalCopy: return 4;
-    case CrossDeviceOps::Tree: return 2 * floorLog2(ranks);
-    case CrossDeviceOps::Ring:
-    case CrossDeviceOps::Nccl: return 2 * (ranks - 1);
+        case CrossDeviceOps::ReductionToOneDevice:
+            return 2;
+        case CrossDeviceOps::HierarchicalCopy:
+            return 4;
+        case CrossDeviceOps::Tree:
+            return 2 * floorLog2(ranks);
+        case CrossDeviceOps::Ring:
+        case CrossDeviceOps::Nccl:
+            return 2 * (ranks - 1);
     }
     return 0;
 }
@@ -105,15 +108,18 @@ const char* allReduceStepName(CrossDeviceOps algorithm, int ranks, int step) {
     if (step < 0) return "input";
     if (step >= allReduceStepCount(algorithm, ranks)) return "done";
     switch (algorithm) {
-    case CrossDeviceOps::ReductionToOneDevice: return step == 0 ? "sum on device 0" : "copy back";
-    case CrossDeviceOps::HierarchicalCopy: {
-        static constexpr const char* kNames[] = {"sum each half on its lead", "add the two partial sums",
-                                                 "copy the total to the other lead", "copy down from the leads"};
-        return kNames[step];
-    }
-    case CrossDeviceOps::Tree: return step < floorLog2(ranks) ? "tree reduce" : "tree broadcast";
-    case CrossDeviceOps::Ring:
-    case CrossDeviceOps::Nccl: return step < ranks - 1 ? "reduce-scatter" : "all-gather";
+        case CrossDeviceOps::ReductionToOneDevice:
+            return step == 0 ? "sum on device 0" : "copy back";
+        case CrossDeviceOps::HierarchicalCopy: {
+            static constexpr const char* kNames[] = {"sum each half on its lead", "add the two partial sums",
+                                                     "copy the total to the other lead", "copy down from the leads"};
+            return kNames[step];
+        }
+        case CrossDeviceOps::Tree:
+            return step < floorLog2(ranks) ? "tree reduce" : "tree broadcast";
+        case CrossDeviceOps::Ring:
+        case CrossDeviceOps::Nccl:
+            return step < ranks - 1 ? "reduce-scatter" : "all-gather";
     }
     return "unknown";
 }

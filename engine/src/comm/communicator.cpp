@@ -18,10 +18,13 @@ Work Communicator::through32(BufferView buffer, Call call) {
 
 Work Communicator::allReduce(BufferView buffer, const AllReduceOptions& options) {
     switch (buffer.dtype) {
-    case DType::Float32: return allReduce(buffer.asFloat32(), options);
-    case DType::Float16:
-    case DType::BFloat16: return through32(buffer, [&](std::span<float> wide) { return allReduce(wide, options); });
-    case DType::Int32: break;
+        case DType::Float32:
+            return allReduce(buffer.asFloat32(), options);
+        case DType::Float16:
+        case DType::BFloat16:
+            return through32(buffer, [&](std::span<float> wide) { return allReduce(wide, options); });
+        case DType::Int32:
+            break;
     }
     throw std::invalid_argument("allReduce: " + std::string(dtypeName(buffer.dtype)) +
                                 " buffers are not reduced (gradients are float32, float16 or bfloat16)");
@@ -29,14 +32,16 @@ Work Communicator::allReduce(BufferView buffer, const AllReduceOptions& options)
 
 Work Communicator::broadcast(BufferView buffer, int root) {
     switch (buffer.dtype) {
-    case DType::Float32: return broadcast(buffer.asFloat32(), root);
-    case DType::Int32: {
-        // Copies move bits without arithmetic, so an int32 travels as a float32 of the same bits.
-        const std::span<float> bits(static_cast<float*>(buffer.data), static_cast<std::size_t>(buffer.count));
-        return broadcast(bits, root).wait();
-    }
-    case DType::Float16:
-    case DType::BFloat16: return through32(buffer, [&](std::span<float> wide) { return broadcast(wide, root); });
+        case DType::Float32:
+            return broadcast(buffer.asFloat32(), root);
+        case DType::Int32: {
+            // Copies move bits without arithmetic, so an int32 travels as a float32 of the same bits.
+            const std::span<float> bits(static_cast<float*>(buffer.data), static_cast<std::size_t>(buffer.count));
+            return broadcast(bits, root).wait();
+        }
+        case DType::Float16:
+        case DType::BFloat16:
+            return through32(buffer, [&](std::span<float> wide) { return broadcast(wide, root); });
     }
     throw std::invalid_argument("broadcast: unknown element type");
 }

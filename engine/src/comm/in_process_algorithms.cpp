@@ -28,7 +28,8 @@ template <typename SourceRank>
 void combineFrom(CollectiveStep& step, int stepIndex, ReduceOp op, std::span<float> own, int sources, SourceRank sourceRank) {
     if (sources <= 0) return;
     const std::int64_t started = step.traceClock();
-    combineManyInto(op, begin(own), sources, [&](int s) { return step.group().buffer(sourceRank(s)); }, own.size());
+    combineManyInto(
+        op, begin(own), sources, [&](int s) { return step.group().buffer(sourceRank(s)); }, own.size());
     for (int s = 0; s < sources; ++s) step.logTransfer(stepIndex, sourceRank(s), TransferKind::Reduce, 0, count(own), started);
 }
 
@@ -44,8 +45,10 @@ void reduceToOneDeviceAllReduce(CollectiveStep& step, std::span<float> buffer, R
         step.sent(count(buffer));
     }
     step.endStep(0, buffer);
-    if (rank != 0) step.copyFrom(1, 0, begin(buffer), 0, count(buffer));
-    else step.sent(count(buffer) * (n - 1));
+    if (rank != 0)
+        step.copyFrom(1, 0, begin(buffer), 0, count(buffer));
+    else
+        step.sent(count(buffer) * (n - 1));
     step.endStep(1, buffer);
 }
 
@@ -80,13 +83,17 @@ void hierarchicalCopyAllReduce(CollectiveStep& step, std::span<float> buffer, Re
     }
     step.endStep(1, buffer);
     // Step 2: lead 1 copies the total.
-    if (rank == lead1) step.copyFrom(2, lead0, begin(buffer), 0, size);
-    else if (rank == lead0) step.sent(size);
+    if (rank == lead1)
+        step.copyFrom(2, lead0, begin(buffer), 0, size);
+    else if (rank == lead0)
+        step.sent(size);
     step.endStep(2, buffer);
     // Step 3: everyone else copies from the lead of their half.
     if (halvesOfOne) return;
-    if (rank != myLead) step.copyFrom(3, myLead, begin(buffer), 0, size);
-    else step.sent(size * members);
+    if (rank != myLead)
+        step.copyFrom(3, myLead, begin(buffer), 0, size);
+    else
+        step.sent(size * members);
     step.endStep(3, buffer);
 }
 
@@ -158,8 +165,10 @@ void treeAllReduce(CollectiveStep& step, std::span<float> buffer, ReduceOp op) {
     }
     // Broadcast: step levels + j copies the result down to depth j + 1.
     for (int j = 0; j < levels; ++j) {
-        if (depth == j + 1) step.copyFrom(levels + j, (rank - 1) / 2, begin(buffer), 0, size);
-        else if (depth == j) step.sent(size * children);
+        if (depth == j + 1)
+            step.copyFrom(levels + j, (rank - 1) / 2, begin(buffer), 0, size);
+        else if (depth == j)
+            step.sent(size * children);
         step.endStep(levels + j, buffer);
     }
 }

@@ -19,8 +19,8 @@ void requireRank(int value, int size, const char* what) {
 
 void requireBlocks(std::size_t whole, std::size_t block, int size, const char* what) {
     if (whole != block * static_cast<std::size_t>(size))
-        throw std::invalid_argument(std::string(what) + ": " + std::to_string(whole) + " elements are not " +
-                                    std::to_string(size) + " blocks of " + std::to_string(block));
+        throw std::invalid_argument(std::string(what) + ": " + std::to_string(whole) + " elements are not " + std::to_string(size) +
+                                    " blocks of " + std::to_string(block));
 }
 
 // A completion record that stamps its start on creation and its end on finish().
@@ -52,13 +52,19 @@ Work InProcessCommunicator::allReduce(std::span<float> buffer, const AllReduceOp
     } else if (n > 1 && !buffer.empty()) {
         CollectiveStep step(m_group, m_rank, sequence, options.packIndex, stamp.timing, m_trace);
         switch (m_group.algorithm()) {
-        case CrossDeviceOps::ReductionToOneDevice: reduceToOneDeviceAllReduce(step, buffer, options.op); break;
-        case CrossDeviceOps::HierarchicalCopy: hierarchicalCopyAllReduce(step, buffer, options.op, options.packIndex); break;
-        case CrossDeviceOps::Tree: treeAllReduce(step, buffer, options.op); break;
-        case CrossDeviceOps::Ring:
-        case CrossDeviceOps::Nccl:  // NCCL is GPU-only; logical CPU devices run the ring
-            ringAllReduce(step, buffer, options.op);
-            break;
+            case CrossDeviceOps::ReductionToOneDevice:
+                reduceToOneDeviceAllReduce(step, buffer, options.op);
+                break;
+            case CrossDeviceOps::HierarchicalCopy:
+                hierarchicalCopyAllReduce(step, buffer, options.op, options.packIndex);
+                break;
+            case CrossDeviceOps::Tree:
+                treeAllReduce(step, buffer, options.op);
+                break;
+            case CrossDeviceOps::Ring:
+            case CrossDeviceOps::Nccl:  // NCCL is GPU-only; logical CPU devices run the ring
+                ringAllReduce(step, buffer, options.op);
+                break;
         }
     }
     if (withCompanion) {
@@ -87,7 +93,8 @@ Work InProcessCommunicator::reduce(std::span<float> buffer, int root, ReduceOp o
     if (m_rank == root) {
         auto peer = [&](int s) { return s < root ? s : s + 1; };
         const std::int64_t started = step.traceClock();
-        combineManyInto(op, buffer.data(), n - 1, [&](int s) { return m_group.buffer(peer(s)); }, buffer.size());
+        combineManyInto(
+            op, buffer.data(), n - 1, [&](int s) { return m_group.buffer(peer(s)); }, buffer.size());
         const auto count = static_cast<std::int64_t>(buffer.size());
         for (int s = 0; s < n - 1; ++s) step.logTransfer(0, peer(s), TransferKind::Reduce, 0, count, started);
         if (op == ReduceOp::Mean) divideBy(buffer.data(), static_cast<float>(n), buffer.size());
@@ -109,8 +116,10 @@ Work InProcessCommunicator::broadcast(std::span<float> buffer, int root) {
     step.snapshotInput(buffer);
     step.sync();
     const auto count = static_cast<std::int64_t>(buffer.size());
-    if (m_rank != root) step.copyFrom(0, root, buffer.data(), 0, count);
-    else step.sent(count * (n - 1));
+    if (m_rank != root)
+        step.copyFrom(0, root, buffer.data(), 0, count);
+    else
+        step.sent(count * (n - 1));
     step.endStep(0, buffer);
     return stamp.finish();
 }
@@ -135,9 +144,8 @@ Work InProcessCommunicator::allGather(std::span<const float> input, std::span<fl
     copyOwn();
     for (int peer = 0; peer < n; ++peer) {
         if (peer == m_rank) continue;
-        step.transfer(0, peer, TransferKind::Copy, peer * block, (peer + 1) * block, [&] {
-            copyInto(output.data() + peer * block, m_group.input(peer), input.size());
-        });
+        step.transfer(0, peer, TransferKind::Copy, peer * block, (peer + 1) * block,
+                      [&] { copyInto(output.data() + peer * block, m_group.input(peer), input.size()); });
     }
     step.sent(block * (n - 1));
     step.endStep(0, output);
@@ -162,11 +170,15 @@ Work InProcessCommunicator::reduceScatter(std::span<const float> input, std::spa
     for (int peer = 0; peer < n; ++peer) {
         const float* term = (peer == m_rank ? input.data() : m_group.input(peer)) + offset;
         auto work = [&] {
-            if (peer == 0) copyInto(output.data(), term, output.size());
-            else combineInto(op, output.data(), term, output.size());
+            if (peer == 0)
+                copyInto(output.data(), term, output.size());
+            else
+                combineInto(op, output.data(), term, output.size());
         };
-        if (peer == m_rank) work();
-        else step.transfer(0, peer, peer == 0 ? TransferKind::Copy : TransferKind::Reduce, offset, offset + block, work);
+        if (peer == m_rank)
+            work();
+        else
+            step.transfer(0, peer, peer == 0 ? TransferKind::Copy : TransferKind::Reduce, offset, offset + block, work);
     }
     if (op == ReduceOp::Mean) divideBy(output.data(), static_cast<float>(n), output.size());
     step.sent(block * (n - 1));

@@ -27,7 +27,7 @@ private:
     InProcessGroup& m_group;
     int m_rank;
     CollectiveTrace* m_trace = nullptr;
-    std::int64_t m_sequence = 0;  ///< collectives called so far (equal on every rank: calls are collective)
+    std::int64_t m_sequence = 0;         ///< collectives called so far (equal on every rank: calls are collective)
     std::uint32_t m_companionCalls = 0;  ///< picks the slot parity of the next companion
 };
 

@@ -87,8 +87,7 @@ private:
         std::string result;
         for (std::size_t i = 0; i < count; ++i) {
             const Frame& frame = m_frames[i];
-            result = frame.container->is_array() ? indexPath(result, frame.container->size() - 1)
-                                                 : childPath(result, frame.key);
+            result = frame.container->is_array() ? indexPath(result, frame.container->size() - 1) : childPath(result, frame.key);
         }
         return result;
     }
@@ -136,8 +135,7 @@ std::string syntaxMessage(std::string_view text, std::size_t byte, const std::st
     if (detail.starts_with("syntax error ")) detail = "syntax error: " + detail.substr(13);
     if (detail.size() > kMaxDetailChars) detail = detail.substr(0, kMaxDetailChars) + "...";
     detail = escapeHighBytes(detail);
-    return "byte " + std::to_string(byte) + " (line " + std::to_string(line) + ", column " + std::to_string(column) +
-           "): " + detail;
+    return "byte " + std::to_string(byte) + " (line " + std::to_string(line) + ", column " + std::to_string(column) + "): " + detail;
 }
 
 std::size_t editDistance(std::string_view a, std::string_view b) {
@@ -148,8 +146,7 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t above = row[j];
-            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                              std::tolower(static_cast<unsigned char>(b[j - 1]));
+            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
             row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
             diagonal = above;
         }
@@ -171,17 +168,13 @@ Json parseJsonDocument(std::string_view text, const std::string& fileName) {
     return document;
 }
 
-std::string dumpJson(const Json& value) {
-    return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string dumpJson(const Json& value) { return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::string childPath(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
 }
 
-std::string indexPath(const std::string& path, std::size_t index) {
-    return path + "[" + std::to_string(index) + "]";
-}
+std::string indexPath(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
 std::string quotedJson(std::string_view text) {
     return Json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -189,15 +182,22 @@ std::string quotedJson(std::string_view text) {
 
 std::string describeType(const Json& value) {
     switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "a number";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::object: return "an object";
-    default: return "an unsupported value";
+        case Json::value_t::null:
+            return "null";
+        case Json::value_t::boolean:
+            return "a boolean";
+        case Json::value_t::number_integer:
+        case Json::value_t::number_unsigned:
+        case Json::value_t::number_float:
+            return "a number";
+        case Json::value_t::string:
+            return "a string";
+        case Json::value_t::array:
+            return "an array";
+        case Json::value_t::object:
+            return "an object";
+        default:
+            return "an unsupported value";
     }
 }
 
@@ -220,9 +220,8 @@ void fail(const std::string& fileName, const std::string& path, const std::strin
     const std::string file = fileName.empty() ? std::string("config") : fileName;
     // A path holds keys from the file, which may be megabytes long: the message stays one readable line.
     constexpr std::size_t kMaxPathChars = 256;
-    const std::string shown = path.size() <= kMaxPathChars
-                                  ? path
-                                  : path.substr(0, kMaxPathChars) + "...(" + std::to_string(path.size()) + " characters)";
+    const std::string shown =
+        path.size() <= kMaxPathChars ? path : path.substr(0, kMaxPathChars) + "...(" + std::to_string(path.size()) + " characters)";
     throw InputError(file + ": " + (path.empty() ? std::string("top level") : shown) + ": " + what);
 }
 
@@ -311,9 +310,7 @@ const Json* ObjectReader::find(std::string_view key) const {
     return it == m_value.end() ? nullptr : &*it;
 }
 
-void ObjectReader::fail(std::string_view key, const std::string& what) const {
-    run_config_detail::fail(m_fileName, pathOf(key), what);
-}
+void ObjectReader::fail(std::string_view key, const std::string& what) const { run_config_detail::fail(m_fileName, pathOf(key), what); }
 
 std::int64_t ObjectReader::integer(std::string_view key, std::int64_t fallback) const {
     const Json* value = find(key);

@@ -30,7 +30,7 @@ std::string dumpJson(const Json& value);
 
 std::string childPath(const std::string& path, std::string_view key);  ///< "a.b" (or "b" at the top)
 std::string indexPath(const std::string& path, std::size_t index);     ///< "a.b[3]"
-std::string quotedJson(std::string_view text);                             ///< a JSON string literal
+std::string quotedJson(std::string_view text);                         ///< a JSON string literal
 std::string describeType(const Json& value);                           ///< "a string", "an array", ...
 /// The candidate closest to text (case-insensitive edit distance), or "" when none is close.
 std::string closestName(std::string_view text, std::span<const std::string_view> candidates);
@@ -53,8 +53,7 @@ std::size_t readChoice(const Json& value, std::span<const std::string_view> cand
 /// strategy.replicas drops strategy.devices (and the reverse). Returns false when keyPath is
 /// malformed (the caller says what it expected); any other problem throws InputError
 /// "<fileName>: <where>: <what>".
-bool setAtKeyPath(Json& document, std::string_view keyPath, Json value, const std::string& fileName,
-                  const std::string& where);
+bool setAtKeyPath(Json& document, std::string_view keyPath, Json value, const std::string& fileName, const std::string& where);
 
 /// One JSON object of the config: key checks and typed reads with defaults.
 class ObjectReader {

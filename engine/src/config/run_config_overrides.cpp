@@ -55,8 +55,7 @@ void applyOne(Json& document, const std::string& setting, const std::string& fil
     const std::string where = "--set " + quotedJson(setting);
     const std::size_t equals = setting.find('=');
     if (equals == std::string::npos ||
-        !setAtKeyPath(document, std::string_view(setting).substr(0, equals), overrideValue(setting.substr(equals + 1)), file,
-                      where)) {
+        !setAtKeyPath(document, std::string_view(setting).substr(0, equals), overrideValue(setting.substr(equals + 1)), file, where)) {
         fail(file, where, "expected key.path=value, e.g. optimizer.learning_rate=0.1 or model.layers[1].units=64");
     }
 }
@@ -64,7 +63,7 @@ void applyOne(Json& document, const std::string& setting, const std::string& fil
 }  // namespace
 
 bool run_config_detail::setAtKeyPath(Json& document, std::string_view keyPath, Json value, const std::string& file,
-                  const std::string& where) {
+                                     const std::string& where) {
     std::vector<PathStep> steps;
     if (!parseKeyPath(keyPath, steps)) return false;
     Json* current = &document;
@@ -73,8 +72,7 @@ bool run_config_detail::setAtKeyPath(Json& document, std::string_view keyPath, J
         const PathStep& step = steps[s];
         if (current->is_null()) *current = Json::object();  // created by this setting
         if (!current->is_object()) {
-            fail(file, where, (path.empty() ? std::string("the document") : path) + " is " + describeType(*current) +
-                                  ", not an object");
+            fail(file, where, (path.empty() ? std::string("the document") : path) + " is " + describeType(*current) + ", not an object");
         }
         // devices and replicas are two spellings of one setting: the setting replaces the other one.
         if (path == "strategy" && step.indices.empty() && s + 1 == steps.size()) {
@@ -87,8 +85,8 @@ bool run_config_detail::setAtKeyPath(Json& document, std::string_view keyPath, J
             if (current->is_null()) *current = Json::array();
             if (!current->is_array()) fail(file, where, path + " is " + describeType(*current) + ", not an array");
             if (index > current->size()) {
-                fail(file, where, path + " has " + std::to_string(current->size()) + " elements; index " +
-                                      std::to_string(index) + " is past the end");
+                fail(file, where,
+                     path + " has " + std::to_string(current->size()) + " elements; index " + std::to_string(index) + " is past the end");
             }
             if (index == current->size()) current->push_back(nullptr);  // appends one element
             current = &(*current)[index];
@@ -99,8 +97,7 @@ bool run_config_detail::setAtKeyPath(Json& document, std::string_view keyPath, J
     return true;
 }
 
-Result<std::string> applyOverrides(std::string_view jsonText, const std::vector<std::string>& overrides,
-                                   const std::string& fileName) {
+Result<std::string> applyOverrides(std::string_view jsonText, const std::vector<std::string>& overrides, const std::string& fileName) {
     // Without overrides the text stays byte for byte, so syntax errors keep their positions.
     if (overrides.empty()) return std::string(jsonText);
     return captureErrors([&] {

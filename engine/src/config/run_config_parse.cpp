@@ -60,9 +60,8 @@ ModelConfig parseModel(const ObjectReader& reader) {
 
 DataConfig parseData(const ObjectReader& reader) {
     // Every source's keys are accepted whatever the source (the GUI keeps them all when switching).
-    reader.allowOnly({"source", "kind", "samples", "noise", "train_fraction", "path", "test_path", "label_column",
-                      "images", "labels", "test_images", "test_labels", "features", "classes", "outputs", "shuffle",
-                      "global_batch_size"});
+    reader.allowOnly({"source", "kind", "samples", "noise", "train_fraction", "path", "test_path", "label_column", "images", "labels",
+                      "test_images", "test_labels", "features", "classes", "outputs", "shuffle", "global_batch_size"});
     DataConfig data;
     data.source = reader.choice("source", data.source, kDataSourceNames);
     data.kind = reader.choice("kind", data.kind, kSyntheticKindNames);
@@ -152,8 +151,7 @@ void parseParameterServerKeys(const ObjectReader& reader, StrategyConfig& strate
     strategy.replicasPerWorker = reader.integer("replicas_per_worker", strategy.replicasPerWorker);
     strategy.gradientsToAggregate = reader.integer("gradients_to_aggregate", strategy.gradientsToAggregate);
     if (const Json* partitioner = reader.find("partitioner")) {
-        if (!partitioner->is_object())
-            reader.fail("partitioner", "must be an object (got " + describeType(*partitioner) + ")");
+        if (!partitioner->is_object()) reader.fail("partitioner", "must be an object (got " + describeType(*partitioner) + ")");
         strategy.partitioner = parsePartitioner(ObjectReader(*partitioner, reader.pathOf("partitioner"), reader.fileName()));
     }
     if (const Json* speeds = reader.find("worker_speed")) {
@@ -168,13 +166,13 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
     strategy.type = reader.choice("type", strategy.type, kStrategyNames);
     if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) reader.fail("type", problem);
     if (strategy.type == StrategyKind::ParameterServer) {
-        reader.allowOnly({"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack",
-                          "gradient_accumulation_steps", "workers", "parameter_servers", "mode", "partitioner",
-                          "worker_speed", "replicas_per_worker", "gradients_to_aggregate"});
+        reader.allowOnly({"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack", "gradient_accumulation_steps",
+                          "workers", "parameter_servers", "mode", "partitioner", "worker_speed", "replicas_per_worker",
+                          "gradients_to_aggregate"});
         parseParameterServerKeys(reader, strategy);
     } else {
-        reader.allowOnly({"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack",
-                          "gradient_accumulation_steps", "gpu"});
+        reader.allowOnly(
+            {"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack", "gradient_accumulation_steps", "gpu"});
         if (const Json* gpu = reader.find("gpu")) {
             if (!gpu->is_object()) reader.fail("gpu", "must be an object (got " + describeType(*gpu) + ")");
             strategy.gpu = parseGpuCarving(ObjectReader(*gpu, reader.pathOf("gpu"), reader.fileName()));
@@ -188,8 +186,8 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
     } else if (reader.has("replicas")) {
         const std::int64_t replicas = reader.integer("replicas", 1);
         if (replicas < 1 || replicas > kMaxReplicas) {
-            reader.fail("replicas", "must be an integer in [1, " + std::to_string(kMaxReplicas) + "] (got " +
-                                        std::to_string(replicas) + ")");
+            reader.fail("replicas",
+                        "must be an integer in [1, " + std::to_string(kMaxReplicas) + "] (got " + std::to_string(replicas) + ")");
         }
         if (strategy.type == StrategyKind::OneDevice && replicas > 1) {
             reader.fail("replicas", "one_device runs on exactly one device (got " + std::to_string(replicas) + ")");
@@ -209,8 +207,7 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
 
 RunConfig parseRoot(const Json& document, const std::string& file) {
     const ObjectReader reader(document, "", file);
-    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "precision", "steps", "threads",
-                      "eval_every"});
+    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "precision", "steps", "threads", "eval_every"});
     RunConfig config;
     config.name = reader.string("name", config.name);
     config.seed = reader.unsignedInteger("seed", config.seed);
@@ -245,8 +242,7 @@ Result<RunConfig> parseRunConfig(std::string_view jsonText, const std::string& f
     return parsed;
 }
 
-Result<RunConfig> loadRunConfig(const std::string& path, const std::vector<std::string>& overrides,
-                                const std::string& field) {
+Result<RunConfig> loadRunConfig(const std::string& path, const std::vector<std::string>& overrides, const std::string& field) {
     auto text = readInputFile(InputKind::Config, {field, path, {}});
     if (!text) return text.error();
     if (!overrides.empty()) {

@@ -17,10 +17,8 @@ namespace run_config_detail {
 namespace {
 
 // Names the spec lists for later versions: "not available yet" rather than "unknown".
-constexpr std::array<std::string_view, 5> kLaterLayerTypes{"conv2d", "max_pool2d", "flatten", "dropout",
-                                                          "batch_norm"};
-constexpr std::array<std::string_view, 7> kAllLayerTypes{"dense",   "residual", "conv2d",    "max_pool2d",
-                                                         "flatten", "dropout",  "batch_norm"};
+constexpr std::array<std::string_view, 5> kLaterLayerTypes{"conv2d", "max_pool2d", "flatten", "dropout", "batch_norm"};
+constexpr std::array<std::string_view, 7> kAllLayerTypes{"dense", "residual", "conv2d", "max_pool2d", "flatten", "dropout", "batch_norm"};
 
 }  // namespace
 
@@ -30,8 +28,8 @@ std::string layerTypeProblem(const std::string& type) {
         if (type == later) return quotedJson(type) + " is not available yet in this version (available: " + layerTypeNames() + ")";
     }
     const std::string suggestion = closestName(type, kAllLayerTypes);
-    return "unknown layer type " + quotedJson(type) +
-           (suggestion.empty() ? "" : " (did you mean " + quotedJson(suggestion) + "?)") + "; available: " + layerTypeNames();
+    return "unknown layer type " + quotedJson(type) + (suggestion.empty() ? "" : " (did you mean " + quotedJson(suggestion) + "?)") +
+           "; available: " + layerTypeNames();
 }
 
 std::string strategyProblem(StrategyKind type) {
@@ -64,8 +62,8 @@ void requireAtLeast(const std::string& file, const std::string& path, std::int64
 }
 
 // Checks lower <= value (or lower < value) and value < upper (or value <= upper); NaN fails both.
-void requireRange(const std::string& file, const std::string& path, double value, double lower, bool lowerOpen,
-                  double upper, bool upperOpen, const std::string& range) {
+void requireRange(const std::string& file, const std::string& path, double value, double lower, bool lowerOpen, double upper,
+                  bool upperOpen, const std::string& range) {
     const bool aboveLower = lowerOpen ? value > lower : value >= lower;
     const bool belowUpper = upperOpen ? value < upper : value <= upper;
     if (!(aboveLower && belowUpper)) fail(file, path, "must be " + range + got(value));
@@ -107,9 +105,7 @@ void validateLayers(const std::vector<LayerConfig>& layers, const std::string& l
     }
 }
 
-void validateModel(const ModelConfig& model, const std::string& file) {
-    validateLayers(model.layers, "model.layers", file);
-}
+void validateModel(const ModelConfig& model, const std::string& file) { validateLayers(model.layers, "model.layers", file); }
 
 void validateData(const DataConfig& data, const std::string& file) {
     requireAtLeast(file, "data.samples", data.samples, 1);
@@ -128,15 +124,13 @@ void validateData(const DataConfig& data, const std::string& file) {
     }
     if (data.testImages.empty() != data.testLabels.empty()) {
         fail(file, data.testImages.empty() ? "data.test_images" : "data.test_labels",
-             "required when " + std::string(data.testImages.empty() ? "data.test_labels" : "data.test_images") +
-                 " is given");
+             "required when " + std::string(data.testImages.empty() ? "data.test_labels" : "data.test_images") + " is given");
     }
 }
 
 void validateOptimizer(const OptimizerConfig& optimizer, const std::string& file) {
     const double infinity = std::numeric_limits<double>::infinity();
-    requireRange(file, "optimizer.learning_rate", optimizer.learningRate, 0.0, true, infinity, true,
-                 "> 0");
+    requireRange(file, "optimizer.learning_rate", optimizer.learningRate, 0.0, true, infinity, true, "> 0");
     if (optimizer.type == OptimizerKind::Sgd) {
         requireRange(file, "optimizer.momentum", optimizer.momentum, 0.0, false, 1.0, true, "in [0, 1)");
     } else {
@@ -154,8 +148,8 @@ void validateParameterServer(const StrategyConfig& strategy, const std::string& 
     if (strategy.gradientAccumulationSteps != 1)
         fail(file, "strategy.gradient_accumulation_steps", "parameter_server applies every gradient as it comes (use 1)");
     if (strategy.workerSpeed.size() > static_cast<std::size_t>(strategy.workers))
-        fail(file, "strategy.worker_speed", std::to_string(strategy.workerSpeed.size()) + " speeds for " +
-                                                std::to_string(strategy.workers) + " workers");
+        fail(file, "strategy.worker_speed",
+             std::to_string(strategy.workerSpeed.size()) + " speeds for " + std::to_string(strategy.workers) + " workers");
     for (std::size_t i = 0; i < strategy.workerSpeed.size(); ++i) {
         const double speed = strategy.workerSpeed[i];
         if (!(speed >= kMinWorkerSpeed && speed <= kMaxWorkerSpeed))
@@ -176,8 +170,8 @@ void validateDeviceKinds(const std::vector<DeviceName>& devices, const std::stri
     for (std::size_t i = 1; i < devices.size(); ++i) {
         if (devices[i].kind == devices[0].kind) continue;
         fail(file, indexPath("strategy.devices", i),
-             quotedJson(devices[i].toString()) + " mixes device kinds with " + quotedJson(devices[0].toString()) +
-                 " at " + indexPath("strategy.devices", 0) +
+             quotedJson(devices[i].toString()) + " mixes device kinds with " + quotedJson(devices[0].toString()) + " at " +
+                 indexPath("strategy.devices", 0) +
                  ": list only cpu:K or only gpu:K devices (a step would wait for the slowest kind, and no "
                  "reduction joins host and GPU memory)");
     }
@@ -196,13 +190,12 @@ void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
         const DeviceName& device = strategy.devices[i];
         const std::string path = indexPath("strategy.devices", i);
         if (device.index < 0 || device.index > kMaxDeviceIndex) {
-            fail(file, path, "device index must be in [0, " + std::to_string(kMaxDeviceIndex) + "]" +
-                                 got(static_cast<std::int64_t>(device.index)));
+            fail(file, path,
+                 "device index must be in [0, " + std::to_string(kMaxDeviceIndex) + "]" + got(static_cast<std::int64_t>(device.index)));
         }
         for (std::size_t j = 0; j < i; ++j) {
             if (strategy.devices[j] == device) {
-                fail(file, path, quotedJson(device.toString()) + " is listed twice (also at " +
-                                     indexPath("strategy.devices", j) + ")");
+                fail(file, path, quotedJson(device.toString()) + " is listed twice (also at " + indexPath("strategy.devices", j) + ")");
             }
         }
     }
@@ -223,17 +216,16 @@ void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
 
 void validateBatchSplit(const RunConfig& config, const std::string& file) {
     // A parameter-server worker splits its own batch among its replicas.
-    const std::int64_t replicas = config.strategy.type == StrategyKind::ParameterServer
-                                      ? config.strategy.replicasPerWorker
-                                      : config.strategy.replicaCount();
+    const std::int64_t replicas =
+        config.strategy.type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.strategy.replicaCount();
     const std::int64_t steps = config.strategy.gradientAccumulationSteps;
     const std::int64_t batch = config.data.globalBatchSize;
     // replicas * steps may overflow; then it exceeds any batch, which cannot divide.
     const bool divides = steps <= batch / replicas && batch % (replicas * steps) == 0;
     if (!divides) {
         fail(file, "data.global_batch_size",
-             std::to_string(batch) + " does not divide among " + std::to_string(replicas) + " replica" +
-                 (replicas == 1 ? "" : "s") + " x " + std::to_string(steps) + " accumulation steps");
+             std::to_string(batch) + " does not divide among " + std::to_string(replicas) + " replica" + (replicas == 1 ? "" : "s") +
+                 " x " + std::to_string(steps) + " accumulation steps");
     }
 }
 

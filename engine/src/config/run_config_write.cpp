@@ -44,32 +44,33 @@ Json dataJson(const DataConfig& data) {
     Json json = Json::object();
     json["source"] = configName(data.source);
     switch (data.source) {
-    case DataSource::Synthetic:
-        json["kind"] = configName(data.kind);
-        json["samples"] = data.samples;
-        json["noise"] = data.noise;
-        json["train_fraction"] = data.trainFraction;
-        break;
-    case DataSource::Csv:
-        json["path"] = data.path;
-        if (!data.testPath.empty()) json["test_path"] = data.testPath;
-        json["label_column"] = data.labelColumn;
-        break;
-    case DataSource::Idx:
-        json["images"] = data.images;
-        json["labels"] = data.labels;
-        if (!data.testImages.empty() || !data.testLabels.empty()) {
-            json["test_images"] = data.testImages;
-            json["test_labels"] = data.testLabels;
-        }
-        break;
-    case DataSource::FashionMnist: break;
-    case DataSource::Random:
-        json["samples"] = data.samples;
-        json["features"] = data.features;
-        json["classes"] = data.classes;
-        json["outputs"] = data.outputs;
-        break;
+        case DataSource::Synthetic:
+            json["kind"] = configName(data.kind);
+            json["samples"] = data.samples;
+            json["noise"] = data.noise;
+            json["train_fraction"] = data.trainFraction;
+            break;
+        case DataSource::Csv:
+            json["path"] = data.path;
+            if (!data.testPath.empty()) json["test_path"] = data.testPath;
+            json["label_column"] = data.labelColumn;
+            break;
+        case DataSource::Idx:
+            json["images"] = data.images;
+            json["labels"] = data.labels;
+            if (!data.testImages.empty() || !data.testLabels.empty()) {
+                json["test_images"] = data.testImages;
+                json["test_labels"] = data.testLabels;
+            }
+            break;
+        case DataSource::FashionMnist:
+            break;
+        case DataSource::Random:
+            json["samples"] = data.samples;
+            json["features"] = data.features;
+            json["classes"] = data.classes;
+            json["outputs"] = data.outputs;
+            break;
     }
     json["shuffle"] = data.shuffle;
     json["global_batch_size"] = data.globalBatchSize;
@@ -97,16 +98,19 @@ Json partitionerJson(const PartitionerConfig& partitioner) {
     Json part = Json::object();
     part["type"] = nameOf(kPartitionerNames, partitioner.kind);
     switch (partitioner.kind) {
-    case PartitionerConfig::Kind::Fixed: part["num_shards"] = partitioner.numShards; break;
-    case PartitionerConfig::Kind::MinSize:
-        part["min_shard_bytes"] = partitioner.minShardBytes;
-        part["max_shards"] = partitioner.maxShards;
-        break;
-    case PartitionerConfig::Kind::MaxSize:
-        part["max_shards"] = partitioner.maxShards;
-        part["max_shard_bytes"] = partitioner.maxShardBytes;
-        break;
-    case PartitionerConfig::Kind::None: break;
+        case PartitionerConfig::Kind::Fixed:
+            part["num_shards"] = partitioner.numShards;
+            break;
+        case PartitionerConfig::Kind::MinSize:
+            part["min_shard_bytes"] = partitioner.minShardBytes;
+            part["max_shards"] = partitioner.maxShards;
+            break;
+        case PartitionerConfig::Kind::MaxSize:
+            part["max_shards"] = partitioner.maxShards;
+            part["max_shard_bytes"] = partitioner.maxShardBytes;
+            break;
+        case PartitionerConfig::Kind::None:
+            break;
     }
     return part;
 }
@@ -124,8 +128,7 @@ Json strategyJson(const StrategyConfig& strategy) {
         if (strategy.replicasPerWorker > 1) json["cross_device_ops"] = configName(strategy.crossDeviceOps);
         if (strategy.mode == ParameterServerMode::Sync) json["gradients_to_aggregate"] = strategy.gradientsToAggregate;
         if (!strategy.workerSpeed.empty()) json["worker_speed"] = strategy.workerSpeed;
-        if (strategy.partitioner.kind != PartitionerConfig::Kind::None)
-            json["partitioner"] = partitionerJson(strategy.partitioner);
+        if (strategy.partitioner.kind != PartitionerConfig::Kind::None) json["partitioner"] = partitionerJson(strategy.partitioner);
         return json;
     }
     Json devices = Json::array();
@@ -139,8 +142,7 @@ Json strategyJson(const StrategyConfig& strategy) {
     }
     json["gradient_accumulation_steps"] = strategy.gradientAccumulationSteps;
     if (strategy.usesGpus()) {  // the carving means nothing to cpu:K devices
-        json["gpu"] = Json{{"logical_per_physical", strategy.gpu.logicalPerPhysical},
-                           {"memory_limit_mb", strategy.gpu.memoryLimitMb}};
+        json["gpu"] = Json{{"logical_per_physical", strategy.gpu.logicalPerPhysical}, {"memory_limit_mb", strategy.gpu.memoryLimitMb}};
     }
     return json;
 }

@@ -7,8 +7,7 @@
 namespace distlab {
 
 BatchSampler::BatchSampler(std::int64_t datasetSize, std::int64_t globalBatchSize, bool shuffle, std::uint64_t seed)
-    : m_size(datasetSize), m_batch(globalBatchSize), m_shuffle(shuffle), m_seed(seed),
-      m_order(static_cast<std::size_t>(datasetSize)) {
+    : m_size(datasetSize), m_batch(globalBatchSize), m_shuffle(shuffle), m_seed(seed), m_order(static_cast<std::size_t>(datasetSize)) {
     startEpoch(0);
 }
 
@@ -32,9 +31,8 @@ std::span<const std::int64_t> BatchSampler::next() {
     return batch;
 }
 
-std::span<const std::int64_t> BatchSampler::shard(std::span<const std::int64_t> globalBatch, std::int64_t replica,
-                                                  std::int64_t replicas, std::int64_t microStep,
-                                                  std::int64_t microSteps) {
+std::span<const std::int64_t> BatchSampler::shard(std::span<const std::int64_t> globalBatch, std::int64_t replica, std::int64_t replicas,
+                                                  std::int64_t microStep, std::int64_t microSteps) {
     const auto perReplica = static_cast<std::int64_t>(globalBatch.size()) / replicas;
     const auto perMicroStep = perReplica / microSteps;
     return globalBatch.subspan(static_cast<std::size_t>(replica * perReplica + microStep * perMicroStep),

@@ -64,10 +64,12 @@ struct LabelRule {
 
 class CsvParser {
 public:
-    CsvParser(std::string name, std::int64_t labelColumn, std::int64_t requiredColumns, std::string requiredFrom,
-              LabelRule rule)
-        : m_name(std::move(name)), m_labelColumn(labelColumn), m_columns(requiredColumns),
-          m_requiredFrom(std::move(requiredFrom)), m_rule(rule) {}
+    CsvParser(std::string name, std::int64_t labelColumn, std::int64_t requiredColumns, std::string requiredFrom, LabelRule rule)
+        : m_name(std::move(name)),
+          m_labelColumn(labelColumn),
+          m_columns(requiredColumns),
+          m_requiredFrom(std::move(requiredFrom)),
+          m_rule(rule) {}
 
     Dataset parse(std::string_view text);
     std::int64_t columns() const { return m_columns; }
@@ -92,8 +94,8 @@ private:
 
 void CsvParser::setColumns(std::int64_t count, std::int64_t line) {
     if (m_columns > 0 && count != m_columns) {
-        throw InputError(m_name + ": line " + std::to_string(line) + ": " + std::to_string(count) + " columns, but " +
-                         m_requiredFrom + " has " + std::to_string(m_columns));
+        throw InputError(m_name + ": line " + std::to_string(line) + ": " + std::to_string(count) + " columns, but " + m_requiredFrom +
+                         " has " + std::to_string(m_columns));
     }
     if (count < 2) {
         throw InputError(m_name + ": line " + std::to_string(line) + ": " + std::to_string(count) +
@@ -102,8 +104,8 @@ void CsvParser::setColumns(std::int64_t count, std::int64_t line) {
     m_columns = count;
     m_resolvedLabel = m_labelColumn < 0 ? count + m_labelColumn : m_labelColumn;
     if (m_resolvedLabel < 0 || m_resolvedLabel >= count) {
-        throw InputError("data.label_column: " + std::to_string(m_labelColumn) + " is out of range for the " +
-                         std::to_string(count) + " columns of " + m_name + " (line " + std::to_string(line) + ")");
+        throw InputError("data.label_column: " + std::to_string(m_labelColumn) + " is out of range for the " + std::to_string(count) +
+                         " columns of " + m_name + " (line " + std::to_string(line) + ")");
     }
 }
 
@@ -119,10 +121,14 @@ void CsvParser::parseRow(std::int64_t line, Dataset& out) {
         double value = 0.0;
         if (field.empty()) fail(line, column + 1, "empty field");
         switch (parseNumber(field, value)) {
-            case NumberStatus::Ok: break;
-            case NumberStatus::NotNumber: fail(line, column + 1, quoted(field) + " is not a number");
-            case NumberStatus::NotFinite: fail(line, column + 1, quoted(field) + " is not a finite number");
-            case NumberStatus::OutOfRange: fail(line, column + 1, quoted(field) + " is out of the range of a float");
+            case NumberStatus::Ok:
+                break;
+            case NumberStatus::NotNumber:
+                fail(line, column + 1, quoted(field) + " is not a number");
+            case NumberStatus::NotFinite:
+                fail(line, column + 1, quoted(field) + " is not a finite number");
+            case NumberStatus::OutOfRange:
+                fail(line, column + 1, quoted(field) + " is out of the range of a float");
         }
         if (column != m_resolvedLabel) {
             out.x.push_back(static_cast<float>(value));
@@ -132,10 +138,11 @@ void CsvParser::parseRow(std::int64_t line, Dataset& out) {
             if (value != std::floor(value)) fail(line, column + 1, "label " + quoted(field) + " is not an integer");
             const std::int64_t limit = m_rule.classes > 0 ? m_rule.classes : kMaxInferredClasses;
             if (value < 0 || value >= static_cast<double>(limit)) {
-                fail(line, column + 1, "label " + quoted(field) + " is out of range [0, " + std::to_string(limit) + ")" +
-                                           (m_rule.classes > 0 ? " (the model predicts " + std::to_string(m_rule.classes) +
-                                                                 (m_rule.classes == 1 ? " class)" : " classes)")
-                                                           : ""));
+                fail(line, column + 1,
+                     "label " + quoted(field) + " is out of range [0, " + std::to_string(limit) + ")" +
+                         (m_rule.classes > 0
+                              ? " (the model predicts " + std::to_string(m_rule.classes) + (m_rule.classes == 1 ? " class)" : " classes)")
+                              : ""));
             }
             const auto label = static_cast<std::int32_t>(value);
             out.labels.push_back(label);
@@ -185,8 +192,7 @@ Dataset CsvParser::parse(std::string_view text) {
     return out;
 }
 
-Dataset readCsvFile(const std::string& field, const std::string& path, const std::string& baseDirectory,
-                    CsvParser& parser) {
+Dataset readCsvFile(const std::string& field, const std::string& path, const std::string& baseDirectory, CsvParser& parser) {
     const std::string text = InputFile::open(InputKind::Csv, {field, path, resolvePath(path, baseDirectory)}).readAll();
     return parser.parse(text);
 }
@@ -196,8 +202,8 @@ Dataset readCsvFile(const std::string& field, const std::string& path, const std
 DataSplit loadCsv(const DataConfig& config, const DataExpectations& expect, const std::string& baseDirectory) {
     if (config.path.empty()) throw InputError("data.path: required for source csv");
     if (expect.outputs > 1) {
-        throw InputError("data.source: a CSV file has one label column, but the model predicts " +
-                         std::to_string(expect.outputs) + " outputs per sample; give the last layer 1 unit");
+        throw InputError("data.source: a CSV file has one label column, but the model predicts " + std::to_string(expect.outputs) +
+                         " outputs per sample; give the last layer 1 unit");
     }
     const LabelRule rule{expect.outputs > 0, expect.classes};
     CsvParser trainParser(config.path, config.labelColumn, 0, "", rule);

@@ -22,13 +22,20 @@ struct IdxArray {
 
 const char* typeName(std::uint8_t code) {
     switch (code) {
-        case 0x08: return "unsigned byte";
-        case 0x09: return "signed byte";
-        case 0x0B: return "int16";
-        case 0x0C: return "int32";
-        case 0x0D: return "float32";
-        case 0x0E: return "float64";
-        default: return "unknown";
+        case 0x08:
+            return "unsigned byte";
+        case 0x09:
+            return "signed byte";
+        case 0x0B:
+            return "int16";
+        case 0x0C:
+            return "int32";
+        case 0x0D:
+            return "float32";
+        case 0x0E:
+            return "float64";
+        default:
+            return "unknown";
     }
 }
 
@@ -53,8 +60,8 @@ IdxArray readIdx(const std::string& field, const std::string& name, const std::s
                          " (an IDX file starts with 0x00 0x00, a type code and a dimension count)");
     }
     if (header[2] != kTypeUnsignedByte) {
-        throw InputError(where + ": byte offset 2: unsupported type code " + hexByte(header[2]) + " (" +
-                         typeName(header[2]) + "); only 0x08 (unsigned byte) is supported");
+        throw InputError(where + ": byte offset 2: unsupported type code " + hexByte(header[2]) + " (" + typeName(header[2]) +
+                         "); only 0x08 (unsigned byte) is supported");
     }
     if (header[3] < minDims || header[3] > maxDims) {
         throw InputError(where + ": byte offset 3: " + std::to_string(header[3]) + " dimensions; expected " +
@@ -63,16 +70,15 @@ IdxArray readIdx(const std::string& field, const std::string& name, const std::s
     IdxArray array;
     std::vector<std::uint8_t> sizes(std::size_t{4} * header[3]);
     if (const auto got = in.read(sizes.data(), sizes.size()); got < sizes.size()) {
-        throw InputError(where + ": truncated: the dimension sizes end at byte offset " + std::to_string(4 + got) +
-                         " (expected " + std::to_string(4 + sizes.size()) + " header bytes)");
+        throw InputError(where + ": truncated: the dimension sizes end at byte offset " + std::to_string(4 + got) + " (expected " +
+                         std::to_string(4 + sizes.size()) + " header bytes)");
     }
     std::uint64_t total = 1;  // saturates instead of overflowing
     for (std::size_t i = 0; i < header[3]; ++i) {
         const std::uint8_t* b = sizes.data() + 4 * i;
         const std::int64_t dim = (std::int64_t{b[0]} << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
         if (dim == 0 && i > 0) {
-            throw InputError(where + ": byte offset " + std::to_string(4 + 4 * i) + ": dimension " +
-                             std::to_string(i) + " is 0");
+            throw InputError(where + ": byte offset " + std::to_string(4 + 4 * i) + ": dimension " + std::to_string(i) + " is 0");
         }
         array.dims.push_back(dim);
         const auto udim = static_cast<std::uint64_t>(dim);
@@ -81,8 +87,8 @@ IdxArray readIdx(const std::string& field, const std::string& name, const std::s
     // Checked before allocating, so a corrupt header cannot ask for terabytes (more than the file
     // can hold), nor a small gzip file for gigabytes (more than the cap on inflated data).
     if (const std::uint64_t bound = in.remainingBound(); total > bound) {
-        throw InputError(where + ": truncated: the header announces " + std::to_string(total) +
-                         " bytes of data after byte offset " + std::to_string(in.offset()) +
+        throw InputError(where + ": truncated: the header announces " + std::to_string(total) + " bytes of data after byte offset " +
+                         std::to_string(in.offset()) +
                          (in.compressed() ? ", more than the compressed file can hold (at most " + std::to_string(bound) + ")"
                                           : ", but the file ends at byte offset " + std::to_string(in.offset() + bound)));
     }
@@ -95,21 +101,19 @@ IdxArray readIdx(const std::string& field, const std::string& name, const std::s
     }
     std::uint8_t extra = 0;
     if (in.read(&extra, 1) > 0) {  // also makes inflate check the gzip CRC
-        throw InputError(where + ": byte offset " + std::to_string(in.offset() - 1) +
-                         ": more data than the header announces");
+        throw InputError(where + ": byte offset " + std::to_string(in.offset() - 1) + ": more data than the header announces");
     }
     return array;
 }
 
 /// One images file and its labels file as a data set; labels must be below `classes` (0: any).
 Dataset readPair(const std::string& imagesField, const std::string& imagesName, const std::string& imagesPath,
-                 const std::string& labelsField, const std::string& labelsName, const std::string& labelsPath,
-                 std::int64_t classes) {
+                 const std::string& labelsField, const std::string& labelsName, const std::string& labelsPath, std::int64_t classes) {
     const IdxArray images = readIdx(imagesField, imagesName, imagesPath, 2, 255);
     const IdxArray labels = readIdx(labelsField, labelsName, labelsPath, 1, 1);
     if (images.dims[0] != labels.dims[0]) {
-        throw InputError(labelsName + ": holds " + std::to_string(labels.dims[0]) + " labels but " + imagesName +
-                         " holds " + std::to_string(images.dims[0]) + " images (counts at byte offset 4)");
+        throw InputError(labelsName + ": holds " + std::to_string(labels.dims[0]) + " labels but " + imagesName + " holds " +
+                         std::to_string(images.dims[0]) + " images (counts at byte offset 4)");
     }
     if (images.dims[0] == 0) throw InputError(imagesName + ": byte offset 4: holds no images");
     Dataset out;
@@ -124,9 +128,8 @@ Dataset readPair(const std::string& imagesField, const std::string& imagesName, 
     for (std::size_t i = 0; i < labels.data.size(); ++i) {
         const std::uint8_t label = labels.data[i];
         if (classes > 0 && label >= classes) {
-            throw InputError(labelsName + ": byte offset " + std::to_string(labels.dataOffset + i) + ": label " +
-                             std::to_string(label) + " is out of range [0, " + std::to_string(classes) +
-                             ") (the model predicts " + std::to_string(classes) +
+            throw InputError(labelsName + ": byte offset " + std::to_string(labels.dataOffset + i) + ": label " + std::to_string(label) +
+                             " is out of range [0, " + std::to_string(classes) + ") (the model predicts " + std::to_string(classes) +
                              (classes == 1 ? " class)" : " classes)"));
         }
         out.labels[i] = label;
@@ -147,8 +150,8 @@ void checkClassification(const char* source, const DataExpectations& expect) {
 /// Gives train and test the same class count and checks that their features agree.
 void reconcile(DataSplit& split, const std::string& trainName, const std::string& testName) {
     if (split.test.count > 0 && split.test.features != split.train.features) {
-        throw InputError(testName + ": images of " + std::to_string(split.test.features) + " values, but " + trainName +
-                         " has images of " + std::to_string(split.train.features));
+        throw InputError(testName + ": images of " + std::to_string(split.test.features) + " values, but " + trainName + " has images of " +
+                         std::to_string(split.train.features));
     }
     if (split.test.count == 0) split.test = emptyLike(split.train);
     const std::int64_t classes = std::max(split.train.classes, split.test.classes);
@@ -167,12 +170,11 @@ DataSplit loadIdx(const DataConfig& config, const DataExpectations& expect, cons
                                                    : "data.test_labels: required when data.test_images is set");
     }
     DataSplit split;
-    split.train = readPair("data.images", config.images, resolvePath(config.images, baseDirectory), "data.labels",
-                           config.labels, resolvePath(config.labels, baseDirectory), expect.classes);
+    split.train = readPair("data.images", config.images, resolvePath(config.images, baseDirectory), "data.labels", config.labels,
+                           resolvePath(config.labels, baseDirectory), expect.classes);
     if (!config.testImages.empty()) {
-        split.test = readPair("data.test_images", config.testImages, resolvePath(config.testImages, baseDirectory),
-                              "data.test_labels", config.testLabels, resolvePath(config.testLabels, baseDirectory),
-                              expect.classes);
+        split.test = readPair("data.test_images", config.testImages, resolvePath(config.testImages, baseDirectory), "data.test_labels",
+                              config.testLabels, resolvePath(config.testLabels, baseDirectory), expect.classes);
     }
     reconcile(split, config.images, config.testImages);
     return split;
@@ -182,8 +184,8 @@ DataSplit loadFashionMnist(const DataExpectations& expect, const std::string& di
     constexpr std::int64_t kClasses = 10;
     checkClassification("fashion_mnist", expect);
     if (expect.classes > 0 && expect.classes < kClasses) {
-        throw InputError("data.source: fashion_mnist has 10 classes but the model predicts " +
-                         std::to_string(expect.classes) + "; give the last layer 10 units");
+        throw InputError("data.source: fashion_mnist has 10 classes but the model predicts " + std::to_string(expect.classes) +
+                         "; give the last layer 10 units");
     }
     auto file = [&](const char* name) {
         std::string path = (std::filesystem::path(directory) / name).string();

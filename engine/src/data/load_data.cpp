@@ -52,8 +52,8 @@ DataSplit shuffleAndSplit(const Dataset& all, std::int64_t trainCount, Rng& rng)
 
 void requireRange(const char* field, std::int64_t value, std::int64_t lo, std::int64_t hi) {
     if (value < lo || value > hi) {
-        throw InputError(std::string(field) + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                         "] (got " + std::to_string(value) + ")");
+        throw InputError(std::string(field) + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " +
+                         std::to_string(value) + ")");
     }
 }
 
@@ -63,8 +63,10 @@ std::vector<InputName> dataFiles(const DataConfig& config, const std::string& ba
     std::vector<std::pair<const char*, const std::string*>> named;
     if (config.source == DataSource::Csv) named = {{"data.path", &config.path}, {"data.test_path", &config.testPath}};
     if (config.source == DataSource::Idx)
-        named = {{"data.images", &config.images}, {"data.labels", &config.labels},
-                 {"data.test_images", &config.testImages}, {"data.test_labels", &config.testLabels}};
+        named = {{"data.images", &config.images},
+                 {"data.labels", &config.labels},
+                 {"data.test_images", &config.testImages},
+                 {"data.test_labels", &config.testLabels}};
     std::vector<InputName> files;
     for (const auto& [field, path] : named)
         if (!path->empty()) files.push_back({field, *path, data::resolvePath(*path, baseDirectory)});
@@ -74,20 +76,24 @@ std::vector<InputName> dataFiles(const DataConfig& config, const std::string& ba
     return files;
 }
 
-Result<DataSplit> loadData(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed,
-                           const std::string& baseDirectory) {
+Result<DataSplit> loadData(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed, const std::string& baseDirectory) {
     if (expect.classes < 0 || expect.outputs < 0 || (expect.classes > 0 && expect.outputs > 0)) {
-        return Error{"model: expects both " + std::to_string(expect.classes) + " classes and " +
-                     std::to_string(expect.outputs) + " regression outputs; it must be one or the other"};
+        return Error{"model: expects both " + std::to_string(expect.classes) + " classes and " + std::to_string(expect.outputs) +
+                     " regression outputs; it must be one or the other"};
     }
     try {
         return captureErrors([&]() -> DataSplit {
             switch (config.source) {
-                case DataSource::Synthetic: return data::makeSynthetic(config, expect, seed);
-                case DataSource::Random: return data::makeRandom(config, expect, seed);
-                case DataSource::Csv: return data::loadCsv(config, expect, baseDirectory);
-                case DataSource::Idx: return data::loadIdx(config, expect, baseDirectory);
-                case DataSource::FashionMnist: return data::loadFashionMnist(expect, data::kFashionMnistDirectory);
+                case DataSource::Synthetic:
+                    return data::makeSynthetic(config, expect, seed);
+                case DataSource::Random:
+                    return data::makeRandom(config, expect, seed);
+                case DataSource::Csv:
+                    return data::loadCsv(config, expect, baseDirectory);
+                case DataSource::Idx:
+                    return data::loadIdx(config, expect, baseDirectory);
+                case DataSource::FashionMnist:
+                    return data::loadFashionMnist(expect, data::kFashionMnistDirectory);
             }
             throw InputError("data.source: unknown source");
         });

@@ -21,8 +21,7 @@ void checkExpectations(const DataConfig& config, const DataExpectations& expect)
         }
     } else if (expect.outputs > 0 && config.outputs != expect.outputs) {
         throw InputError("data.outputs: is " + std::to_string(config.outputs) + " but the model (loss mse) predicts " +
-                         std::to_string(expect.outputs) + " outputs per sample; set it to " +
-                         std::to_string(expect.outputs));
+                         std::to_string(expect.outputs) + " outputs per sample; set it to " + std::to_string(expect.outputs));
     }
 }
 
@@ -33,13 +32,14 @@ DataSplit makeRandom(const DataConfig& config, const DataExpectations& expect, s
     requireRange("data.samples", config.samples, 1, kMaxValues);
     requireRange("data.features", config.features, 1, kMaxValues);
     const bool regression = config.outputs > 0;
-    if (regression) requireRange("data.outputs", config.outputs, 1, kMaxValues);
-    else requireRange("data.classes", config.classes, 1, kMaxValues);
+    if (regression)
+        requireRange("data.outputs", config.outputs, 1, kMaxValues);
+    else
+        requireRange("data.classes", config.classes, 1, kMaxValues);
     const std::int64_t perSample = config.features + (regression ? config.outputs : 0);
     if (config.samples > kMaxValues / perSample) {
-        throw InputError("data.samples: " + std::to_string(config.samples) + " samples of " +
-                         std::to_string(perSample) + " values are too many (at most " +
-                         std::to_string(kMaxValues) + " values)");
+        throw InputError("data.samples: " + std::to_string(config.samples) + " samples of " + std::to_string(perSample) +
+                         " values are too many (at most " + std::to_string(kMaxValues) + " values)");
     }
 
     DataSplit split;

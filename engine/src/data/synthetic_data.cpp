@@ -15,19 +15,23 @@ constexpr std::int64_t kMaxSamples = 50'000'000;
 
 const char* kindName(SyntheticKind kind) {
     switch (kind) {
-        case SyntheticKind::Circle: return "circle";
-        case SyntheticKind::Xor: return "xor";
-        case SyntheticKind::Gauss: return "gauss";
-        case SyntheticKind::Spiral: return "spiral";
-        case SyntheticKind::RegressionPlane: return "regression_plane";
-        case SyntheticKind::RegressionGauss: return "regression_gauss";
+        case SyntheticKind::Circle:
+            return "circle";
+        case SyntheticKind::Xor:
+            return "xor";
+        case SyntheticKind::Gauss:
+            return "gauss";
+        case SyntheticKind::Spiral:
+            return "spiral";
+        case SyntheticKind::RegressionPlane:
+            return "regression_plane";
+        case SyntheticKind::RegressionGauss:
+            return "regression_gauss";
     }
     return "?";
 }
 
-bool isRegression(SyntheticKind kind) {
-    return kind == SyntheticKind::RegressionPlane || kind == SyntheticKind::RegressionGauss;
-}
+bool isRegression(SyntheticKind kind) { return kind == SyntheticKind::RegressionPlane || kind == SyntheticKind::RegressionGauss; }
 
 /// Appends samples; `value` is a class (0/1) or a regression target.
 class Builder {
@@ -36,8 +40,10 @@ public:
     void add(double x, double y, double value) {
         m_data.x.push_back(static_cast<float>(x));
         m_data.x.push_back(static_cast<float>(y));
-        if (m_regression) m_data.targets.push_back(static_cast<float>(value));
-        else m_data.labels.push_back(value > 0 ? 1 : 0);
+        if (m_regression)
+            m_data.targets.push_back(static_cast<float>(value));
+        else
+            m_data.labels.push_back(value > 0 ? 1 : 0);
         ++m_data.count;
     }
 
@@ -60,8 +66,8 @@ void circle(Builder& out, std::int64_t n, double noise, Rng& rng) {
             out.add(x, y, std::hypot(x + noiseX, y + noiseY) < kRadius * 0.5 ? 1.0 : 0.0);
         }
     };
-    generate(n - n / 2, 0.0, kRadius * 0.5);      // positive points inside the circle
-    generate(n / 2, kRadius * 0.7, kRadius);      // negative points in the ring outside it
+    generate(n - n / 2, 0.0, kRadius * 0.5);  // positive points inside the circle
+    generate(n / 2, kRadius * 0.7, kRadius);  // negative points in the ring outside it
 }
 
 void xorSet(Builder& out, std::int64_t n, double noise, Rng& rng) {
@@ -136,21 +142,22 @@ void checkExpectations(SyntheticKind kind, const DataExpectations& expect) {
     const std::string name = kindName(kind);
     if (isRegression(kind)) {
         if (expect.classes > 0) {
-            throw InputError("data.kind: " + name + " is a regression set (1 float target per sample); use loss mse "
+            throw InputError("data.kind: " + name +
+                             " is a regression set (1 float target per sample); use loss mse "
                              "with a last layer of 1 unit, or a classification kind (circle, xor, gauss, spiral)");
         }
         if (expect.outputs > 1) {
-            throw InputError("data.kind: " + name + " has 1 target per sample but the model predicts " +
-                             std::to_string(expect.outputs) + " outputs; give the last layer 1 unit");
+            throw InputError("data.kind: " + name + " has 1 target per sample but the model predicts " + std::to_string(expect.outputs) +
+                             " outputs; give the last layer 1 unit");
         }
         return;
     }
     if (expect.outputs > 0) {
-        throw InputError("data.kind: " + name +
-                         " is a classification set; use loss softmax_cross_entropy or a regression_* kind");
+        throw InputError("data.kind: " + name + " is a classification set; use loss softmax_cross_entropy or a regression_* kind");
     }
     if (expect.classes == 1) {
-        throw InputError("data.kind: " + name + " has 2 classes (labels 0 and 1) but the model predicts 1 class; "
+        throw InputError("data.kind: " + name +
+                         " has 2 classes (labels 0 and 1) but the model predicts 1 class; "
                          "give the last layer at least 2 units");
     }
 }
@@ -167,11 +174,10 @@ DataSplit makeSynthetic(const DataConfig& config, const DataExpectations& expect
         throw InputError("data.train_fraction: must be in (0, 1] (got " + std::to_string(config.trainFraction) + ")");
     }
     // The epsilon keeps 0.29 * 100 from flooring to 28.
-    const auto trainCount =
-        static_cast<std::int64_t>(std::floor(static_cast<double>(config.samples) * config.trainFraction + 1e-9));
+    const auto trainCount = static_cast<std::int64_t>(std::floor(static_cast<double>(config.samples) * config.trainFraction + 1e-9));
     if (trainCount < 1) {
-        throw InputError("data.train_fraction: " + std::to_string(config.trainFraction) + " of " +
-                         std::to_string(config.samples) + " samples leaves no training sample");
+        throw InputError("data.train_fraction: " + std::to_string(config.trainFraction) + " of " + std::to_string(config.samples) +
+                         " samples leaves no training sample");
     }
 
     const bool regressionKind = isRegression(config.kind);
@@ -180,19 +186,33 @@ DataSplit makeSynthetic(const DataConfig& config, const DataExpectations& expect
     all.classes = regressionKind ? 0 : (expect.classes > 0 ? expect.classes : 2);
     all.outputs = regressionKind ? 1 : 0;
     all.x.reserve(static_cast<std::size_t>(config.samples) * 2);
-    if (!regressionKind) all.labels.reserve(static_cast<std::size_t>(config.samples));
-    else all.targets.reserve(static_cast<std::size_t>(config.samples));
+    if (!regressionKind)
+        all.labels.reserve(static_cast<std::size_t>(config.samples));
+    else
+        all.targets.reserve(static_cast<std::size_t>(config.samples));
 
     Builder out(all, regressionKind);
     Rng rng(Rng::derive(seed, 0x53594e5448ull));  // "SYNTH"
     const std::int64_t n = config.samples;
     switch (config.kind) {
-        case SyntheticKind::Circle: circle(out, n, config.noise, rng); break;
-        case SyntheticKind::Xor: xorSet(out, n, config.noise, rng); break;
-        case SyntheticKind::Gauss: gauss(out, n, config.noise, rng); break;
-        case SyntheticKind::Spiral: spiral(out, n, config.noise, rng); break;
-        case SyntheticKind::RegressionPlane: regression(out, n, config.noise, rng, planeTarget); break;
-        case SyntheticKind::RegressionGauss: regression(out, n, config.noise, rng, gaussTarget); break;
+        case SyntheticKind::Circle:
+            circle(out, n, config.noise, rng);
+            break;
+        case SyntheticKind::Xor:
+            xorSet(out, n, config.noise, rng);
+            break;
+        case SyntheticKind::Gauss:
+            gauss(out, n, config.noise, rng);
+            break;
+        case SyntheticKind::Spiral:
+            spiral(out, n, config.noise, rng);
+            break;
+        case SyntheticKind::RegressionPlane:
+            regression(out, n, config.noise, rng, planeTarget);
+            break;
+        case SyntheticKind::RegressionGauss:
+            regression(out, n, config.noise, rng, gaussTarget);
+            break;
     }
     // Like the Playground: shuffle once after generating, then the first part trains.
     Rng splitRng(Rng::derive(seed, 0x53504c4954ull));  // "SPLIT"

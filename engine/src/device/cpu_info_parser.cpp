@@ -52,10 +52,14 @@ std::vector<Processor> parseProcessors(std::string_view text) {
         if (!inProcessor) continue;
         Processor& current = processors.back();
         int number = 0;
-        if (key == "physical id" && parseInt(value, number)) current.package = number;
-        else if (key == "core id" && parseInt(value, number)) current.coreId = number;
-        else if (key == "model name") current.modelName = value;
-        else if (key == "flags" || key == "Features") current.flags = value;  // x86 / ARM
+        if (key == "physical id" && parseInt(value, number))
+            current.package = number;
+        else if (key == "core id" && parseInt(value, number))
+            current.coreId = number;
+        else if (key == "model name")
+            current.modelName = value;
+        else if (key == "flags" || key == "Features")
+            current.flags = value;  // x86 / ARM
     }
     return processors;
 }
@@ -90,8 +94,7 @@ std::vector<CpuInfo> parseCpuInfo(std::string_view procCpuinfo) {
         if (!first.modelName.empty()) cpu.modelName = first.modelName;
         cpu.simdFeatures = simdFeaturesOf(first.flags);
         std::set<int> coreIds;
-        const bool allHaveCoreIds =
-            std::all_of(members.begin(), members.end(), [](const Processor* p) { return p->coreId >= 0; });
+        const bool allHaveCoreIds = std::all_of(members.begin(), members.end(), [](const Processor* p) { return p->coreId >= 0; });
         if (allHaveCoreIds) {
             for (const Processor* member : members) coreIds.insert(member->coreId);
             cpu.physicalCores = static_cast<int>(coreIds.size());

@@ -110,9 +110,7 @@ void probeGpus(DeviceReport& report) {
 
 }  // namespace
 
-std::string formatCudaVersion(int version) {
-    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
+std::string formatCudaVersion(int version) { return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10); }
 
 std::string formatNcclVersion(int code) {
     // NCCL_VERSION(X,Y,Z): X*1000 + Y*100 + Z up to 2.8, X*10000 + Y*100 + Z from 2.9 on.
@@ -121,17 +119,15 @@ std::string formatNcclVersion(int code) {
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
 }
 
-std::string describeCudaError(int cudaError, std::string_view errorName, std::string_view errorString,
-                              int driverVersion) {
+std::string describeCudaError(int cudaError, std::string_view errorName, std::string_view errorString, int driverVersion) {
     const std::string name = errorName.empty() ? "cudaError " + std::to_string(cudaError) : std::string(errorName);
     if (cudaError == kCudaErrorInsufficientDriver) {
         if (driverVersion <= 0) return "no NVIDIA driver is loaded (" + name + ")";
-        return "the NVIDIA driver supports CUDA " + formatCudaVersion(driverVersion) +
-               ", older than this build's CUDA runtime (" + name + ")";
+        return "the NVIDIA driver supports CUDA " + formatCudaVersion(driverVersion) + ", older than this build's CUDA runtime (" + name +
+               ")";
     }
     if (cudaError == kCudaErrorNoDevice) return "no CUDA device (" + name + ")";
-    if (cudaError == kCudaErrorSystemDriverMismatch)
-        return "the NVIDIA kernel module and user-space driver versions differ (" + name + ")";
+    if (cudaError == kCudaErrorSystemDriverMismatch) return "the NVIDIA kernel module and user-space driver versions differ (" + name + ")";
     const std::string message = errorString.empty() ? "unknown CUDA error" : std::string(errorString);
     return message + " (" + name + ")";
 }
@@ -151,8 +147,8 @@ DeviceReport queryDevices() {
     report.cpuOpenBlasKernels = cpuOpenBlasKernels();
     report.cpuOpenBlasKernelsChosenBy = kernels::openBlasKernelsChosenBy();
     report.cpuOpenBlasLibrary = kernels::openBlasLibrary();
-    report.eigenVersion = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
-                          std::to_string(EIGEN_MINOR_VERSION);
+    report.eigenVersion =
+        std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
     report.distlabVersion = DISTLAB_VERSION;
     return report;
 }

@@ -43,8 +43,7 @@ ordered_json logicalDevicesJson(const DeviceReport& report) {
     ordered_json logical;
     const std::string cores = std::to_string(report.usableCpuThreads);
     logical["cpu"]["logical_devices"] = "cpu:0 .. cpu:N (threads sharing " + cores + " cores)";
-    logical["cpu"]["rule"] =
-        "each logical device cpu:K is one thread; any number may be created; they share the cores";
+    logical["cpu"]["rule"] = "each logical device cpu:K is one thread; any number may be created; they share the cores";
     logical["cpu"]["usable_cores"] = report.usableCpuThreads;
     if (report.gpus.empty()) {
         logical["gpu"]["logical_devices"] = "none";

@@ -32,8 +32,7 @@ FmaBurst fmaBurst(int threads) {
     if (threads < 1) throw std::invalid_argument("fmaBurst: threads must be at least 1");
     if (!fmaBurstAvailable()) throw std::runtime_error("fmaBurst: the CPU has neither AVX-512 nor AVX2 with FMA");
     static const bool wide = hasAvx512();
-    const double flopsPerThread =
-        static_cast<double>(kIterations) * (wide ? fma::kFlopsPerIteration512 : fma::kFlopsPerIteration256);
+    const double flopsPerThread = static_cast<double>(kIterations) * (wide ? fma::kFlopsPerIteration512 : fma::kFlopsPerIteration256);
     std::atomic<int> arrived{0};
     std::atomic<float> sink{0.0f};
     double rateSum = 0;  // FLOP/s, each thread's own

@@ -68,8 +68,7 @@ GpuBackend loadGpuBackend(const std::string& path) {
         backend.whyNot = "the CUDA backend module " + path + " has no " + kGpuBackendEntry + " table: not a DistLab module";
     } else if (api->abi != kGpuBackendAbi || std::strcmp(api->version, DISTLAB_VERSION) != 0) {
         backend.whyNot = "the CUDA backend module " + path + " is of another build (version " + api->version + ", ABI " +
-                         std::to_string(api->abi) + "; this program is " DISTLAB_VERSION ", ABI " +
-                         std::to_string(kGpuBackendAbi) + ")";
+                         std::to_string(api->abi) + "; this program is " DISTLAB_VERSION ", ABI " + std::to_string(kGpuBackendAbi) + ")";
     } else {
         backend.api = api;
         backend.library = library;

@@ -29,10 +29,14 @@ std::string shortest(double value) {
 
 std::string_view upperName(Aggregation aggregation) {
     switch (aggregation) {
-    case Aggregation::None: return "NONE";
-    case Aggregation::Sum: return "SUM";
-    case Aggregation::Mean: return "MEAN";
-    case Aggregation::OnlyFirstReplica: return "ONLY_FIRST_REPLICA";
+        case Aggregation::None:
+            return "NONE";
+        case Aggregation::Sum:
+            return "SUM";
+        case Aggregation::Mean:
+            return "MEAN";
+        case Aggregation::OnlyFirstReplica:
+            return "ONLY_FIRST_REPLICA";
     }
     return "NONE";
 }
@@ -45,20 +49,28 @@ std::string_view argumentNoun(VariableOp op, bool plural) {
 // "assigned to", "added to", "subtracted from": what the update does to a copy.
 std::string_view verbPhrase(VariableOp op) {
     switch (op) {
-    case VariableOp::Assign: return "assigned to";
-    case VariableOp::AssignAdd: return "added to";
-    case VariableOp::AssignSub: return "subtracted from";
-    case VariableOp::Read: break;
+        case VariableOp::Assign:
+            return "assigned to";
+        case VariableOp::AssignAdd:
+            return "added to";
+        case VariableOp::AssignSub:
+            return "subtracted from";
+        case VariableOp::Read:
+            break;
     }
     return "read from";
 }
 
 std::string_view kindLabel(VariableKind kind) {
     switch (kind) {
-    case VariableKind::Plain: return "plain";
-    case VariableKind::Mirrored: return "mirrored";
-    case VariableKind::SyncOnRead: return "sync-on-read";
-    case VariableKind::Aggregating: return "aggregating";
+        case VariableKind::Plain:
+            return "plain";
+        case VariableKind::Mirrored:
+            return "mirrored";
+        case VariableKind::SyncOnRead:
+            return "sync-on-read";
+        case VariableKind::Aggregating:
+            return "aggregating";
     }
     return "plain";
 }
@@ -101,17 +113,18 @@ std::optional<std::string> DistributedVariable::checkArgument(double value) cons
 
 double DistributedVariable::combine(VariableOp op, double copy, double argument) const {
     switch (op) {
-    case VariableOp::AssignAdd: return applyDType(copy + argument);
-    case VariableOp::AssignSub: return applyDType(copy - argument);
-    default: return applyDType(argument);
+        case VariableOp::AssignAdd:
+            return applyDType(copy + argument);
+        case VariableOp::AssignSub:
+            return applyDType(copy - argument);
+        default:
+            return applyDType(argument);
     }
 }
 
-Result<DistributedVariable> DistributedVariable::create(const VariableSpec& spec, VariableStrategy strategy,
-                                                        int replicas) {
+Result<DistributedVariable> DistributedVariable::create(const VariableSpec& spec, VariableStrategy strategy, int replicas) {
     if (replicas < 1 || replicas > kMaxLabReplicas)
-        return Error{"replicas must be between 1 and " + std::to_string(kMaxLabReplicas) + " (got " +
-                     std::to_string(replicas) + ")"};
+        return Error{"replicas must be between 1 and " + std::to_string(kMaxLabReplicas) + " (got " + std::to_string(replicas) + ")"};
     if (strategy == VariableStrategy::OneDevice && replicas != 1)
         return Error{"one_device runs exactly one replica (got " + std::to_string(replicas) + ")"};
     DistributedVariable variable;
@@ -131,8 +144,7 @@ Result<DistributedVariable> DistributedVariable::create(const VariableSpec& spec
         how = "one_device: a plain variable with one copy; synchronization and aggregation have no effect";
     } else {
         if (spec.synchronization == Synchronization::None)
-            return Error{"synchronization none is not supported with a distribution strategy (" +
-                         std::string(toString(strategy)) + ")"};
+            return Error{"synchronization none is not supported with a distribution strategy (" + std::string(toString(strategy)) + ")"};
         if (spec.aggregation == Aggregation::Mean && spec.dtype == DType::Int32)
             return Error{
                 "aggregation mean is not supported for an int32 variable (the mean of integers would lose "
@@ -190,10 +202,8 @@ VariableOpResult DistributedVariable::failure(std::string error, std::string rul
 }
 
 VariableOpResult DistributedVariable::apply(const VariableOpRequest& request) {
-    if (request.op == VariableOp::Read)
-        return request.context == UpdateContext::Replica ? readInReplica() : readCrossReplica();
-    if (request.values.empty())
-        return failure(std::string(toString(request.op)) + " needs a value", "an update needs an argument");
+    if (request.op == VariableOp::Read) return request.context == UpdateContext::Replica ? readInReplica() : readCrossReplica();
+    if (request.values.empty()) return failure(std::string(toString(request.op)) + " needs a value", "an update needs an argument");
     if (request.context == UpdateContext::CrossReplica) {
         if (request.perReplica && request.values.size() != 1)
             return failure("per-replica values can only be used in replica context",
@@ -235,8 +245,7 @@ std::string DistributedVariable::listValues(std::span<const double> values) cons
     return text;
 }
 
-VariableOpResult DistributedVariable::updateReplicaContext(VariableOp op, std::span<const double> args,
-                                                           bool perReplica) {
+VariableOpResult DistributedVariable::updateReplicaContext(VariableOp op, std::span<const double> args, bool perReplica) {
     const std::string head = prefix(UpdateContext::Replica);
     if (auto problem = checkArguments(op, args))
         return failure(*problem, head + "the argument must be a " + std::string(dtypeName(m_spec.dtype)) + " value");
@@ -255,10 +264,10 @@ VariableOpResult DistributedVariable::updateReplicaContext(VariableOp op, std::s
             rule += "the " + std::string(argumentNoun(op, false)) + " " + formatValue(args[0]) + " is " + verb +
                     " the one copy; synchronization and aggregation have no effect";
         } else {
-            rule += perReplica ? "each replica's " + std::string(argumentNoun(op, false)) + " (" + listValues(args) +
-                                     ") is " + verb + " its local copy only"
-                               : "the same " + std::string(argumentNoun(op, false)) + " " + formatValue(args[0]) +
-                                     " is " + verb + " each replica's local copy only";
+            rule += perReplica ? "each replica's " + std::string(argumentNoun(op, false)) + " (" + listValues(args) + ") is " + verb +
+                                     " its local copy only"
+                               : "the same " + std::string(argumentNoun(op, false)) + " " + formatValue(args[0]) + " is " + verb +
+                                     " each replica's local copy only";
             rule += m_kind == VariableKind::SyncOnRead ? "; the aggregation applies when the variable is read in "
                                                          "cross-replica context"
                                                        : ", with no sync, so the copies can diverge";
@@ -278,13 +287,11 @@ VariableOpResult DistributedVariable::updateReplicaContext(VariableOp op, std::s
     if (auto problem = reduceArguments(op, args, perReplica, reduced, how)) return failure(*problem, head + how);
     for (double& copy : next) copy = combine(op, copy, reduced);
     m_copies = std::move(next);
-    return success(head + how + " and " + verb +
-                   (m_kind == VariableKind::Aggregating ? " the single copy once" : " every copy"));
+    return success(head + how + " and " + verb + (m_kind == VariableKind::Aggregating ? " the single copy once" : " every copy"));
 }
 
-std::optional<std::string> DistributedVariable::reduceArguments(VariableOp op, std::span<const double> args,
-                                                                bool perReplica, double& reduced,
-                                                                std::string& how) const {
+std::optional<std::string> DistributedVariable::reduceArguments(VariableOp op, std::span<const double> args, bool perReplica,
+                                                                double& reduced, std::string& how) const {
     const std::string one(argumentNoun(op, false));
     if (perReplica) {
         const std::string many = "the per-replica " + std::string(argumentNoun(op, true)) + " " + listValues(args);
@@ -313,8 +320,7 @@ std::optional<std::string> DistributedVariable::reduceArguments(VariableOp op, s
     const std::string same = "the same " + one + " " + formatValue(value) + " on every replica";
     reduced = value;
     if (m_spec.aggregation != Aggregation::Sum) {
-        how = same + " is used as is" +
-              (m_spec.aggregation == Aggregation::Mean ? " (the mean of identical values)" : " (replica 0's)");
+        how = same + " is used as is" + (m_spec.aggregation == Aggregation::Mean ? " (the mean of identical values)" : " (replica 0's)");
     } else if (value == 0.0) {
         reduced = 0.0;
         how = same + " is not per-replica, but a non-distributed 0 reduces to 0";
@@ -335,8 +341,7 @@ VariableOpResult DistributedVariable::updateCrossReplica(VariableOp op, double v
         return failure(*problem, head + "the argument must be a " + std::string(dtypeName(m_spec.dtype)) + " value");
     value = applyDType(value);
     const std::string shown = formatValue(value);
-    const std::string what =
-        "the " + std::string(argumentNoun(op, false)) + " " + shown + " is " + std::string(verbPhrase(op));
+    const std::string what = "the " + std::string(argumentNoun(op, false)) + " " + shown + " is " + std::string(verbPhrase(op));
     std::vector<double> next = m_copies;
     std::string rule = head;
     if (m_kind != VariableKind::SyncOnRead) {
@@ -355,17 +360,16 @@ VariableOpResult DistributedVariable::updateCrossReplica(VariableOp op, double v
         double total = each;
         for (int i = 1; i < m_replicas; ++i) total = applyDType(total + each);
         rule += "every copy becomes " + shown + " / " + std::to_string(m_replicas) + " = " + formatValue(each);
-        if (m_spec.dtype == DType::Int32 && exact != each)
-            rule += " (" + shortest(exact) + " truncated toward zero for int32)";
+        if (m_spec.dtype == DType::Int32 && exact != each) rule += " (" + shortest(exact) + " truncated toward zero for int32)";
         rule += ", so the SUM reads back " + formatValue(total);
     } else if (op == VariableOp::Assign) {
         for (double& copy : next) copy = applyDType(value);
         rule += "every copy becomes " + shown;
     } else if (m_spec.aggregation == Aggregation::Sum) {
-        return failure("a sync-on-read variable with aggregation SUM does not support " + std::string(toString(op)) +
-                           " in cross-replica context",
-                       head + "changing every copy by " + shown + " would change the SUM by " + shown + " x " +
-                           std::to_string(m_replicas) + ", so TF rejects it");
+        return failure(
+            "a sync-on-read variable with aggregation SUM does not support " + std::string(toString(op)) + " in cross-replica context",
+            head + "changing every copy by " + shown + " would change the SUM by " + shown + " x " + std::to_string(m_replicas) +
+                ", so TF rejects it");
     } else {
         for (double& copy : next) copy = combine(op, copy, value);
         rule += what + " every copy";
@@ -400,14 +404,13 @@ VariableOpResult DistributedVariable::readCrossReplica() const {
         result.rule += "reads the primary copy, replica 0's (" + formatValue(value) + ")";
         for (const double copy : m_copies)
             if (copy != value) {
-                result.rule += "; the copies differ (" + listValues(m_copies) +
-                               ") because updates with aggregation NONE change only local copies";
+                result.rule +=
+                    "; the copies differ (" + listValues(m_copies) + ") because updates with aggregation NONE change only local copies";
                 break;
             }
     } else if (m_spec.aggregation == Aggregation::None) {
         return failure("cannot convert aggregation NONE to a reduce op",
-                       head + "a cross-replica read must reduce the copies (" + listValues(m_copies) +
-                           "), and NONE names no reduction");
+                       head + "a cross-replica read must reduce the copies (" + listValues(m_copies) + "), and NONE names no reduction");
     } else if (m_spec.aggregation == Aggregation::OnlyFirstReplica) {
         result.rule += "replica 0's copy (" + formatValue(value) + ") is read; the others are ignored";
     } else {
@@ -415,8 +418,7 @@ VariableOpResult DistributedVariable::readCrossReplica() const {
         for (std::size_t i = 1; i < m_copies.size(); ++i) sum = applyDType(sum + m_copies[i]);
         const bool mean = m_spec.aggregation == Aggregation::Mean;
         value = mean ? applyDType(sum / static_cast<double>(m_copies.size())) : sum;
-        result.rule += "the copies " + listValues(m_copies) + (mean ? " are averaged to " : " are summed to ") +
-                       formatValue(value);
+        result.rule += "the copies " + listValues(m_copies) + (mean ? " are averaged to " : " are summed to ") + formatValue(value);
     }
     result.readValues.assign(1, value);
     return result;

@@ -8,9 +8,8 @@ namespace {
 std::int64_t nanoseconds(double milliseconds) { return static_cast<std::int64_t>(std::llround(milliseconds * 1e6)); }
 }  // namespace
 
-std::int64_t recordGpuStepSpans(const GpuStepPoints& points, std::span<const float> pointMs, bool reduced,
-                                std::int64_t bytesSent, std::int64_t updateEndNs, std::int64_t notBeforeNs,
-                                SpanRecorder& spans) {
+std::int64_t recordGpuStepSpans(const GpuStepPoints& points, std::span<const float> pointMs, bool reduced, std::int64_t bytesSent,
+                                std::int64_t updateEndNs, std::int64_t notBeforeNs, SpanRecorder& spans) {
     spans.clear();
     if (pointMs.size() < static_cast<std::size_t>(points.count())) return updateEndNs;
     const double lastMs = pointMs[static_cast<std::size_t>(points.updateEnd())];

@@ -27,8 +27,7 @@ struct GpuStepPoints {
 /// `bytesSent`), the optimizer. The update's end lands at `updateEndNs`; no span begins before
 /// `notBeforeNs` (the step's start on the host), so times the device reports with a little jitter
 /// cannot move the step's start. Returns the replica's start.
-std::int64_t recordGpuStepSpans(const GpuStepPoints& points, std::span<const float> pointMs, bool reduced,
-                                std::int64_t bytesSent, std::int64_t updateEndNs, std::int64_t notBeforeNs,
-                                SpanRecorder& spans);
+std::int64_t recordGpuStepSpans(const GpuStepPoints& points, std::span<const float> pointMs, bool reduced, std::int64_t bytesSent,
+                                std::int64_t updateEndNs, std::int64_t notBeforeNs, SpanRecorder& spans);
 
 }  // namespace distlab

@@ -26,13 +26,13 @@ std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footp
     const auto copies = static_cast<std::uint64_t>(modelCopies(config.strategy));
     const auto replicas = static_cast<std::uint64_t>(std::max<std::int64_t>(1, config.strategy.replicaCount()));
     const std::uint64_t microBatch = static_cast<std::uint64_t>(config.data.globalBatchSize) / replicas;
-    const std::uint64_t perCopy = static_cast<std::uint64_t>(model.parameters) * 16 +
-                                  microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;
+    const std::uint64_t perCopy =
+        static_cast<std::uint64_t>(model.parameters) * 16 + microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;
     // Parameter servers also keep, per worker, the transport's pull and push slots (float32 each).
-    const std::uint64_t transport = config.strategy.type == StrategyKind::ParameterServer
-                                        ? static_cast<std::uint64_t>(config.strategy.workers) *
-                                              static_cast<std::uint64_t>(model.parameters) * 8
-                                        : 0;
+    const std::uint64_t transport =
+        config.strategy.type == StrategyKind::ParameterServer
+            ? static_cast<std::uint64_t>(config.strategy.workers) * static_cast<std::uint64_t>(model.parameters) * 8
+            : 0;
     return copies * perCopy + transport;  // parameters <= 2^28, batch and widths bounded by validation: no overflow
 }
 
@@ -41,10 +41,9 @@ Status checkFitsInMemory(const RunConfig& config, const Model::Footprint& model,
     if (memoryBytes == 0) return Ok{};  // unknown: nothing to compare with
     const std::uint64_t needed = estimatedTrainingBytes(config, model);
     if (needed <= memoryBytes / 4 * 3) return Ok{};
-    return Error{"model.layers: " + std::to_string(model.parameters) + " parameters and " +
-                 std::to_string(model.activationWidth) + " activations per sample on " +
-                 std::to_string(modelCopies(config.strategy)) + " model copies need at least " + gib(needed) +
-                 ", more than this machine's " + gib(memoryBytes) +
+    return Error{"model.layers: " + std::to_string(model.parameters) + " parameters and " + std::to_string(model.activationWidth) +
+                 " activations per sample on " + std::to_string(modelCopies(config.strategy)) + " model copies need at least " +
+                 gib(needed) + ", more than this machine's " + gib(memoryBytes) +
                  " can hold (use narrower layers, fewer replicas or a smaller data.global_batch_size)"};
 }
 

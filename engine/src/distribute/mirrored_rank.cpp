@@ -14,16 +14,18 @@ namespace {
 double l2Norm(std::span<const float> values) { return std::sqrt(sumOfSquares(values)); }
 }  // namespace
 
-MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator,
-                           std::int64_t clockOriginNs)
-    : m_config(config), m_communicator(communicator), m_device(communicator.rank()),
-      m_centralStorage(config.strategy.type == StrategyKind::CentralStorage), m_clockOriginNs(clockOriginNs),
-      m_loss(config.model.loss), m_model(config.model, features),
+MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs)
+    : m_config(config),
+      m_communicator(communicator),
+      m_device(communicator.rank()),
+      m_centralStorage(config.strategy.type == StrategyKind::CentralStorage),
+      m_clockOriginNs(clockOriginNs),
+      m_loss(config.model.loss),
+      m_model(config.model, features),
       m_optimizer(makeOptimizer(config.optimizer, m_model.store().totalSize())),
       m_packer(config.strategy, m_model.store().infos()) {
     m_batch = std::make_unique<ReplicaBatch>(m_model);
-    const std::int64_t microBatch =
-        config.data.globalBatchSize / communicator.size() / config.strategy.gradientAccumulationSteps;
+    const std::int64_t microBatch = config.data.globalBatchSize / communicator.size() / config.strategy.gradientAccumulationSteps;
     m_batch->input.resize2d(microBatch, features);
     m_batch->targets.labels.reserve(static_cast<std::size_t>(microBatch));
     m_batch->lossGrad.resize2d(microBatch, m_model.outputFeatures());
@@ -66,10 +68,9 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     stats.startNs = clockNs();
     const bool fusesUpdate = m_model.stepPlan().fusesSgd;
     FusedSgdStep fused{learningRate, 0.0};
-    const LossStats loss =
-        computeReplicaGradient(m_model, m_loss, data, batch, rank, ranks, m_config.strategy.gradientAccumulationSteps,
-                               1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch, &m_spans, m_clockOriginNs,
-                               stats.startNs, fusesUpdate ? &fused : nullptr);
+    const LossStats loss = computeReplicaGradient(m_model, m_loss, data, batch, rank, ranks, m_config.strategy.gradientAccumulationSteps,
+                                                  1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch, &m_spans,
+                                                  m_clockOriginNs, stats.startNs, fusesUpdate ? &fused : nullptr);
     stats.lossSum = loss.sum;
     stats.correct = loss.correct;
     stats.examples = loss.count;
@@ -97,8 +98,10 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
             const bool last = p + 1 == packs.size();
             AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
             if (last) options.companion = m_figures;
-            const CollectiveTiming pack = m_communicator.allReduce(
-                grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options).wait();
+            const CollectiveTiming pack =
+                m_communicator
+                    .allReduce(grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options)
+                    .wait();
             if (last && !updates) stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
             const std::int64_t end = clockNs();
             m_spans.add(Span{now, end, pack.bytesSent, pack.waitNs, -1, static_cast<std::int16_t>(p), SpanKind::AllReduce});

@@ -21,9 +21,12 @@ int threadsPerReplica(const RunConfig& config) {
 }  // namespace
 
 MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data)
-    : m_config(config), m_data(std::move(data)), m_loss(config.model.loss),
+    : m_config(config),
+      m_data(std::move(data)),
+      m_loss(config.model.loss),
       m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
-      m_clockOriginNs(nowNs()), m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
+      m_clockOriginNs(nowNs()),
+      m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
     const int ranks = static_cast<int>(config.strategy.replicaCount());
     m_group = std::make_unique<InProcessGroup>(ranks, config.strategy.crossDeviceOps);
     for (int r = 0; r < ranks; ++r) {
@@ -33,8 +36,8 @@ MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data)
     m_evaluation = std::make_unique<EvaluationBuffers>(m_ranks[0]->model());
     m_report.replicas.resize(static_cast<std::size_t>(ranks));
     // A rank that throws aborts the group, so peers waiting for it in a collective are released.
-    m_pool = std::make_unique<ReplicaPool>(ranks, threadsPerReplica(config), [this](int r) { runRank(r); },
-                                           [this] { m_group->abort(); });
+    m_pool = std::make_unique<ReplicaPool>(
+        ranks, threadsPerReplica(config), [this](int r) { runRank(r); }, [this] { m_group->abort(); });
     // Every copy starts from the same initial value (TF initialises on one device and copies).
     m_ranks[0]->model().initialize(config.model.init, config.seed);
     broadcastParameters();
@@ -45,8 +48,12 @@ MirroredTrainer::~MirroredTrainer() = default;
 void MirroredTrainer::runRank(int rank) {
     MirroredRank& self = *m_ranks[static_cast<std::size_t>(rank)];
     switch (m_task) {
-    case RankTask::Step: self.step(m_data.train, m_currentBatch, m_report.learningRate); break;
-    case RankTask::BroadcastParameters: self.broadcastParameters(); break;
+        case RankTask::Step:
+            self.step(m_data.train, m_currentBatch, m_report.learningRate);
+            break;
+        case RankTask::BroadcastParameters:
+            self.broadcastParameters();
+            break;
     }
 }
 
@@ -64,9 +71,7 @@ bool MirroredTrainer::failDevice(int replica) {
     return true;
 }
 
-GradientAggregationStats MirroredTrainer::gradientAggregation() const {
-    return Model::aggregationStats(m_ranks[0]->lastContext());
-}
+GradientAggregationStats MirroredTrainer::gradientAggregation() const { return Model::aggregationStats(m_ranks[0]->lastContext()); }
 
 std::int64_t MirroredTrainer::clockNs() const { return nowNs() - m_clockOriginNs; }
 
@@ -108,9 +113,7 @@ void MirroredTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
     for (auto& rank : m_ranks) rank->setWatched(flatIndices);
 }
 
-const Tensor& MirroredTrainer::predict(const Tensor& input) {
-    return m_ranks[0]->model().forward(input, m_evaluation->context);
-}
+const Tensor& MirroredTrainer::predict(const Tensor& input) { return m_ranks[0]->model().forward(input, m_evaluation->context); }
 
 EvalResult MirroredTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {
     return evaluateModel(m_ranks[0]->model(), m_loss, data, maxExamples, *m_evaluation);

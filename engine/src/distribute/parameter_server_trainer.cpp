@@ -22,10 +22,13 @@ constexpr std::int64_t kParallelApplyElements = std::int64_t{1} << 18;  // 1 MiB
 }  // namespace
 
 ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSplit data)
-    : m_config(config), m_data(std::move(data)), m_loss(config.model.loss),
+    : m_config(config),
+      m_data(std::move(data)),
+      m_loss(config.model.loss),
       m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
       m_serverCount(static_cast<int>(std::max<std::int64_t>(1, config.strategy.parameterServers))),
-      m_learningRate(static_cast<float>(config.optimizer.learningRate)), m_mode(config.strategy.mode),
+      m_learningRate(static_cast<float>(config.optimizer.learningRate)),
+      m_mode(config.strategy.mode),
       m_clockOriginNs(nowNs()) {
     m_serverModel = std::make_unique<Model>(config.model, m_data.train.features);
     m_evaluation = std::make_unique<EvaluationBuffers>(*m_serverModel);
@@ -48,8 +51,7 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
                       replica->model.store().values().begin());
             worker->replicas.push_back(std::move(replica));
         }
-        if (replicasPerWorker > 1)
-            worker->group = std::make_unique<InProcessGroup>(replicasPerWorker, config.strategy.crossDeviceOps);
+        if (replicasPerWorker > 1) worker->group = std::make_unique<InProcessGroup>(replicasPerWorker, config.strategy.crossDeviceOps);
         worker->batch.reserve(static_cast<std::size_t>(config.data.globalBatchSize));
         if (static_cast<std::size_t>(w) < config.strategy.workerSpeed.size())
             worker->speed = std::clamp(config.strategy.workerSpeed[static_cast<std::size_t>(w)], 0.1, 1.0);
@@ -58,7 +60,8 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
     m_report.replicas.resize(static_cast<std::size_t>(workers));
     m_syncFresh.reserve(static_cast<std::size_t>(workers));
     m_reportSpans.assign(static_cast<std::size_t>(workers), std::vector<Span>(SpanRecorder::kCapacity));
-    m_servers = std::make_unique<ReplicaPool>(m_serverCount, 1, [this](int server) { serverTask(server); }, nullptr, "parameter server");
+    m_servers = std::make_unique<ReplicaPool>(
+        m_serverCount, 1, [this](int server) { serverTask(server); }, nullptr, "parameter server");
     m_coordinatorThreads = coordinatorThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), workers);
     for (auto& worker : m_workers) worker->thread = std::thread([this, w = worker.get()] { workerLoop(*w); });
 }
@@ -181,8 +184,8 @@ bool ParameterServerTrainer::waitForInbox(std::unique_lock<std::mutex>& lock) {
     for (;;) {
         if (!m_workerFailure.empty()) throw TrainingError(m_workerFailure + " (at update " + std::to_string(m_version) + ")");
         if (const int lost = m_lostServer.load(); lost >= 0)
-            throw TrainingError("parameter server ps:" + std::to_string(lost) + " was lost at update " +
-                                std::to_string(m_version) + "; training stopped (resume from the last checkpoint)");
+            throw TrainingError("parameter server ps:" + std::to_string(lost) + " was lost at update " + std::to_string(m_version) +
+                                "; training stopped (resume from the last checkpoint)");
         if (!m_inbox.empty()) return true;
         bool anyAlive = false, anyBusy = false;
         for (const auto& worker : m_workers) {
@@ -265,8 +268,8 @@ const StepReport& ParameterServerTrainer::stepAsync() {
     m_report.staleness = staleness;
     m_report.samples = worker.stats.examples;
     m_report.loss = worker.stats.localLoss();
-    m_report.accuracy = m_data.train.isClassification() && worker.stats.examples > 0
-                            ? double(worker.stats.correct) / double(worker.stats.examples) : -1.0;
+    m_report.accuracy =
+        m_data.train.isClassification() && worker.stats.examples > 0 ? double(worker.stats.correct) / double(worker.stats.examples) : -1.0;
     fillReport(start);
     m_report.startNs = std::min(start, applyStart);
 

@@ -25,8 +25,8 @@ struct ParameterServerTrainer::Worker {
     int index = 0;
     std::vector<std::unique_ptr<Replica>> replicas;  // replica 0's gradient is the worker's push
     std::unique_ptr<InProcessGroup> group;
-    std::unique_ptr<ReplicaPool> pool;                // created on the worker's own thread
-    std::vector<std::int64_t> batch;                  // this step's sample indices (global_batch_size)
+    std::unique_ptr<ReplicaPool> pool;  // created on the worker's own thread
+    std::vector<std::int64_t> batch;    // this step's sample indices (global_batch_size)
     ReplicaStepStats stats;
     SpanRecorder spans;  ///< this worker's spans of its current gradient (its thread writes them)
     std::int64_t readVersion = 0;

@@ -6,21 +6,21 @@ namespace distlab {
 
 std::int64_t requestedShards(const PartitionerConfig& partitioner, std::int64_t rows, std::int64_t bytes) {
     switch (partitioner.kind) {
-    case PartitionerConfig::Kind::None:
-        return 1;
-    case PartitionerConfig::Kind::Fixed:
-        return std::max<std::int64_t>(1, partitioner.numShards);
-    case PartitionerConfig::Kind::MinSize: {
-        const std::int64_t bySize = (bytes + partitioner.minShardBytes - 1) / std::max<std::int64_t>(1, partitioner.minShardBytes);
-        return std::max<std::int64_t>(1, std::min({rows, partitioner.maxShards, bySize}));
-    }
-    case PartitionerConfig::Kind::MaxSize: {
-        // The fewest shards such that none holds more than maxShardBytes (whole rows), capped by maxShards.
-        const std::int64_t rowBytes = rows > 0 ? std::max<std::int64_t>(1, bytes / rows) : 1;
-        const std::int64_t rowsPerShard = std::max<std::int64_t>(1, partitioner.maxShardBytes / rowBytes);
-        const std::int64_t shards = (rows + rowsPerShard - 1) / rowsPerShard;
-        return std::max<std::int64_t>(1, std::min(shards, partitioner.maxShards));
-    }
+        case PartitionerConfig::Kind::None:
+            return 1;
+        case PartitionerConfig::Kind::Fixed:
+            return std::max<std::int64_t>(1, partitioner.numShards);
+        case PartitionerConfig::Kind::MinSize: {
+            const std::int64_t bySize = (bytes + partitioner.minShardBytes - 1) / std::max<std::int64_t>(1, partitioner.minShardBytes);
+            return std::max<std::int64_t>(1, std::min({rows, partitioner.maxShards, bySize}));
+        }
+        case PartitionerConfig::Kind::MaxSize: {
+            // The fewest shards such that none holds more than maxShardBytes (whole rows), capped by maxShards.
+            const std::int64_t rowBytes = rows > 0 ? std::max<std::int64_t>(1, bytes / rows) : 1;
+            const std::int64_t rowsPerShard = std::max<std::int64_t>(1, partitioner.maxShardBytes / rowBytes);
+            const std::int64_t shards = (rows + rowsPerShard - 1) / rowsPerShard;
+            return std::max<std::int64_t>(1, std::min(shards, partitioner.maxShards));
+        }
     }
     return 1;
 }

@@ -9,8 +9,11 @@ namespace distlab {
 
 ReplicaPool::ReplicaPool(int replicas, int threadsPerReplica, std::function<void(int)> task, std::function<void()> onFailure,
                          std::string laneName)
-    : m_replicas(replicas), m_threadsPerReplica(threadsPerReplica), m_task(std::move(task)),
-      m_onFailure(std::move(onFailure)), m_laneName(std::move(laneName)),
+    : m_replicas(replicas),
+      m_threadsPerReplica(threadsPerReplica),
+      m_task(std::move(task)),
+      m_onFailure(std::move(onFailure)),
+      m_laneName(std::move(laneName)),
       m_errors(std::make_unique<std::exception_ptr[]>(static_cast<std::size_t>(replicas))) {
     for (int replica = 1; replica < replicas; ++replica) m_threads.emplace_back([this, replica] { workerLoop(replica); });
 }
@@ -30,8 +33,8 @@ void ReplicaPool::run() {
     m_startGeneration.notify_all();
     runGuarded(0);
     // Wait until every worker has counted itself finished (a failed one counts too).
-    for (std::uint32_t done = m_finished.load(std::memory_order_acquire);
-         done != static_cast<std::uint32_t>(m_replicas - 1); done = m_finished.load(std::memory_order_acquire))
+    for (std::uint32_t done = m_finished.load(std::memory_order_acquire); done != static_cast<std::uint32_t>(m_replicas - 1);
+         done = m_finished.load(std::memory_order_acquire))
         spinWaitWhileEqual(m_finished, done);
     if (m_failed.load(std::memory_order_acquire)) throwFailure();
 }

@@ -8,10 +8,10 @@
 
 namespace distlab {
 
-LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
-                                 std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
-                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers, SpanRecorder* spans,
-                                 std::int64_t clockOriginNs, std::int64_t beginNs, FusedSgdStep* fusedSgd) {
+LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data, std::span<const std::int64_t> batch,
+                                 std::int64_t replica, std::int64_t replicas, std::int64_t microSteps, float lossScale,
+                                 ReplicaBatch& buffers, SpanRecorder* spans, std::int64_t clockOriginNs, std::int64_t beginNs,
+                                 FusedSgdStep* fusedSgd) {
     if (fusedSgd != nullptr && microSteps != 1)
         throw std::logic_error("computeReplicaGradient: a fused SGD step needs the gradient of one micro-batch");
     auto clock = [&] { return spans != nullptr ? nowNs() - clockOriginNs : 0; };

@@ -34,10 +34,9 @@ struct ReplicaBatch {
 /// begins: two clock reads per micro-batch). With `fusedSgd` (one micro-batch, a model whose
 /// stepPlan().fusesSgd) the backward pass applies that SGD step instead of leaving the gradient
 /// (Model::backward). Allocation-free once the buffers have grown.
-LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data,
-                                 std::span<const std::int64_t> batch, std::int64_t replica, std::int64_t replicas,
-                                 std::int64_t microSteps, float lossScale, ReplicaBatch& buffers,
-                                 SpanRecorder* spans = nullptr, std::int64_t clockOriginNs = 0, std::int64_t beginNs = 0,
-                                 FusedSgdStep* fusedSgd = nullptr);
+LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data, std::span<const std::int64_t> batch,
+                                 std::int64_t replica, std::int64_t replicas, std::int64_t microSteps, float lossScale,
+                                 ReplicaBatch& buffers, SpanRecorder* spans = nullptr, std::int64_t clockOriginNs = 0,
+                                 std::int64_t beginNs = 0, FusedSgdStep* fusedSgd = nullptr);
 
 }  // namespace distlab

@@ -19,8 +19,10 @@ DataExpectations expectationsOf(const RunConfig& config) {
     // The model's output width, known before the data is (a residual block keeps its input's width).
     const std::int64_t units = declaredOutputWidth(config.model.layers);
     DataExpectations expect;
-    if (config.model.loss == LossKind::SoftmaxCrossEntropy) expect.classes = units;
-    else expect.outputs = units;
+    if (config.model.loss == LossKind::SoftmaxCrossEntropy)
+        expect.classes = units;
+    else
+        expect.outputs = units;
     return expect;
 }
 
@@ -34,24 +36,21 @@ void gatherTargets(const Dataset& data, std::span<const std::int64_t> indices, B
     } else {
         targets.values.resize2d(rows, data.outputs);
         for (std::int64_t r = 0; r < rows; ++r)
-            std::memcpy(targets.values.data() + r * data.outputs,
-                        data.targets.data() + indices[static_cast<std::size_t>(r)] * data.outputs,
+            std::memcpy(targets.values.data() + r * data.outputs, data.targets.data() + indices[static_cast<std::size_t>(r)] * data.outputs,
                         static_cast<std::size_t>(data.outputs) * sizeof(float));
     }
 }
 
 }  // namespace
 
-ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& scratch,
-                            BatchTargets& targets) {
+ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& scratch, BatchTargets& targets) {
     const auto rows = static_cast<std::int64_t>(indices.size());
     gatherTargets(data, indices, targets);
     // A run of consecutive rows is read where it lies: the copy was 4 % of W1's step (800 KB
     // written and read again), work PyTorch's peer, which cycles through batches made beforehand,
     // does not do.
-    const bool consecutive =
-        rows > 0 && std::adjacent_find(indices.begin(), indices.end(), [](std::int64_t a, std::int64_t b) { return b != a + 1; }) ==
-                        indices.end();
+    const bool consecutive = rows > 0 && std::adjacent_find(indices.begin(), indices.end(),
+                                                            [](std::int64_t a, std::int64_t b) { return b != a + 1; }) == indices.end();
     if (consecutive)
         return ConstTensorView(reinterpret_cast<const std::byte*>(data.x.data() + indices[0] * data.features),
                                ViewShape{rows, data.features}, DType::Float32, currentCpuDevice());
@@ -62,8 +61,8 @@ ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> i
         static_cast<std::size_t>(rows),
         [&](int, std::size_t first, std::size_t last) {
             for (std::size_t r = first; r < last; ++r)
-                std::memcpy(scratch.data() + static_cast<std::int64_t>(r) * data.features,
-                            data.x.data() + indices[r] * data.features, rowBytes);
+                std::memcpy(scratch.data() + static_cast<std::int64_t>(r) * data.features, data.x.data() + indices[r] * data.features,
+                            rowBytes);
         },
         static_cast<std::size_t>(data.features));
     return scratch;
@@ -84,8 +83,8 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {
     if (!footprint) return footprint.error();
     if (auto status = checkFitsInMemory(config, *footprint); !status) return status.error();
     if (data->train.count < config.data.globalBatchSize)
-        return Error{"data.global_batch_size: " + std::to_string(config.data.globalBatchSize) +
-                     " is larger than the " + std::to_string(data->train.count) + " training samples"};
+        return Error{"data.global_batch_size: " + std::to_string(config.data.globalBatchSize) + " is larger than the " +
+                     std::to_string(data->train.count) + " training samples"};
     if (gpuPlan) {
         try {
             return makeGpuTrainer(config, std::move(data.value()), std::move(*gpuPlan));
@@ -102,8 +101,7 @@ std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data
         if (!plan) throw TrainingError(plan.error().message);
         return makeGpuTrainer(config, std::move(data), std::move(*plan));
     }
-    if (config.strategy.type == StrategyKind::ParameterServer)
-        return std::make_unique<ParameterServerTrainer>(config, std::move(data));
+    if (config.strategy.type == StrategyKind::ParameterServer) return std::make_unique<ParameterServerTrainer>(config, std::move(data));
     return std::make_unique<MirroredTrainer>(config, std::move(data));
 }
 

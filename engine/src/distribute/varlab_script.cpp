@@ -91,20 +91,17 @@ VariableSpec readVariable(const ScriptReader& reader, const Json& node, const st
     spec.name = reader.string(node["name"], ScriptReader::join(path, "name"));
     if (spec.name.empty()) reader.fail(ScriptReader::join(path, "name"), "must not be empty");
     if (node.contains("synchronization"))
-        spec.synchronization =
-            reader.choice<Synchronization>(node["synchronization"], ScriptReader::join(path, "synchronization"),
-                                           parseSynchronization, "auto, none, on_write or on_read");
+        spec.synchronization = reader.choice<Synchronization>(node["synchronization"], ScriptReader::join(path, "synchronization"),
+                                                              parseSynchronization, "auto, none, on_write or on_read");
     if (node.contains("aggregation"))
-        spec.aggregation = reader.choice<Aggregation>(node["aggregation"], ScriptReader::join(path, "aggregation"),
-                                                      parseAggregation, "none, sum, mean or only_first_replica");
+        spec.aggregation = reader.choice<Aggregation>(node["aggregation"], ScriptReader::join(path, "aggregation"), parseAggregation,
+                                                      "none, sum, mean or only_first_replica");
     if (node.contains("dtype"))
-        spec.dtype = reader.choice<DType>(node["dtype"], ScriptReader::join(path, "dtype"), parseLabDType,
-                                                  "float32 or int32");
+        spec.dtype = reader.choice<DType>(node["dtype"], ScriptReader::join(path, "dtype"), parseLabDType, "float32 or int32");
     if (node.contains("initial")) spec.initial = reader.number(node["initial"], ScriptReader::join(path, "initial"));
     if (node.contains("trainable")) {
         if (!node["trainable"].is_boolean())
-            reader.fail(ScriptReader::join(path, "trainable"),
-                        "expected a boolean, got " + std::string(node["trainable"].type_name()));
+            reader.fail(ScriptReader::join(path, "trainable"), "expected a boolean, got " + std::string(node["trainable"].type_name()));
         spec.trainable = node["trainable"].get<bool>();
     }
     return spec;
@@ -116,10 +113,10 @@ VarlabOp readOp(const ScriptReader& reader, const Json& node, const std::string&
     for (const char* key : {"context", "op", "var"})
         if (!node.contains(key)) reader.fail(path, "missing key \"" + std::string(key) + "\"");
     VarlabOp op;
-    op.request.context = reader.choice<UpdateContext>(node["context"], ScriptReader::join(path, "context"),
-                                                      parseUpdateContext, "replica or cross_replica");
-    op.request.op = reader.choice<VariableOp>(node["op"], ScriptReader::join(path, "op"), parseVariableOp,
-                                              "assign, assign_add, assign_sub or read");
+    op.request.context =
+        reader.choice<UpdateContext>(node["context"], ScriptReader::join(path, "context"), parseUpdateContext, "replica or cross_replica");
+    op.request.op =
+        reader.choice<VariableOp>(node["op"], ScriptReader::join(path, "op"), parseVariableOp, "assign, assign_add, assign_sub or read");
     op.var = reader.string(node["var"], ScriptReader::join(path, "var"));
     if (declared.count(op.var) == 0)
         reader.fail(ScriptReader::join(path, "var"), "variable \"" + op.var + "\" is not declared in variables");
@@ -129,8 +126,7 @@ VarlabOp readOp(const ScriptReader& reader, const Json& node, const std::string&
         if (hasValue || hasValues) reader.fail(path, "read takes no value or values");
         return op;
     }
-    if (hasValue == hasValues)
-        reader.fail(path, std::string(toString(op.request.op)) + " needs either value or values");
+    if (hasValue == hasValues) reader.fail(path, std::string(toString(op.request.op)) + " needs either value or values");
     if (hasValue) {
         op.request.values.assign(1, reader.number(node["value"], ScriptReader::join(path, "value")));
         return op;
@@ -141,8 +137,7 @@ VarlabOp readOp(const ScriptReader& reader, const Json& node, const std::string&
     const Json& values = node["values"];
     if (!values.is_array()) reader.fail(valuesPath, "expected an array, got " + std::string(values.type_name()));
     if (values.size() != static_cast<std::size_t>(replicas))
-        reader.fail(valuesPath, "expected " + std::to_string(replicas) + " values (one per replica), got " +
-                                    std::to_string(values.size()));
+        reader.fail(valuesPath, "expected " + std::to_string(replicas) + " values (one per replica), got " + std::to_string(values.size()));
     for (std::size_t i = 0; i < values.size(); ++i)
         op.request.values.push_back(reader.number(values[i], ScriptReader::index(valuesPath, i)));
     op.request.perReplica = true;
@@ -159,24 +154,21 @@ VarlabScript readScript(const ScriptReader& reader, const Json& root) {
     if (root.contains("replicas")) {
         const std::int64_t replicas = reader.integer(root["replicas"], "replicas");
         if (replicas < 1 || replicas > kMaxLabReplicas)
-            reader.fail("replicas", "must be between 1 and " + std::to_string(kMaxLabReplicas) + " (got " +
-                                        root["replicas"].dump() + ")");
+            reader.fail("replicas", "must be between 1 and " + std::to_string(kMaxLabReplicas) + " (got " + root["replicas"].dump() + ")");
         script.replicas = static_cast<int>(replicas);
     }
     if (script.strategy == VariableStrategy::OneDevice && script.replicas != 1)
         reader.fail("replicas", "one_device runs exactly one replica (got " + std::to_string(script.replicas) + ")");
     std::set<std::string> declared;
     for (const char* key : {"variables", "ops"})
-        if (root.contains(key) && !root[key].is_array())
-            reader.fail(key, "expected an array, got " + std::string(root[key].type_name()));
+        if (root.contains(key) && !root[key].is_array()) reader.fail(key, "expected an array, got " + std::string(root[key].type_name()));
     if (root.contains("variables")) {
         const Json& variables = root["variables"];
         for (std::size_t i = 0; i < variables.size(); ++i) {
             const std::string path = ScriptReader::index("variables", i);
             script.variables.push_back(readVariable(reader, variables[i], path));
             if (!declared.insert(script.variables.back().name).second)
-                reader.fail(ScriptReader::join(path, "name"),
-                            "variable \"" + script.variables.back().name + "\" is declared twice");
+                reader.fail(ScriptReader::join(path, "name"), "variable \"" + script.variables.back().name + "\" is declared twice");
         }
     }
     if (root.contains("ops")) {
@@ -204,9 +196,7 @@ OrderedJson jsonValues(const DistributedVariable& variable, const std::vector<do
     return array;
 }
 
-std::string dumpEntry(const OrderedJson& entry) {
-    return entry.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-}
+std::string dumpEntry(const OrderedJson& entry) { return entry.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
 
 // One entry per line, so a learner can read the output and a program can parse it.
 void appendArray(std::string& out, const char* key, const std::vector<std::string>& entries, bool last) {

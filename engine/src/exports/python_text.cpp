@@ -101,8 +101,7 @@ std::string fillTemplate(std::string_view pattern, std::initializer_list<std::pa
 std::string exportFileStem(const std::string& runName) {
     std::string stem = runName;
     for (char& c : stem) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                           c == '_' || c == '-';
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
         if (!plain) c = '_';
     }
     return stem.empty() ? std::string("run") : stem;

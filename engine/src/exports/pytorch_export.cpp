@@ -52,13 +52,12 @@ public:
         for (const LayerConfig& layer : configs) {
             if (layerTypeOf(layer).name == kResidual) {
                 Json branches = Json::array();
-                for (std::int64_t b = 0; b < std::max<std::int64_t>(1, layer.branches); ++b)
-                    branches.push_back(layers(layer.layers));
+                for (std::int64_t b = 0; b < std::max<std::int64_t>(1, layer.branches); ++b) branches.push_back(layers(layer.layers));
                 out.push_back(Json{{"type", std::string(kResidual)}, {"branches", std::move(branches)}});
             } else {
                 const std::string kernel = next("/kernel"), bias = next("/bias");
-                out.push_back(Json{{"type", std::string(kDense)}, {"kernel", kernel}, {"bias", bias},
-                                   {"activation", configName(layer.activation)}});
+                out.push_back(
+                    Json{{"type", std::string(kDense)}, {"kernel", kernel}, {"bias", bias}, {"activation", configName(layer.activation)}});
             }
         }
         return out;
@@ -138,15 +137,18 @@ PyTorchExportFiles pyTorchExportFiles(const std::string& scriptPath) {
 /// with a staleness, that the workers' timing decides, which no script can replay.
 Status checkServersExportable(const StrategyConfig& strategy) {
     if (strategy.mode != ParameterServerMode::Sync)
-        return Error{"strategy.mode: asynchronous parameter-server runs cannot be exported to PyTorch: which parameters "
-                     "each gradient was computed on (its staleness) depends on the workers' timing, which no script can "
-                     "replay; a synchronous run that aggregates every worker's gradient can be (as DDP)"};
+        return Error{
+            "strategy.mode: asynchronous parameter-server runs cannot be exported to PyTorch: which parameters "
+            "each gradient was computed on (its staleness) depends on the workers' timing, which no script can "
+            "replay; a synchronous run that aggregates every worker's gradient can be (as DDP)"};
     if (strategy.gradientsToAggregate > 0 && strategy.gradientsToAggregate < strategy.workers)
-        return Error{"strategy.gradients_to_aggregate: a synchronous run that drops the slowest workers' gradients cannot "
-                     "be exported to PyTorch: which gradients are dropped depends on the workers' timing"};
+        return Error{
+            "strategy.gradients_to_aggregate: a synchronous run that drops the slowest workers' gradients cannot "
+            "be exported to PyTorch: which gradients are dropped depends on the workers' timing"};
     if (strategy.replicasPerWorker > 1)
-        return Error{"strategy.replicas_per_worker: parameter-server workers of several replicas cannot be exported to "
-                     "PyTorch yet"};
+        return Error{
+            "strategy.replicas_per_worker: parameter-server workers of several replicas cannot be exported to "
+            "PyTorch yet"};
     return Ok{};
 }
 
@@ -158,8 +160,7 @@ Status checkPyTorchExportable(const RunConfig& config) {
         return Error{std::string("strategy.type: ") + configName(strategy) + " runs cannot be exported to PyTorch yet"};
     }
     if (config.precision != Precision::Float32)
-        return Error{std::string("precision: ") + configName(config.precision) +
-                     " runs cannot be exported to PyTorch yet (only float32)"};
+        return Error{std::string("precision: ") + configName(config.precision) + " runs cannot be exported to PyTorch yet (only float32)"};
     return checkLayers(config.model.layers, "model.layers");
 }
 

@@ -219,16 +219,26 @@ std::string pyTorchScript(const std::string& runName, const std::string& runLite
     // Names go into the script only as quoted literals, so no name (a newline in a path) can end
     // a comment and become code.
     const auto quoted = pythonString;
-    std::string script = "#!/usr/bin/env python3\n"
-                         "# Reproduces the DistLab run " + quoted(runName) + " with PyTorch: the same model, initial\n"
-                         "# weights, batches, loss scaling, optimizer and (for data-parallel runs) replicas, as DDP\n"
-                         "# over gloo. Written by DistLab's export (docs/interfaces.md §3.9).\n"
-                         "# Usage: python3 " + quoted(files.script) + " [--steps N] [--save-weights W.safetensors]\n\n"
-                         "# Beside this script: the initial weights (DistLab's parameter names) and the training set\n"
-                         "# with the sample indices of every update's global batch.\n"
-                         "WEIGHTS_FILE = " + quoted(files.weights) + "\n"
-                         "DATA_FILE = " + quoted(files.data) + "\n\n"
-                         "RUN = " + runLiteral + "\n\n";
+    std::string script =
+        "#!/usr/bin/env python3\n"
+        "# Reproduces the DistLab run " +
+        quoted(runName) +
+        " with PyTorch: the same model, initial\n"
+        "# weights, batches, loss scaling, optimizer and (for data-parallel runs) replicas, as DDP\n"
+        "# over gloo. Written by DistLab's export (docs/interfaces.md §3.9).\n"
+        "# Usage: python3 " +
+        quoted(files.script) +
+        " [--steps N] [--save-weights W.safetensors]\n\n"
+        "# Beside this script: the initial weights (DistLab's parameter names) and the training set\n"
+        "# with the sample indices of every update's global batch.\n"
+        "WEIGHTS_FILE = " +
+        quoted(files.weights) +
+        "\n"
+        "DATA_FILE = " +
+        quoted(files.data) +
+        "\n\n"
+        "RUN = " +
+        runLiteral + "\n\n";
     script += kBodyBeforeReader;
     script += kReadSafeTensorsPython;
     script += kBodyAfterReader;

@@ -22,11 +22,14 @@ std::string freePorts() {
 /// CommunicationOptions' implementation for DistLab's cross_device_ops, with what differs.
 std::string implementation(const StrategyConfig& strategy, std::string& notes) {
     switch (strategy.crossDeviceOps) {
-        case CrossDeviceOps::Ring: return "RING";
-        case CrossDeviceOps::Nccl: return "NCCL";
+        case CrossDeviceOps::Ring:
+            return "RING";
+        case CrossDeviceOps::Nccl:
+            return "NCCL";
         default:
             notes += comment(std::string("cross_device_ops ") + configName(strategy.crossDeviceOps) +
-                             ": TensorFlow's collectives offer RING and NCCL only; AUTO lets TensorFlow pick.", 4);
+                                 ": TensorFlow's collectives offer RING and NCCL only; AUTO lets TensorFlow pick.",
+                             4);
             return "AUTO";
     }
 }
@@ -34,7 +37,8 @@ std::string implementation(const StrategyConfig& strategy, std::string& notes) {
 std::string partitioner(const PartitionerConfig& partitioner) {
     const std::string base = "tf.distribute.experimental.partitioners.";
     switch (partitioner.kind) {
-        case PartitionerConfig::Kind::None: return "None";
+        case PartitionerConfig::Kind::None:
+            return "None";
         case PartitionerConfig::Kind::Fixed:
             return base + "FixedShardsPartitioner(num_shards=" + std::to_string(partitioner.numShards) + ")";
         case PartitionerConfig::Kind::MinSize:
@@ -49,19 +53,23 @@ std::string partitioner(const PartitionerConfig& partitioner) {
 
 std::string modeNote(const StrategyConfig& strategy) {
     if (strategy.mode == ParameterServerMode::Async)
-        return comment("mode async: the servers apply each worker's gradient as it arrives, with no barrier between "
-                       "workers, so a gradient may have been computed on weights others have updated since "
-                       "(staleness, about W - 1 updates with W equal workers; docs/semantics.md §6.3). That is "
-                       "what ParameterServerStrategy does.", 4);
-    const std::string aggregate = strategy.gradientsToAggregate > 0 ? std::to_string(strategy.gradientsToAggregate)
-                                                                    : std::to_string(strategy.workers);
-    return comment("mode sync: TensorFlow 2's ParameterServerStrategy has no synchronous mode. TensorFlow 1 had "
-                   "one: tf.compat.v1.train.SyncReplicasOptimizer(optimizer, replicas_to_aggregate=" + aggregate +
-                   ", total_num_replicas=" + std::to_string(strategy.workers) +
-                   ") waits for that many fresh gradients, averages them and drops stale ones, as DistLab's sync "
-                   "mode does (docs/semantics.md §6.4), in a graph-mode MonitoredTrainingSession. In TensorFlow 2 "
-                   "synchronous data parallelism is MultiWorkerMirroredStrategy; this code keeps the parameter "
-                   "servers, so it trains asynchronously.", 4);
+        return comment(
+            "mode async: the servers apply each worker's gradient as it arrives, with no barrier between "
+            "workers, so a gradient may have been computed on weights others have updated since "
+            "(staleness, about W - 1 updates with W equal workers; docs/semantics.md §6.3). That is "
+            "what ParameterServerStrategy does.",
+            4);
+    const std::string aggregate =
+        strategy.gradientsToAggregate > 0 ? std::to_string(strategy.gradientsToAggregate) : std::to_string(strategy.workers);
+    return comment(
+        "mode sync: TensorFlow 2's ParameterServerStrategy has no synchronous mode. TensorFlow 1 had "
+        "one: tf.compat.v1.train.SyncReplicasOptimizer(optimizer, replicas_to_aggregate=" +
+            aggregate + ", total_num_replicas=" + std::to_string(strategy.workers) +
+            ") waits for that many fresh gradients, averages them and drops stale ones, as DistLab's sync "
+            "mode does (docs/semantics.md §6.4), in a graph-mode MonitoredTrainingSession. In TensorFlow 2 "
+            "synchronous data parallelism is MultiWorkerMirroredStrategy; this code keeps the parameter "
+            "servers, so it trains asynchronously.",
+        4);
 }
 
 std::string speedNote(const StrategyConfig& strategy) {
@@ -69,8 +77,9 @@ std::string speedNote(const StrategyConfig& strategy) {
     std::string speeds;
     for (const double speed : strategy.workerSpeed) speeds += (speeds.empty() ? "" : ", ") + pythonFloat(speed);
     return comment("worker_speed [" + speeds +
-                   "]: DistLab slows workers down to show stragglers (docs/semantics.md §6.6); TensorFlow has no "
-                   "such setting, a real cluster brings its own slow machines.", 4);
+                       "]: DistLab slows workers down to show stragglers (docs/semantics.md §6.6); TensorFlow has no "
+                       "such setting, a real cluster brings its own slow machines.",
+                   4);
 }
 
 }  // namespace
@@ -80,15 +89,18 @@ std::string multiWorkerPart(Plan& plan) {
     plan.imports.insert({"json", "os", "socket", "subprocess", "sys"});
     std::string out;
     if (strategy.type == StrategyKind::Mirrored)
-        out += comment("cross_device_ops ring: TensorFlow's ring all-reduce is a collective of "
-                       "MultiWorkerMirroredStrategy (CommunicationImplementation.RING); MirroredStrategy's cross-device "
-                       "ops have no ring. So each of DistLab's " + std::to_string(plan.replicas) +
-                       " replicas is a worker process here, all on this machine, started by this script "
-                       "(launch_workers) with a TF_CONFIG naming the cluster and the worker's index.");
+        out += comment(
+            "cross_device_ops ring: TensorFlow's ring all-reduce is a collective of "
+            "MultiWorkerMirroredStrategy (CommunicationImplementation.RING); MirroredStrategy's cross-device "
+            "ops have no ring. So each of DistLab's " +
+            std::to_string(plan.replicas) +
+            " replicas is a worker process here, all on this machine, started by this script "
+            "(launch_workers) with a TF_CONFIG naming the cluster and the worker's index.");
     else
-        out += comment("multi_worker_mirrored: synchronous replicas in worker processes, here all on this machine, "
-                       "started by this script (launch_workers) with a TF_CONFIG naming the cluster. DistLab does not "
-                       "train it yet (docs/semantics.md §11).");
+        out += comment(
+            "multi_worker_mirrored: synchronous replicas in worker processes, here all on this machine, "
+            "started by this script (launch_workers) with a TF_CONFIG naming the cluster. DistLab does not "
+            "train it yet (docs/semantics.md §11).");
     out += "WORKERS = " + std::to_string(plan.replicas) + "\n";
     if (strategy.usesGpus()) {
         std::string gpus;
@@ -97,28 +109,32 @@ std::string multiWorkerPart(Plan& plan) {
         out += "GPUS = [" + gpus + "]  # worker i's physical GPU (strategy.devices, strategy.gpu)\n";
     }
     out += freePorts();
-    out += "\n\ndef launch_workers():\n"
-           "    \"\"\"Runs this script once per worker, each with its TF_CONFIG; returns the worst exit status.\"\"\"\n"
-           "    cluster = {\"worker\": [f\"localhost:{port}\" for port in free_ports(WORKERS)]}\n"
-           "    workers = []\n"
-           "    for index in range(WORKERS):\n"
-           "        tf_config = {\"cluster\": cluster, \"task\": {\"type\": \"worker\", \"index\": index}}\n"
-           "        environment = dict(os.environ, TF_CONFIG=json.dumps(tf_config))\n";
+    out +=
+        "\n\ndef launch_workers():\n"
+        "    \"\"\"Runs this script once per worker, each with its TF_CONFIG; returns the worst exit status.\"\"\"\n"
+        "    cluster = {\"worker\": [f\"localhost:{port}\" for port in free_ports(WORKERS)]}\n"
+        "    workers = []\n"
+        "    for index in range(WORKERS):\n"
+        "        tf_config = {\"cluster\": cluster, \"task\": {\"type\": \"worker\", \"index\": index}}\n"
+        "        environment = dict(os.environ, TF_CONFIG=json.dumps(tf_config))\n";
     if (strategy.usesGpus()) out += "        environment[\"CUDA_VISIBLE_DEVICES\"] = str(GPUS[index])\n";
-    out += "        workers.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)], env=environment))\n"
-           "    return max(worker.wait() for worker in workers)\n";
+    out +=
+        "        workers.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)], env=environment))\n"
+        "    return max(worker.wait() for worker in workers)\n";
 
     std::string notes;
     const std::string chosen = implementation(strategy, notes);
     out += "\n\ndef make_strategy():\n" + notes;
     if (strategy.numPacks > 1)
         out += comment("num_packs " + std::to_string(strategy.numPacks) +
-                       ": TensorFlow's collectives pack by bytes (bytes_per_pack), not by count; a pack of "
-                       "(gradient bytes / num_packs) gives DistLab's packs.", 4);
+                           ": TensorFlow's collectives pack by bytes (bytes_per_pack), not by count; a pack of "
+                           "(gradient bytes / num_packs) gives DistLab's packs.",
+                       4);
     out += "    options = tf.distribute.experimental.CommunicationOptions(\n";
     if (strategy.bytesPerPack > 0)
         out += "        bytes_per_pack=" + std::to_string(strategy.bytesPerPack) + ",  # strategy.bytes_per_pack\n";
-    out += "        implementation=tf.distribute.experimental.CommunicationImplementation." + chosen + ")\n"
+    out += "        implementation=tf.distribute.experimental.CommunicationImplementation." + chosen +
+           ")\n"
            "    return tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)\n";
     return out;
 }
@@ -127,8 +143,7 @@ std::string parameterServerPart(Plan& plan) {
     const StrategyConfig& strategy = plan.config.strategy;
     plan.imports.insert({"socket"});
     std::string out;
-    out += comment("parameter_server: " + std::to_string(strategy.workers) + " workers and " +
-                   std::to_string(strategy.parameterServers) +
+    out += comment("parameter_server: " + std::to_string(strategy.workers) + " workers and " + std::to_string(strategy.parameterServers) +
                    " parameter servers. TensorFlow 2 trains them from a coordinator (this process) that schedules "
                    "steps on the workers through a ClusterCoordinator; the variables live on the servers, placed "
                    "round-robin (docs/semantics.md §6.2, §6.5). Every task here is a tf.distribute.Server in this "
@@ -138,32 +153,39 @@ std::string parameterServerPart(Plan& plan) {
     out += "PARAMETER_SERVERS = " + std::to_string(strategy.parameterServers) + "\n";
     out += "SERVERS = []  # the in-process servers, alive as long as the program\n";
     out += freePorts();
-    out += "\n\ndef start_local_cluster():\n"
-           "    \"\"\"Starts the workers' and the servers' tf.distribute.Servers; returns the coordinator's resolver.\"\"\"\n"
-           "    ports = free_ports(WORKERS + PARAMETER_SERVERS)\n"
-           "    spec = tf.train.ClusterSpec({\n"
-           "        \"worker\": [f\"localhost:{port}\" for port in ports[:WORKERS]],\n"
-           "        \"ps\": [f\"localhost:{port}\" for port in ports[WORKERS:]],\n"
-           "    })\n"
-           "    for job, count in ((\"worker\", WORKERS), (\"ps\", PARAMETER_SERVERS)):\n"
-           "        for index in range(count):\n"
-           "            SERVERS.append(tf.distribute.Server(spec, job_name=job, task_index=index, protocol=\"grpc\", start=True))\n"
-           "    return tf.distribute.cluster_resolver.SimpleClusterResolver(spec, rpc_layer=\"grpc\")\n";
+    out +=
+        "\n\ndef start_local_cluster():\n"
+        "    \"\"\"Starts the workers' and the servers' tf.distribute.Servers; returns the coordinator's resolver.\"\"\"\n"
+        "    ports = free_ports(WORKERS + PARAMETER_SERVERS)\n"
+        "    spec = tf.train.ClusterSpec({\n"
+        "        \"worker\": [f\"localhost:{port}\" for port in ports[:WORKERS]],\n"
+        "        \"ps\": [f\"localhost:{port}\" for port in ports[WORKERS:]],\n"
+        "    })\n"
+        "    for job, count in ((\"worker\", WORKERS), (\"ps\", PARAMETER_SERVERS)):\n"
+        "        for index in range(count):\n"
+        "            SERVERS.append(tf.distribute.Server(spec, job_name=job, task_index=index, protocol=\"grpc\", start=True))\n"
+        "    return tf.distribute.cluster_resolver.SimpleClusterResolver(spec, rpc_layer=\"grpc\")\n";
     out += "\n\ndef make_strategy():\n" + modeNote(strategy) + speedNote(strategy);
     if (strategy.replicasPerWorker > 1)
         out += comment("replicas_per_worker " + std::to_string(strategy.replicasPerWorker) +
-                       ": ParameterServerStrategy runs a worker's local GPUs as synchronous replicas (an all-reduce "
-                       "inside the worker, DistLab's cross_device_ops " + configName(strategy.crossDeviceOps) +
-                       "); the in-process workers here share one machine's devices, so each has one replica and "
-                       "computes on its whole batch of G.", 4);
+                           ": ParameterServerStrategy runs a worker's local GPUs as synchronous replicas (an all-reduce "
+                           "inside the worker, DistLab's cross_device_ops " +
+                           configName(strategy.crossDeviceOps) +
+                           "); the in-process workers here share one machine's devices, so each has one replica and "
+                           "computes on its whole batch of G.",
+                       4);
     if (strategy.partitioner.kind == PartitionerConfig::Kind::None)
         out += comment("No partitioner: every variable is one shard.", 4);
     else
-        out += comment("strategy.partitioner: TensorFlow's partitioners split along the first axis as DistLab's do "
-                       "(docs/semantics.md §6.5).", 4);
-    out += "    return tf.distribute.experimental.ParameterServerStrategy(\n"
-           "        start_local_cluster(),\n"
-           "        variable_partitioner=" + partitioner(strategy.partitioner) + ")\n";
+        out += comment(
+            "strategy.partitioner: TensorFlow's partitioners split along the first axis as DistLab's do "
+            "(docs/semantics.md §6.5).",
+            4);
+    out +=
+        "    return tf.distribute.experimental.ParameterServerStrategy(\n"
+        "        start_local_cluster(),\n"
+        "        variable_partitioner=" +
+        partitioner(strategy.partitioner) + ")\n";
     return out;
 }
 

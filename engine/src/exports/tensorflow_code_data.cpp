@@ -47,17 +47,19 @@ std::string distLabSamples(const Plan& plan) {
     const DataConfig& data = plan.config.data;
     std::string what = data.source == DataSource::Synthetic
                            ? std::string("the synthetic ") + configName(data.kind) + " set (" + std::to_string(data.samples) +
-                                 " samples, noise " + pythonFloat(data.noise) + ", train fraction " +
-                                 pythonFloat(data.trainFraction) + ")"
-                           : "random data (" + std::to_string(data.samples) + " samples of " +
-                                 std::to_string(data.features) + " features)";
+                                 " samples, noise " + pythonFloat(data.noise) + ", train fraction " + pythonFloat(data.trainFraction) + ")"
+                           : "random data (" + std::to_string(data.samples) + " samples of " + std::to_string(data.features) + " features)";
     std::string out = "\n\n" + comment("DistLab generates " + what +
-                                     " from the run's seed with its own random numbers, which TensorFlow cannot draw again.");
-    out += "def load_training_set():\n"
-           "    \"\"\"DistLab's exact training samples, from DATA_FILE.\"\"\"\n";
-    out += "    if not os.path.exists(DATA_FILE):\n"
-           "        sys.exit(DATA_FILE + \": not found; write it with: \" + " + pythonString(exportCommand(plan)) + ")\n"
-           "    tensors = read_safetensors(DATA_FILE)\n";
+                                       " from the run's seed with its own random numbers, which TensorFlow cannot draw again.");
+    out +=
+        "def load_training_set():\n"
+        "    \"\"\"DistLab's exact training samples, from DATA_FILE.\"\"\"\n";
+    out +=
+        "    if not os.path.exists(DATA_FILE):\n"
+        "        sys.exit(DATA_FILE + \": not found; write it with: \" + " +
+        pythonString(exportCommand(plan)) +
+        ")\n"
+        "    tensors = read_safetensors(DATA_FILE)\n";
     out += "    return tensors[\"x\"].astype(np.float32), " +
            labelsExpression(plan, std::string("tensors[\"") + (plan.classification ? "labels" : "targets") + "\"]") + "\n";
     return out;
@@ -68,7 +70,8 @@ std::string fashionMnist(const Plan& plan) {
            "    \"\"\"Fashion-MNIST's 60,000 training images as 784 features in [0, 1] (pixel / 255) and their\n"
            "    labels. DistLab reads the same files from Debian's dataset-fashion-mnist; Keras downloads them.\"\"\"\n"
            "    (x, y), _ = tf.keras.datasets.fashion_mnist.load_data()\n"
-           "    return (x.reshape(len(x), -1) / 255.0).astype(np.float32), " + labelsExpression(plan, "y") + "\n";
+           "    return (x.reshape(len(x), -1) / 255.0).astype(np.float32), " +
+           labelsExpression(plan, "y") + "\n";
 }
 
 std::string csvFile(Plan& plan) {
@@ -86,7 +89,8 @@ std::string csvFile(Plan& plan) {
            "        rows = rows[1:]  # a header\n"
            "    table = np.array(rows, dtype=np.float64)\n"
            "    label = LABEL_COLUMN % table.shape[1]\n"
-           "    return np.delete(table, label, axis=1).astype(np.float32), " + labelsExpression(plan, "table[:, label]") + "\n";
+           "    return np.delete(table, label, axis=1).astype(np.float32), " +
+           labelsExpression(plan, "table[:, label]") + "\n";
 }
 
 std::string idxFiles(Plan& plan) {
@@ -115,16 +119,19 @@ std::string idxFiles(Plan& plan) {
 std::string pipeline(const Plan& plan) {
     const bool ps = plan.runtime == Plan::Runtime::ParameterServer;
     std::string out = std::string("\n\ndef make_dataset(x, y, batch_size") + (ps ? ", input_context" : "") + "):\n";
-    out += "    \"\"\"Endless batches of `batch_size` consecutive samples of each epoch's order; an epoch drops the\n"
-           "    samples left when fewer than a batch remain (docs/semantics.md §9).\"\"\"\n"
-           "    dataset = tf.data.Dataset.from_tensor_slices((x, y))\n";
+    out +=
+        "    \"\"\"Endless batches of `batch_size` consecutive samples of each epoch's order; an epoch drops the\n"
+        "    samples left when fewer than a batch remain (docs/semantics.md §9).\"\"\"\n"
+        "    dataset = tf.data.Dataset.from_tensor_slices((x, y))\n";
     if (ps)
-        out += "    # Each worker its own part of the data: DistLab's coordinator hands every worker the next global\n"
-               "    # batch; TensorFlow's per-worker datasets cannot share one stream, so they split the samples.\n"
-               "    dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)\n";
+        out +=
+            "    # Each worker its own part of the data: DistLab's coordinator hands every worker the next global\n"
+            "    # batch; TensorFlow's per-worker datasets cannot share one stream, so they split the samples.\n"
+            "    dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)\n";
     if (plan.config.data.shuffle)
-        out += "    # Reshuffled every epoch from the seed (DistLab's permutations come from its own generator).\n"
-               "    dataset = dataset.shuffle(len(x), seed=SEED, reshuffle_each_iteration=True)\n";
+        out +=
+            "    # Reshuffled every epoch from the seed (DistLab's permutations come from its own generator).\n"
+            "    dataset = dataset.shuffle(len(x), seed=SEED, reshuffle_each_iteration=True)\n";
     else
         out += "    # data.shuffle is false: every epoch in the data set's order.\n";
     out += "    return dataset.batch(batch_size, drop_remainder=True).repeat()\n";
@@ -143,14 +150,23 @@ std::string dataSection(Plan& plan) {
     std::string out = sectionTitle("the data (docs/semantics.md §9)") + filesPart(plan, generated);
     switch (source) {
         case DataSource::Synthetic:
-        case DataSource::Random: out += distLabSamples(plan); break;
-        case DataSource::FashionMnist: out += fashionMnist(plan); break;
-        case DataSource::Csv: out += csvFile(plan); break;
-        case DataSource::Idx: out += idxFiles(plan); break;
+        case DataSource::Random:
+            out += distLabSamples(plan);
+            break;
+        case DataSource::FashionMnist:
+            out += fashionMnist(plan);
+            break;
+        case DataSource::Csv:
+            out += csvFile(plan);
+            break;
+        case DataSource::Idx:
+            out += idxFiles(plan);
+            break;
     }
     if (!plan.config.data.testPath.empty() || !plan.config.data.testImages.empty())
-        out += comment("The test set (data.test_path, data.test_images) is only evaluated, never trained on; "
-                       "this code leaves it out.");
+        out += comment(
+            "The test set (data.test_path, data.test_images) is only evaluated, never trained on; "
+            "this code leaves it out.");
     return out + pipeline(plan);
 }
 

@@ -17,20 +17,20 @@ struct Plan {
     /// processes of MultiWorkerMirroredStrategy (TensorFlow's ring, multi_worker_mirrored), or as a
     /// parameter-server cluster driven by a ClusterCoordinator.
     enum class Runtime { InProcess, MultiWorker, ParameterServer } runtime = Runtime::InProcess;
-    std::int64_t replicas = 1;  ///< replicas in sync in one update (workers × replicas for multi-worker)
-    bool classification = true;  ///< softmax cross-entropy on integer labels, else mse on float targets
-    std::string stem;            ///< the base of the DistLab files the code reads ("spiral-mirrored-4")
+    std::int64_t replicas = 1;      ///< replicas in sync in one update (workers × replicas for multi-worker)
+    bool classification = true;     ///< softmax cross-entropy on integer labels, else mse on float targets
+    std::string stem;               ///< the base of the DistLab files the code reads ("spiral-mirrored-4")
     std::set<std::string> imports;  ///< modules the sections use, besides numpy and tensorflow
 };
 
 Plan makePlan(const RunConfig& config);
 
-std::string dataSection(Plan& plan);      // tensorflow_code_data.cpp
-std::string strategySection(Plan& plan);  // tensorflow_code_strategy.cpp
+std::string dataSection(Plan& plan);          // tensorflow_code_data.cpp
+std::string strategySection(Plan& plan);      // tensorflow_code_strategy.cpp
 std::string multiWorkerPart(Plan& plan);      // tensorflow_code_cluster.cpp: launch_workers, make_strategy
 std::string parameterServerPart(Plan& plan);  // tensorflow_code_cluster.cpp: the local cluster, make_strategy
-std::string modelSection(Plan& plan);     // tensorflow_code_model.cpp
-std::string trainingSection(Plan& plan);  // tensorflow_code_loop.cpp
+std::string modelSection(Plan& plan);         // tensorflow_code_model.cpp
+std::string trainingSection(Plan& plan);      // tensorflow_code_loop.cpp
 
 /// A section's title line: "# --- title ----...", 100 characters wide, with a blank line before.
 std::string sectionTitle(const std::string& title);

@@ -41,15 +41,20 @@ std::string devicesPart(const Plan& plan) {
         }
         std::string limit = std::to_string(strategy.gpu.memoryLimitMb);
         if (strategy.gpu.memoryLimitMb == 0) {
-            out += comment("memory_limit_mb 0 lets DistLab's logical GPUs of one GPU share its memory; TensorFlow "
-                           "needs a limit to split a GPU, so 1024 MiB each is this code's choice.", 4);
+            out += comment(
+                "memory_limit_mb 0 lets DistLab's logical GPUs of one GPU share its memory; TensorFlow "
+                "needs a limit to split a GPU, so 1024 MiB each is this code's choice.",
+                4);
             limit = "1024";
         }
-        out += "    gpus = tf.config.list_physical_devices(\"GPU\")\n"
-               "    for gpu in gpus[:" + std::to_string(highest / perPhysical + 1) + "]:\n"
-               "        tf.config.set_logical_device_configuration(\n"
-               "            gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=" + limit + ")] * " +
-               std::to_string(perPhysical) + ")\n";
+        out +=
+            "    gpus = tf.config.list_physical_devices(\"GPU\")\n"
+            "    for gpu in gpus[:" +
+            std::to_string(highest / perPhysical + 1) +
+            "]:\n"
+            "        tf.config.set_logical_device_configuration(\n"
+            "            gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=" +
+            limit + ")] * " + std::to_string(perPhysical) + ")\n";
         return out;
     }
     out += "    \"\"\"Splits this machine's CPU into " + std::to_string(highest + 1) +
@@ -59,9 +64,10 @@ std::string devicesPart(const Plan& plan) {
         out += "    pass  # cpu:0 alone is TensorFlow's default CPU device\n";
         return out;
     }
-    out += "    cpu = tf.config.list_physical_devices(\"CPU\")[0]\n"
-           "    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * " +
-           std::to_string(highest + 1) + ")\n";
+    out +=
+        "    cpu = tf.config.list_physical_devices(\"CPU\")[0]\n"
+        "    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * " +
+        std::to_string(highest + 1) + ")\n";
     return out;
 }
 
@@ -69,11 +75,13 @@ std::string devicesPart(const Plan& plan) {
 std::string packingNote(const StrategyConfig& strategy, bool takesNumPacks) {
     if (strategy.bytesPerPack > 0)
         return comment("bytes_per_pack " + std::to_string(strategy.bytesPerPack) +
-                       ": these cross-device ops pack by count (num_packs) only; TensorFlow's byte packing is "
-                       "CommunicationOptions(bytes_per_pack=...) of the collective (multi-worker) strategies.", 4);
+                           ": these cross-device ops pack by count (num_packs) only; TensorFlow's byte packing is "
+                           "CommunicationOptions(bytes_per_pack=...) of the collective (multi-worker) strategies.",
+                       4);
     if (!takesNumPacks && strategy.numPacks > 1)
-        return comment("num_packs " + std::to_string(strategy.numPacks) +
-                       ": ReductionToOneDevice reduces each gradient on its own and does not pack.", 4);
+        return comment(
+            "num_packs " + std::to_string(strategy.numPacks) + ": ReductionToOneDevice reduces each gradient on its own and does not pack.",
+            4);
     return "";
 }
 
@@ -83,34 +91,42 @@ std::string mirrored(const Plan& plan) {
     std::string out, ops;
     switch (strategy.crossDeviceOps) {
         case CrossDeviceOps::ReductionToOneDevice:
-            out += comment("cross_device_ops reduction_to_one_device: every replica's gradient is copied to "
-                           "DEVICES[0], added there in one tf.math.add_n (every term held at once, as DistLab's "
-                           "device 0 does) and the sum broadcast back (docs/semantics.md §5.1).", 4);
+            out += comment(
+                "cross_device_ops reduction_to_one_device: every replica's gradient is copied to "
+                "DEVICES[0], added there in one tf.math.add_n (every term held at once, as DistLab's "
+                "device 0 does) and the sum broadcast back (docs/semantics.md §5.1).",
+                4);
             out += packingNote(strategy, false);
             ops = "tf.distribute.ReductionToOneDevice(reduce_to_device=DEVICES[0], accumulation_fn=tf.math.add_n)";
             break;
         case CrossDeviceOps::Tree:
-            out += comment("cross_device_ops tree: TensorFlow's cross-device ops have no tree all-reduce. The "
-                           "nearest is ReductionToOneDevice adding in DistLab's tree order (binary_tree_sum). What "
-                           "differs: TensorFlow copies every gradient to DEVICES[0] and adds them there, where "
-                           "DistLab's tree passes partial sums up level by level (each replica sends once, to its "
-                           "parent) and copies the result down the same tree: the same sum, other transfers "
-                           "(docs/semantics.md §5.1).", 4);
+            out += comment(
+                "cross_device_ops tree: TensorFlow's cross-device ops have no tree all-reduce. The "
+                "nearest is ReductionToOneDevice adding in DistLab's tree order (binary_tree_sum). What "
+                "differs: TensorFlow copies every gradient to DEVICES[0] and adds them there, where "
+                "DistLab's tree passes partial sums up level by level (each replica sends once, to its "
+                "parent) and copies the result down the same tree: the same sum, other transfers "
+                "(docs/semantics.md §5.1).",
+                4);
             out += packingNote(strategy, false);
             ops = "tf.distribute.ReductionToOneDevice(reduce_to_device=DEVICES[0], accumulation_fn=binary_tree_sum)";
             break;
         case CrossDeviceOps::HierarchicalCopy:
-            out += comment("cross_device_ops hierarchical_copy: TensorFlow's HierarchicalCopyAllReduce was built for "
-                           "the 8 GPUs of a DGX-1 (two groups of four, summed on a lead each); DistLab's splits any N "
-                           "replicas into two halves the same way and rotates the leads per pack "
-                           "(docs/semantics.md §5.1).", 4);
+            out += comment(
+                "cross_device_ops hierarchical_copy: TensorFlow's HierarchicalCopyAllReduce was built for "
+                "the 8 GPUs of a DGX-1 (two groups of four, summed on a lead each); DistLab's splits any N "
+                "replicas into two halves the same way and rotates the leads per pack "
+                "(docs/semantics.md §5.1).",
+                4);
             out += packingNote(strategy, true);
             ops = "tf.distribute.HierarchicalCopyAllReduce(num_packs=" + packs + ")";
             break;
         case CrossDeviceOps::Nccl:
             if (!strategy.usesGpus())
-                out += comment("cross_device_ops nccl: NCCL all-reduces between GPUs only. On these CPU devices "
-                               "DistLab runs its ring instead; TensorFlow would refuse NcclAllReduce here.", 4);
+                out += comment(
+                    "cross_device_ops nccl: NCCL all-reduces between GPUs only. On these CPU devices "
+                    "DistLab runs its ring instead; TensorFlow would refuse NcclAllReduce here.",
+                    4);
             out += packingNote(strategy, true);
             ops = "tf.distribute.NcclAllReduce(num_packs=" + packs + ")";
             break;
@@ -124,23 +140,28 @@ std::string mirrored(const Plan& plan) {
 
 std::string centralStorage(const Plan& plan) {
     const StrategyConfig& strategy = plan.config.strategy;
-    std::string out = comment("central_storage: one copy of the variables on the parameter device, replicas "
-                              "compute on their shards and the summed gradient is applied once "
-                              "(docs/semantics.md §6.1).", 4);
+    std::string out = comment(
+        "central_storage: one copy of the variables on the parameter device, replicas "
+        "compute on their shards and the summed gradient is applied once "
+        "(docs/semantics.md §6.1).",
+        4);
     out += comment(std::string("cross_device_ops ") + configName(strategy.crossDeviceOps) +
-                   ": CentralStorageStrategy always reduces onto its parameter device and takes no cross-device "
-                   "ops; DistLab all-reduces among the replicas, then replica 0 applies and broadcasts.", 4);
-    return out + "    return tf.distribute.experimental.CentralStorageStrategy(\n"
-                 "        compute_devices=DEVICES, parameter_device=DEVICES[0])\n";
+                       ": CentralStorageStrategy always reduces onto its parameter device and takes no cross-device "
+                       "ops; DistLab all-reduces among the replicas, then replica 0 applies and broadcasts.",
+                   4);
+    return out +
+           "    return tf.distribute.experimental.CentralStorageStrategy(\n"
+           "        compute_devices=DEVICES, parameter_device=DEVICES[0])\n";
 }
 
 std::string oneDevice(const Plan& plan) {
     std::string out;
     if (plan.config.strategy.type == StrategyKind::ModelParallel || plan.config.strategy.type == StrategyKind::Pipeline)
         out += comment(std::string("strategy ") + configName(plan.config.strategy.type) +
-                       ": tf.distribute has no model- or pipeline-parallel strategy (TensorFlow splits a model "
-                       "across devices with DTensor layouts, tf.experimental.dtensor). DistLab does not train it "
-                       "yet either (docs/semantics.md §11); this code trains on one device.", 4);
+                           ": tf.distribute has no model- or pipeline-parallel strategy (TensorFlow splits a model "
+                           "across devices with DTensor layouts, tf.experimental.dtensor). DistLab does not train it "
+                           "yet either (docs/semantics.md §11); this code trains on one device.",
+                       4);
     return out + "    return tf.distribute.OneDeviceStrategy(DEVICES[0])\n";
 }
 
@@ -165,14 +186,19 @@ std::string strategySection(Plan& plan) {
     if (plan.runtime == Plan::Runtime::MultiWorker) return title + multiWorkerPart(plan);
     if (plan.runtime == Plan::Runtime::ParameterServer) return title + parameterServerPart(plan);
     std::string out = title + devicesPart(plan);
-    if (strategy.type == StrategyKind::Mirrored && strategy.crossDeviceOps == CrossDeviceOps::Tree &&
-        strategy.replicaCount() > 1)
+    if (strategy.type == StrategyKind::Mirrored && strategy.crossDeviceOps == CrossDeviceOps::Tree && strategy.replicaCount() > 1)
         out += treeSum();
     out += "\n\ndef make_strategy():\n";
     switch (strategy.type) {
-        case StrategyKind::Mirrored: out += mirrored(plan); break;
-        case StrategyKind::CentralStorage: out += centralStorage(plan); break;
-        default: out += oneDevice(plan); break;
+        case StrategyKind::Mirrored:
+            out += mirrored(plan);
+            break;
+        case StrategyKind::CentralStorage:
+            out += centralStorage(plan);
+            break;
+        default:
+            out += oneDevice(plan);
+            break;
     }
     return out;
 }

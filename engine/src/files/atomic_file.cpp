@@ -48,7 +48,8 @@ Status checkOutputPath(const std::string& field, const std::string& path) {
 }
 
 bool sameFile(const std::string& first, const std::string& second) {
-    struct stat a {}, b {};
+    struct stat a {
+    }, b{};
     const bool firstExists = ::stat(first.c_str(), &a) == 0;
     const bool secondExists = ::stat(second.c_str(), &b) == 0;
     if (firstExists && secondExists) return a.st_dev == b.st_dev && a.st_ino == b.st_ino;

@@ -78,12 +78,12 @@ std::size_t ByteStream::readGzip(std::uint8_t* dst, std::size_t n) {
         if (rc == Z_STREAM_END) {
             m_ended = true;
         } else if (rc == Z_BUF_ERROR) {  // no progress possible: the input ran out
-            throw InputError(m_name + ": the gzip stream ends early at compressed byte offset " +
-                             std::to_string(m_zstream.total_in) + " (the file is truncated)");
+            throw InputError(m_name + ": the gzip stream ends early at compressed byte offset " + std::to_string(m_zstream.total_in) +
+                             " (the file is truncated)");
         } else if (rc != Z_OK) {
             const char* reason = m_zstream.msg ? m_zstream.msg : "invalid data";
-            throw InputError(m_name + ": corrupt gzip data near compressed byte offset " +
-                             std::to_string(m_zstream.total_in) + ": " + reason);
+            throw InputError(m_name + ": corrupt gzip data near compressed byte offset " + std::to_string(m_zstream.total_in) + ": " +
+                             reason);
         }
     }
     return produced;

@@ -23,8 +23,7 @@ std::string temporaryNameFor(const std::string& target, int attempt) {
     const auto ticks = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     const std::uint64_t mix = ticks ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull) ^ static_cast<std::uint64_t>(attempt);
     char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%d-%016llx", static_cast<int>(::getpid()),
-                  static_cast<unsigned long long>(mix));
+    std::snprintf(suffix, sizeof suffix, ".tmp-%d-%016llx", static_cast<int>(::getpid()), static_cast<unsigned long long>(mix));
     // Built by appending: GCC 12 warns falsely (-Wrestrict) on "." + std::string.
     std::string name(1, '.');
     name += std::filesystem::path(target).filename().string();
@@ -37,12 +36,18 @@ std::string temporaryNameFor(const std::string& target, int attempt) {
 std::string notRegularReason(mode_t mode) {
     const char* kind = nullptr;
     if (S_ISREG(mode)) return {};
-    if (S_ISDIR(mode)) kind = "a directory";
-    else if (S_ISFIFO(mode)) kind = "a FIFO (named pipe)";
-    else if (S_ISSOCK(mode)) kind = "a socket";
-    else if (S_ISCHR(mode)) kind = "a character device";
-    else if (S_ISBLK(mode)) kind = "a block device";
-    else kind = "not a file";
+    if (S_ISDIR(mode))
+        kind = "a directory";
+    else if (S_ISFIFO(mode))
+        kind = "a FIFO (named pipe)";
+    else if (S_ISSOCK(mode))
+        kind = "a socket";
+    else if (S_ISCHR(mode))
+        kind = "a character device";
+    else if (S_ISBLK(mode))
+        kind = "a block device";
+    else
+        kind = "not a file";
     return std::string("it is ") + kind + ", not a regular file";
 }
 
@@ -69,8 +74,7 @@ Result<std::string> outputTarget(const std::string& path) {
     if (!target) return target;
     struct stat info {};
     if (::stat(target->c_str(), &info) == 0) {
-        if (const std::string reason = notRegularReason(info.st_mode); !reason.empty())
-            return Error{path + ": cannot write: " + reason};
+        if (const std::string reason = notRegularReason(info.st_mode); !reason.empty()) return Error{path + ": cannot write: " + reason};
     }
     return target;
 }

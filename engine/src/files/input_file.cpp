@@ -35,16 +35,21 @@ std::string prefixFor(const InputName& name) {
 InputLimits inputLimits(InputKind kind) {
     switch (kind) {
         // A config is a few kilobytes; the cap only stops a data file passed by mistake.
-        case InputKind::Config: return {"a run config", 16 * kMiB};
+        case InputKind::Config:
+            return {"a run config", 16 * kMiB};
         // Scripts are small too, but may be generated with many ops.
-        case InputKind::VarlabScript: return {"a variable-lab script", 64 * kMiB};
+        case InputKind::VarlabScript:
+            return {"a variable-lab script", 64 * kMiB};
         // Data is held as float32: 256 MiB of pixels become 1 GiB in memory (a CSV value takes at
         // least 2 bytes of text, so half that). That holds CIFAR-10-sized sets (150 MB) and stops
         // a gzip bomb long before memory runs out.
-        case InputKind::Csv: return {"a CSV file", 256 * kMiB};
-        case InputKind::Idx: return {"an IDX file", 256 * kMiB};
+        case InputKind::Csv:
+            return {"a CSV file", 256 * kMiB};
+        case InputKind::Idx:
+            return {"an IDX file", 256 * kMiB};
         // Read whole into memory; 2 GiB is 512 M float32 values, far past any model DistLab builds.
-        case InputKind::Weights: return {"a weights or checkpoint file", 2 * kGiB};
+        case InputKind::Weights:
+            return {"a weights or checkpoint file", 2 * kGiB};
     }
     return {"a file", 16 * kMiB};
 }
@@ -76,8 +81,7 @@ InputFile InputFile::open(InputKind kind, InputName name) {
     // terminal becomes the controlling one); and again after, on what was really opened.
     struct stat info {};
     if (::stat(where.c_str(), &info) != 0) throw InputError(prefixFor(name) + std::strerror(errno));
-    if (std::string reason = file_detail::notRegularReason(info.st_mode); !reason.empty())
-        throw InputError(prefixFor(name) + reason);
+    if (std::string reason = file_detail::notRegularReason(info.st_mode); !reason.empty()) throw InputError(prefixFor(name) + reason);
     const int fd = ::open(where.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw InputError(prefixFor(name) + std::strerror(errno));
     InputFile file(kind, std::move(name), fd, 0);

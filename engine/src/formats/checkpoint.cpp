@@ -16,8 +16,8 @@ constexpr const char* kCheckpointFormat = "distlab-checkpoint-1";
 
 void addParameters(SafeTensorsFile& file, const ParameterStore& store) {
     for (const ParameterInfo& info : store.infos())
-        file.tensors[info.name] = makeF32Tensor(info.shape, store.values().subspan(static_cast<std::size_t>(info.offset),
-                                                                                   static_cast<std::size_t>(info.size)));
+        file.tensors[info.name] =
+            makeF32Tensor(info.shape, store.values().subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size)));
 }
 
 std::vector<ExpectedTensor> expectedParameters(const ParameterStore& store) {
@@ -127,9 +127,9 @@ SafeTensorsFile checkpointContents(Trainer& trainer) {
     for (std::size_t s = 0; s < slotNames.size(); ++s) {
         const auto slot = optimizer.slot(s);
         for (const ParameterInfo& info : store.infos())
-            file.tensors["optimizer/" + info.name + "/" + slotNames[s]] =
-                makeF32Tensor(info.shape, std::span<const float>(slot.subspan(static_cast<std::size_t>(info.offset),
-                                                                              static_cast<std::size_t>(info.size))));
+            file.tensors["optimizer/" + info.name + "/" + slotNames[s]] = makeF32Tensor(
+                info.shape,
+                std::span<const float>(slot.subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size))));
     }
     file.metadata[kFormatKey] = kCheckpointFormat;
     file.metadata["step"] = std::to_string(trainer.stepsDone());
@@ -183,8 +183,9 @@ Status resumeCheckpoint(Trainer& trainer, const std::string& path, const std::st
         for (std::size_t s = 0; s < slotNames.size(); ++s) {
             const auto slot = replicaOptimizer.slot(s);
             for (const ParameterInfo& info : store.infos()) {
-                auto status = copySafeTensor(*file, "optimizer/" + info.name + "/" + slotNames[s], info.shape,
-                                             slot.subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size)), path);
+                auto status =
+                    copySafeTensor(*file, "optimizer/" + info.name + "/" + slotNames[s], info.shape,
+                                   slot.subspan(static_cast<std::size_t>(info.offset), static_cast<std::size_t>(info.size)), path);
                 if (!status) return status;
             }
         }

@@ -13,8 +13,7 @@ namespace {
 constexpr std::string_view kTraceEnd = "\n]}\n";
 
 // {"name":"<kind>","ph":"M","pid":1,"tid":<tid>,"args":{"<argName>":<value>}}
-void appendMetadataEvent(std::string& out, std::string_view kind, int tid, std::string_view argName,
-                         const std::string& argJson) {
+void appendMetadataEvent(std::string& out, std::string_view kind, int tid, std::string_view argName, const std::string& argJson) {
     out += ",\n{\"name\":";
     json_append::string(out, kind);
     out += ",\"ph\":\"M\",\"pid\":1,\"tid\":";

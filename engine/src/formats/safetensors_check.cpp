@@ -5,14 +5,14 @@
 
 namespace distlab {
 
-Result<const SafeTensor*> findSafeTensor(const SafeTensorsFile& file, const std::string& name, SafeDType dtype,
-                                         const Shape& expectedShape, const std::string& fileName) {
+Result<const SafeTensor*> findSafeTensor(const SafeTensorsFile& file, const std::string& name, SafeDType dtype, const Shape& expectedShape,
+                                         const std::string& fileName) {
     const auto found = file.tensors.find(name);
     if (found == file.tensors.end()) return Error{fileName + ": missing tensor " + name};
     const SafeTensor& tensor = found->second;
     if (tensor.dtype != dtype) {
-        return Error{fileName + ": " + name + ": dtype " + std::string(safeDTypeName(tensor.dtype)) +
-                     " in the file, the model needs " + std::string(safeDTypeName(dtype))};
+        return Error{fileName + ": " + name + ": dtype " + std::string(safeDTypeName(tensor.dtype)) + " in the file, the model needs " +
+                     std::string(safeDTypeName(dtype))};
     }
     if (tensor.shape != expectedShape) {
         return Error{fileName + ": " + name + ": shape " + shapeToString(tensor.shape) + " in the file, the model needs " +
@@ -21,8 +21,8 @@ Result<const SafeTensor*> findSafeTensor(const SafeTensorsFile& file, const std:
     return &tensor;
 }
 
-Result<std::vector<float>> readF32Tensor(const SafeTensorsFile& file, const std::string& name,
-                                         const Shape& expectedShape, const std::string& fileName) {
+Result<std::vector<float>> readF32Tensor(const SafeTensorsFile& file, const std::string& name, const Shape& expectedShape,
+                                         const std::string& fileName) {
     const auto found = findSafeTensor(file, name, SafeDType::F32, expectedShape, fileName);
     if (!found) return found.error();
     std::vector<float> values((*found)->bytes.size() / sizeof(float));
@@ -30,8 +30,8 @@ Result<std::vector<float>> readF32Tensor(const SafeTensorsFile& file, const std:
     return values;
 }
 
-Status checkTensorsMatch(const SafeTensorsFile& file, std::span<const ExpectedTensor> expected,
-                         const std::string& fileName, std::string_view ignorePrefix) {
+Status checkTensorsMatch(const SafeTensorsFile& file, std::span<const ExpectedTensor> expected, const std::string& fileName,
+                         std::string_view ignorePrefix) {
     std::set<std::string_view> wanted;
     for (const ExpectedTensor& tensor : expected) {
         const auto found = findSafeTensor(file, tensor.name, SafeDType::F32, tensor.shape, fileName);

@@ -16,19 +16,31 @@ struct DTypeInfo {
 };
 
 constexpr std::array<DTypeInfo, 15> kDTypes{{
-    {SafeDType::Bool, "BOOL", 1},   {SafeDType::U8, "U8", 1},     {SafeDType::I8, "I8", 1},
-    {SafeDType::F8E5M2, "F8_E5M2", 1}, {SafeDType::F8E4M3, "F8_E4M3", 1}, {SafeDType::I16, "I16", 2},
-    {SafeDType::U16, "U16", 2},     {SafeDType::F16, "F16", 2},   {SafeDType::BF16, "BF16", 2},
-    {SafeDType::I32, "I32", 4},     {SafeDType::U32, "U32", 4},   {SafeDType::F32, "F32", 4},
-    {SafeDType::I64, "I64", 8},     {SafeDType::U64, "U64", 8},   {SafeDType::F64, "F64", 8},
+    {SafeDType::Bool, "BOOL", 1},
+    {SafeDType::U8, "U8", 1},
+    {SafeDType::I8, "I8", 1},
+    {SafeDType::F8E5M2, "F8_E5M2", 1},
+    {SafeDType::F8E4M3, "F8_E4M3", 1},
+    {SafeDType::I16, "I16", 2},
+    {SafeDType::U16, "U16", 2},
+    {SafeDType::F16, "F16", 2},
+    {SafeDType::BF16, "BF16", 2},
+    {SafeDType::I32, "I32", 4},
+    {SafeDType::U32, "U32", 4},
+    {SafeDType::F32, "F32", 4},
+    {SafeDType::I64, "I64", 8},
+    {SafeDType::U64, "U64", 8},
+    {SafeDType::F64, "F64", 8},
 }};
 
-static_assert([] {
-    for (std::size_t i = 0; i < kDTypes.size(); ++i) {
-        if (static_cast<std::size_t>(kDTypes[i].dtype) != i) return false;
-    }
-    return true;
-}(), "kDTypes must list the dtypes in enum order");
+static_assert(
+    [] {
+        for (std::size_t i = 0; i < kDTypes.size(); ++i) {
+            if (static_cast<std::size_t>(kDTypes[i].dtype) != i) return false;
+        }
+        return true;
+    }(),
+    "kDTypes must list the dtypes in enum order");
 
 const DTypeInfo& infoOf(SafeDType dtype) { return kDTypes[static_cast<std::size_t>(dtype)]; }
 
@@ -39,20 +51,29 @@ std::size_t safeDTypeSize(SafeDType dtype) { return infoOf(dtype).size; }
 
 std::optional<DType> toDType(SafeDType tag) {
     switch (tag) {
-    case SafeDType::F32: return DType::Float32;
-    case SafeDType::F16: return DType::Float16;
-    case SafeDType::BF16: return DType::BFloat16;
-    case SafeDType::I32: return DType::Int32;
-    default: return std::nullopt;
+        case SafeDType::F32:
+            return DType::Float32;
+        case SafeDType::F16:
+            return DType::Float16;
+        case SafeDType::BF16:
+            return DType::BFloat16;
+        case SafeDType::I32:
+            return DType::Int32;
+        default:
+            return std::nullopt;
     }
 }
 
 SafeDType toSafeDType(DType dtype) {
     switch (dtype) {
-    case DType::Float32: return SafeDType::F32;
-    case DType::Float16: return SafeDType::F16;
-    case DType::BFloat16: return SafeDType::BF16;
-    case DType::Int32: return SafeDType::I32;
+        case DType::Float32:
+            return SafeDType::F32;
+        case DType::Float16:
+            return SafeDType::F16;
+        case DType::BFloat16:
+            return SafeDType::BF16;
+        case DType::Int32:
+            return SafeDType::I32;
     }
     return SafeDType::F32;
 }
@@ -145,7 +166,8 @@ json parseJson(std::string_view header, const std::string& fileName, std::string
 }
 
 std::uint64_t offsetValue(const json& value, const std::string& where) {
-    if (!value.is_number_unsigned()) fail(where + " must be a non-negative integer, got " + value.dump(-1, ' ', false, json::error_handler_t::replace));
+    if (!value.is_number_unsigned())
+        fail(where + " must be a non-negative integer, got " + value.dump(-1, ' ', false, json::error_handler_t::replace));
     return value.get<std::uint64_t>();
 }
 
@@ -194,9 +216,8 @@ HeaderEntry parseEntry(const std::string& name, const json& info, std::uint64_t 
     std::uint64_t bytes = 0;
     overflow = overflow || __builtin_mul_overflow(elements, safeDTypeSize(entry.dtype), &bytes);
     if (overflow || bytes != entry.end - entry.begin) {
-        fail(where + range + " hold " + std::to_string(entry.end - entry.begin) + " bytes, but " +
-             std::string(safeDTypeName(entry.dtype)) + " " + shapeToString(entry.shape) + " needs " +
-             (overflow ? std::string("more than 2^64") : std::to_string(bytes)));
+        fail(where + range + " hold " + std::to_string(entry.end - entry.begin) + " bytes, but " + std::string(safeDTypeName(entry.dtype)) +
+             " " + shapeToString(entry.shape) + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(bytes)));
     }
     return entry;
 }
@@ -213,27 +234,24 @@ std::map<std::string, std::string> parseMetadata(const json& value, const std::s
 }
 
 // The data section must be covered exactly: no overlap, no gap, nothing after the last tensor.
-void checkCoverage(const std::vector<HeaderEntry>& entries, std::uint64_t dataBytes, std::uint64_t dataStart,
-                   const std::string& fileName) {
+void checkCoverage(const std::vector<HeaderEntry>& entries, std::uint64_t dataBytes, std::uint64_t dataStart, const std::string& fileName) {
     std::uint64_t covered = 0;
     const HeaderEntry* previous = nullptr;
     for (const HeaderEntry& entry : entries) {
         if (entry.begin < covered) {
-            fail(fileName + ": " + entry.name + ": data_offsets [" + std::to_string(entry.begin) + ", " +
-                 std::to_string(entry.end) + "] overlap " + previous->name + " [" + std::to_string(previous->begin) +
-                 ", " + std::to_string(previous->end) + "]");
+            fail(fileName + ": " + entry.name + ": data_offsets [" + std::to_string(entry.begin) + ", " + std::to_string(entry.end) +
+                 "] overlap " + previous->name + " [" + std::to_string(previous->begin) + ", " + std::to_string(previous->end) + "]");
         }
         if (entry.begin > covered) {
-            fail(fileName + ": byte offset " + std::to_string(dataStart + covered) + ": data bytes [" +
-                 std::to_string(covered) + ", " + std::to_string(entry.begin) + ") belong to no tensor (before " +
-                 entry.name + ")");
+            fail(fileName + ": byte offset " + std::to_string(dataStart + covered) + ": data bytes [" + std::to_string(covered) + ", " +
+                 std::to_string(entry.begin) + ") belong to no tensor (before " + entry.name + ")");
         }
         covered = entry.end;
         previous = &entry;
     }
     if (covered < dataBytes) {
-        fail(fileName + ": byte offset " + std::to_string(dataStart + covered) + ": " +
-             std::to_string(dataBytes - covered) + " trailing bytes after the last tensor");
+        fail(fileName + ": byte offset " + std::to_string(dataStart + covered) + ": " + std::to_string(dataBytes - covered) +
+             " trailing bytes after the last tensor");
     }
 }
 
@@ -248,8 +266,8 @@ std::uint64_t readLittleEndian64(const std::byte* bytes) {
 void checkHeaderLength(std::uint64_t headerBytes, std::uint64_t fileBytes, const std::string& fileName) {
     const std::uint64_t available = fileBytes - kLengthPrefixBytes;
     if (headerBytes > available) {
-        fail(fileName + ": byte offset 0: header length " + std::to_string(headerBytes) +
-             " points past the end of the file (" + std::to_string(fileBytes) + " bytes)");
+        fail(fileName + ": byte offset 0: header length " + std::to_string(headerBytes) + " points past the end of the file (" +
+             std::to_string(fileBytes) + " bytes)");
     }
     if (headerBytes > kMaxHeaderBytes) {
         fail(fileName + ": byte offset 0: header length " + std::to_string(headerBytes) + " exceeds the limit of " +
@@ -261,8 +279,7 @@ ParsedHeader parseHeader(std::string_view header, std::uint64_t dataBytes, const
     std::string duplicateKey;
     const json root = parseJson(header, fileName, duplicateKey);
     if (!root.is_object()) {
-        fail(fileName + ": byte offset " + std::to_string(kLengthPrefixBytes) + ": header must be a JSON object, got " +
-             kindOf(root));
+        fail(fileName + ": byte offset " + std::to_string(kLengthPrefixBytes) + ": header must be a JSON object, got " + kindOf(root));
     }
     if (!duplicateKey.empty()) fail(fileName + ": " + duplicateKey + ": appears twice in the header");
     ParsedHeader parsed;
@@ -273,9 +290,8 @@ ParsedHeader parseHeader(std::string_view header, std::uint64_t dataBytes, const
             parsed.entries.push_back(parseEntry(key, value, dataBytes, fileName));
         }
     }
-    std::sort(parsed.entries.begin(), parsed.entries.end(), [](const HeaderEntry& a, const HeaderEntry& b) {
-        return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
-    });
+    std::sort(parsed.entries.begin(), parsed.entries.end(),
+              [](const HeaderEntry& a, const HeaderEntry& b) { return std::pair(a.begin, a.end) < std::pair(b.begin, b.end); });
     checkCoverage(parsed.entries, dataBytes, kLengthPrefixBytes + header.size(), fileName);
     return parsed;
 }

@@ -11,8 +11,7 @@ using namespace safetensors_detail;
 
 void checkMinimumSize(std::uint64_t fileBytes, const std::string& fileName) {
     if (fileBytes < kLengthPrefixBytes) {
-        throw InputError(fileName + ": the file is " + std::to_string(fileBytes) +
-             " bytes long, too short for the 8-byte header length");
+        throw InputError(fileName + ": the file is " + std::to_string(fileBytes) + " bytes long, too short for the 8-byte header length");
     }
 }
 
@@ -29,8 +28,7 @@ SafeTensorsFile parseBytes(std::span<const std::byte> bytes, const std::string& 
     for (HeaderEntry& entry : parsed.entries) {
         const auto* first = bytes.data() + dataStart + entry.begin;
         const auto* last = bytes.data() + dataStart + entry.end;
-        file.tensors.emplace(std::move(entry.name),
-                             SafeTensor{entry.dtype, std::move(entry.shape), std::vector<std::byte>(first, last)});
+        file.tensors.emplace(std::move(entry.name), SafeTensor{entry.dtype, std::move(entry.shape), std::vector<std::byte>(first, last)});
     }
     return file;
 }

@@ -38,8 +38,8 @@ void checkTensor(const std::string& name, const SafeTensor& tensor) {
     overflow = overflow || __builtin_mul_overflow(elements, safeDTypeSize(tensor.dtype), &bytes);
     if (overflow || bytes != tensor.bytes.size()) {
         throw InputError("cannot write " + name + ": it holds " + std::to_string(tensor.bytes.size()) + " bytes, but " +
-             std::string(safeDTypeName(tensor.dtype)) + " " + shapeToString(tensor.shape) + " needs " +
-             (overflow ? std::string("more than 2^64") : std::to_string(bytes)));
+                         std::string(safeDTypeName(tensor.dtype)) + " " + shapeToString(tensor.shape) + " needs " +
+                         (overflow ? std::string("more than 2^64") : std::to_string(bytes)));
     }
 }
 

@@ -17,10 +17,9 @@ constexpr std::string_view kFactPrefix = "run/";
 constexpr std::string_view kColumnsSuffix = "/columns";
 
 bool isPlainName(const std::string& name) {
-    return !name.empty() && name.size() <= 64 &&
-           std::all_of(name.begin(), name.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-           });
+    return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
 }
 
 std::string tensorName(const std::string& table) { return std::string(kSavedRunTensorPrefix) + table; }
@@ -82,11 +81,12 @@ Result<SavedRun> readSavedRun(const std::string& path, const std::string& field)
     if (!file) return file.error();
     const auto format = file->metadata.find(kSavedRunKey);
     if (format == file->metadata.end())
-        return Error{path + ": __metadata__.saved_run: missing (not a saved run: open a weights file with Load weights, a "
-                            "checkpoint with --resume)"};
+        return Error{path +
+                     ": __metadata__.saved_run: missing (not a saved run: open a weights file with Load weights, a "
+                     "checkpoint with --resume)"};
     if (format->second != kSavedRunFormat)
-        return Error{path + ": __metadata__.saved_run: \"" + format->second + "\" is not a format this version reads (" +
-                     kSavedRunFormat + ")"};
+        return Error{path + ": __metadata__.saved_run: \"" + format->second + "\" is not a format this version reads (" + kSavedRunFormat +
+                     ")"};
     SavedRun run;
     const auto config = file->metadata.find("config");
     if (config == file->metadata.end()) return Error{path + ": __metadata__.config: missing"};

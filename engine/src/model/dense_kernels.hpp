@@ -29,21 +29,21 @@ using ConstRowVectorMap = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
 template <typename S>
 void activateRange(Activation act, const S* z, S* y, std::int64_t n) {
     switch (act) {
-    case Activation::Linear:
-        if (y != z) std::copy(z, z + n, y);
-        return;
-    case Activation::Relu:
-        for (std::int64_t i = 0; i < n; ++i) y[i] = z[i] > S(0) ? z[i] : S(0);
-        return;
-    case Activation::Tanh:  // Eigen's vectorised tanh: libm's tanhf costs ~40 ns a value
-        ArrayMap<S>(y, n) = ConstArrayMap<S>(z, n).tanh();
-        return;
-    case Activation::Sigmoid:
-        ArrayMap<S>(y, n) = ConstArrayMap<S>(z, n).logistic();
-        return;
-    case Activation::Gelu:  // exact GELU with erf, as tf.nn.gelu(approximate=False) and torch's default
-        for (std::int64_t i = 0; i < n; ++i) y[i] = S(0.5) * z[i] * (S(1) + std::erf(z[i] * S(std::numbers::sqrt2 / 2)));
-        return;
+        case Activation::Linear:
+            if (y != z) std::copy(z, z + n, y);
+            return;
+        case Activation::Relu:
+            for (std::int64_t i = 0; i < n; ++i) y[i] = z[i] > S(0) ? z[i] : S(0);
+            return;
+        case Activation::Tanh:  // Eigen's vectorised tanh: libm's tanhf costs ~40 ns a value
+            ArrayMap<S>(y, n) = ConstArrayMap<S>(z, n).tanh();
+            return;
+        case Activation::Sigmoid:
+            ArrayMap<S>(y, n) = ConstArrayMap<S>(z, n).logistic();
+            return;
+        case Activation::Gelu:  // exact GELU with erf, as tf.nn.gelu(approximate=False) and torch's default
+            for (std::int64_t i = 0; i < n; ++i) y[i] = S(0.5) * z[i] * (S(1) + std::erf(z[i] * S(std::numbers::sqrt2 / 2)));
+            return;
     }
 }
 
@@ -51,28 +51,28 @@ void activateRange(Activation act, const S* z, S* y, std::int64_t n) {
 template <typename S>
 void activationBackwardRange(Activation act, const S* z, const S* y, const S* dy, S* dz, std::int64_t n) {
     switch (act) {
-    case Activation::Linear:
-        if (dz != dy) std::copy(dy, dy + n, dz);
-        return;
-    case Activation::Relu:
-        for (std::int64_t i = 0; i < n; ++i) dz[i] = z[i] > S(0) ? dy[i] : S(0);
-        return;
-    case Activation::Tanh:
-        for (std::int64_t i = 0; i < n; ++i) dz[i] = dy[i] * (S(1) - y[i] * y[i]);
-        return;
-    case Activation::Sigmoid:
-        for (std::int64_t i = 0; i < n; ++i) dz[i] = dy[i] * y[i] * (S(1) - y[i]);
-        return;
-    case Activation::Gelu: {
-        const S invSqrt2 = S(std::numbers::sqrt2 / 2);
-        const S invSqrt2Pi = S(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
-        for (std::int64_t i = 0; i < n; ++i) {
-            const S cdf = S(0.5) * (S(1) + std::erf(z[i] * invSqrt2));
-            const S pdf = invSqrt2Pi * std::exp(S(-0.5) * z[i] * z[i]);
-            dz[i] = dy[i] * (cdf + z[i] * pdf);
+        case Activation::Linear:
+            if (dz != dy) std::copy(dy, dy + n, dz);
+            return;
+        case Activation::Relu:
+            for (std::int64_t i = 0; i < n; ++i) dz[i] = z[i] > S(0) ? dy[i] : S(0);
+            return;
+        case Activation::Tanh:
+            for (std::int64_t i = 0; i < n; ++i) dz[i] = dy[i] * (S(1) - y[i] * y[i]);
+            return;
+        case Activation::Sigmoid:
+            for (std::int64_t i = 0; i < n; ++i) dz[i] = dy[i] * y[i] * (S(1) - y[i]);
+            return;
+        case Activation::Gelu: {
+            const S invSqrt2 = S(std::numbers::sqrt2 / 2);
+            const S invSqrt2Pi = S(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+            for (std::int64_t i = 0; i < n; ++i) {
+                const S cdf = S(0.5) * (S(1) + std::erf(z[i] * invSqrt2));
+                const S pdf = invSqrt2Pi * std::exp(S(-0.5) * z[i] * z[i]);
+                dz[i] = dy[i] * (cdf + z[i] * pdf);
+            }
+            return;
         }
-        return;
-    }
     }
 }
 
@@ -98,8 +98,7 @@ void activationBackward(Activation act, const S* z, const S* y, const S* dy, S* 
 
 /// z = x W + b for x [batch, in], W [in, out], b [out]; then z = max(z, 0) where relu.
 template <typename S>
-void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, std::int64_t in, std::int64_t out,
-                  bool relu = false) {
+void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, std::int64_t in, std::int64_t out, bool relu = false) {
     // On a packed kernel the bias and ReLU are applied as the product writes each finished tile:
     // z written once, not laid down, added onto and passed over again (W1: 2.4 % of the step).
     if constexpr (std::is_same_v<S, float>)
@@ -120,9 +119,7 @@ void denseForward(const S* x, const S* w, const S* b, S* z, std::int64_t batch, 
 /// Whether act's derivative can be read off its output y alone, so that a layer need not keep z
 /// and denseForward can write y = act(z) directly: linear (no derivative to read) and ReLU (y > 0
 /// exactly where z > 0, NaN included: both give 0 there).
-constexpr bool activationDerivativeFromOutput(Activation act) {
-    return act == Activation::Linear || act == Activation::Relu;
-}
+constexpr bool activationDerivativeFromOutput(Activation act) { return act == Activation::Linear || act == Activation::Relu; }
 
 /// db += column sums of dz [batch, out] (= when not accumulate): each column summed down the batch
 /// in row order, the columns split across the team.
@@ -145,8 +142,7 @@ void biasGradient(const S* dz, S* db, std::int64_t batch, std::int64_t out, bool
 /// dx = dz W^T for dz [batch, out], W [in, out]; then, where reluOutput is set (x came out of a
 /// ReLU: reluOutput is x), dx = x > 0 ? dx : 0, that ReLU's derivative.
 template <typename S>
-void inputGradient(const S* dz, const S* w, const S* reluOutput, S* dx, std::int64_t batch, std::int64_t in,
-                   std::int64_t out) {
+void inputGradient(const S* dz, const S* w, const S* reluOutput, S* dx, std::int64_t batch, std::int64_t in, std::int64_t out) {
     // On a packed kernel the derivative is applied as the product writes each finished tile: no
     // pass of its own over dx and the layer before's output (W1: 1.4 % of the step).
     if constexpr (std::is_same_v<S, float>)
@@ -160,8 +156,8 @@ void inputGradient(const S* dz, const S* w, const S* reluOutput, S* dx, std::int
 /// when dx is not null (times the derivative of the ReLU x came out of where dxRelu: see
 /// inputGradient).
 template <typename S>
-void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std::int64_t batch, std::int64_t in,
-                   std::int64_t out, bool accumulate = true, bool dxRelu = false) {
+void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std::int64_t batch, std::int64_t in, std::int64_t out,
+                   bool accumulate = true, bool dxRelu = false) {
     matrixProduct(Op::Transpose, Op::None, in, out, batch, x, dz, S(accumulate ? 1 : 0), dw);
     biasGradient(dz, db, batch, out, accumulate);
     if (dx != nullptr) inputGradient(dz, w, dxRelu ? x : nullptr, dx, batch, in, out);
@@ -170,8 +166,8 @@ void denseBackward(const S* x, const S* w, const S* dz, S* dw, S* db, S* dx, std
 /// Softmax cross-entropy with integer labels. Returns the SUM of per-example losses and writes
 /// dlogits = (softmax - onehot) * scale. Counts correct arg-max predictions into *correct.
 template <typename S>
-S softmaxCrossEntropy(const S* logits, const std::int32_t* labels, S* dlogits, std::int64_t batch, std::int64_t classes,
-                      S scale, std::int64_t* correct) {
+S softmaxCrossEntropy(const S* logits, const std::int32_t* labels, S* dlogits, std::int64_t batch, std::int64_t classes, S scale,
+                      std::int64_t* correct) {
     S total = 0;
     for (std::int64_t r = 0; r < batch; ++r) {
         const S* row = logits + r * classes;

@@ -12,8 +12,8 @@ namespace distlab {
 
 /// What backward needs of one micro-batch beyond its output.
 struct DenseLayer::Context final : LayerContext {
-    Tensor preActivation;  ///< z = x W + b, where the activation's derivative needs it (not linear or ReLU)
-    Tensor gradPre;        ///< dz, where backward computes it (not linear, not applied by the layer after)
+    Tensor preActivation;          ///< z = x W + b, where the activation's derivative needs it (not linear or ReLU)
+    Tensor gradPre;                ///< dz, where backward computes it (not linear, not applied by the layer after)
     std::vector<double> stepSums;  ///< the fused SGD step's scratch: its tiles' or blocks' Σ g²
 };
 
@@ -22,8 +22,7 @@ DenseLayer::DenseLayer(std::string name, std::int64_t inputs, std::int64_t units
 
 Shape DenseLayer::outputShape(const Shape& input) const {
     if (input.empty() || input.back() != m_inputs)
-        throw std::invalid_argument(m_name + ": expects inputs of " + std::to_string(m_inputs) + " features, got " +
-                                    shapeToString(input));
+        throw std::invalid_argument(m_name + ": expects inputs of " + std::to_string(m_inputs) + " features, got " + shapeToString(input));
     Shape output = input;
     output.back() = m_units;
     return output;
@@ -45,25 +44,25 @@ void DenseLayer::initialize(InitKind init, Rng& rng) {
     float* kernel = m_kernel.value.data();
     const std::int64_t n = m_inputs * m_units;
     switch (init) {
-    case InitKind::GlorotUniform: {
-        const double limit = std::sqrt(6.0 / static_cast<double>(m_inputs + m_units));
-        for (std::int64_t i = 0; i < n; ++i) kernel[i] = static_cast<float>(rng.uniform(-limit, limit));
-        break;
-    }
-    case InitKind::HeNormal: {
-        // Keras' he_normal: a normal truncated at two standard deviations, stddev sqrt(2 / fan_in)
-        // corrected for the truncation (0.87962566103423978).
-        const double stddev = std::sqrt(2.0 / static_cast<double>(m_inputs)) / 0.87962566103423978;
-        for (std::int64_t i = 0; i < n; ++i) {
-            double value = rng.normal();
-            while (std::abs(value) > 2.0) value = rng.normal();
-            kernel[i] = static_cast<float>(value * stddev);
+        case InitKind::GlorotUniform: {
+            const double limit = std::sqrt(6.0 / static_cast<double>(m_inputs + m_units));
+            for (std::int64_t i = 0; i < n; ++i) kernel[i] = static_cast<float>(rng.uniform(-limit, limit));
+            break;
         }
-        break;
-    }
-    case InitKind::Zeros:
-        std::fill_n(kernel, n, 0.0f);
-        break;
+        case InitKind::HeNormal: {
+            // Keras' he_normal: a normal truncated at two standard deviations, stddev sqrt(2 / fan_in)
+            // corrected for the truncation (0.87962566103423978).
+            const double stddev = std::sqrt(2.0 / static_cast<double>(m_inputs)) / 0.87962566103423978;
+            for (std::int64_t i = 0; i < n; ++i) {
+                double value = rng.normal();
+                while (std::abs(value) > 2.0) value = rng.normal();
+                kernel[i] = static_cast<float>(value * stddev);
+            }
+            break;
+        }
+        case InitKind::Zeros:
+            std::fill_n(kernel, n, 0.0f);
+            break;
     }
     std::fill(m_bias.value.begin(), m_bias.value.end(), 0.0f);
 }
@@ -75,13 +74,12 @@ const Tensor& DenseLayer::forward(ConstTensorView input, LayerContext& base) con
     const std::int64_t batch = matrixRows(input, m_inputs);
     context.output.resize2d(batch, m_units);
     if (kernels::activationDerivativeFromOutput(m_activation)) {  // y written directly, z not kept
-        kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.output.data(), batch,
-                              m_inputs, m_units, /*relu=*/m_activation == Activation::Relu);
+        kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.output.data(), batch, m_inputs, m_units,
+                              /*relu=*/m_activation == Activation::Relu);
         return context.output;
     }
     context.preActivation.resize2d(batch, m_units);
-    kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.preActivation.data(), batch,
-                          m_inputs, m_units);
+    kernels::denseForward(input.data(), m_kernel.value.data(), m_bias.value.data(), context.preActivation.data(), batch, m_inputs, m_units);
     kernels::activate(m_activation, context.preActivation.data(), context.output.data(), batch * m_units);
     return context.output;
 }
@@ -102,8 +100,8 @@ const Tensor& DenseLayer::backwardFused(ConstTensorView input, const Tensor& gra
         context.gradPre.resize2d(batch, m_units);
         // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
         const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
-        kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(),
-                                    context.gradPre.data(), batch * m_units);
+        kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(), context.gradPre.data(),
+                                    batch * m_units);
         dz = context.gradPre.data();
     }
     if (sgd != nullptr) {
@@ -116,14 +114,14 @@ const Tensor& DenseLayer::backwardFused(ConstTensorView input, const Tensor& gra
     return context.gradInput;
 }
 
-void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, bool maskInputGradient,
-                               FusedSgdStep& sgd, Context& context) const {
+void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, bool maskInputGradient, FusedSgdStep& sgd,
+                               Context& context) const {
     const std::int64_t batch = matrixRows(input, m_inputs);
     const float rate = sgd.rate;
     // dx first: it reads the kernel as the forward pass did, before the step changes it.
     if (needInputGrad)
-        kernels::inputGradient(dz, m_kernel.value.data(), maskInputGradient ? input.data() : nullptr,
-                               context.gradInput.data(), batch, m_inputs, m_units);
+        kernels::inputGradient(dz, m_kernel.value.data(), maskInputGradient ? input.data() : nullptr, context.gradInput.data(), batch,
+                               m_inputs, m_units);
     // A written gradient's step, as the optimizer's pass applies it (the same bits), with Σ g².
     const auto stepOverGradient = [&](const ParameterSlot& slot) {
         const auto blocks = squareSumBlocks(slot.grad.size());
@@ -136,8 +134,8 @@ void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool need
     if (kernels::fusedSgdStepAvailable(m_inputs, m_units, batch)) {  // in the product: W read and written once
         const auto tiles = static_cast<std::size_t>(kernels::sgdWeightStepScratch(m_inputs, m_units));
         if (context.stepSums.size() < tiles) context.stepSums.resize(tiles);  // grows once
-        squares = kernels::sgdWeightStep(kernels::Op::Transpose, kernels::Op::None, m_inputs, m_units, batch, input.data(),
-                                         dz, rate, m_kernel.value.data(), context.stepSums);
+        squares = kernels::sgdWeightStep(kernels::Op::Transpose, kernels::Op::None, m_inputs, m_units, batch, input.data(), dz, rate,
+                                         m_kernel.value.data(), context.stepSums);
     } else {
         // A product the packed kernel does not run here (a small or 10-wide one, OpenBLAS's), or a
         // batch past one block of k: the gradient written, then the step over it.

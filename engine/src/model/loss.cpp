@@ -11,11 +11,10 @@ LossStats LossFunction::evaluate(const Tensor& outputs, const BatchTargets& targ
     LossStats stats;
     stats.count = rows;
     if (m_kind == LossKind::SoftmaxCrossEntropy) {
-        stats.sum = kernels::softmaxCrossEntropy<float>(outputs.data(), targets.labels.data(), grad.data(), rows, width,
-                                                        scale, &stats.correct);
+        stats.sum =
+            kernels::softmaxCrossEntropy<float>(outputs.data(), targets.labels.data(), grad.data(), rows, width, scale, &stats.correct);
     } else {
-        stats.sum = kernels::meanSquaredError<float>(outputs.data(), targets.values.data(), grad.data(), rows, width,
-                                                     scale);
+        stats.sum = kernels::meanSquaredError<float>(outputs.data(), targets.values.data(), grad.data(), rows, width, scale);
     }
     return stats;
 }

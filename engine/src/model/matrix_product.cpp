@@ -61,7 +61,7 @@ struct OpenBlas {
     OpenBlas() {
         const bool userChose = std::getenv("OPENBLAS_CORETYPE") != nullptr;
         const char* core = userChose ? nullptr : openBlasCoreType();
-        chosenBy = userChose ? "OPENBLAS_CORETYPE (set by the user)"
+        chosenBy = userChose         ? "OPENBLAS_CORETYPE (set by the user)"
                    : core != nullptr ? "DistLab (from the CPU's instruction sets)"
                                      : "OpenBLAS (its table of CPU models: no AVX2 here)";
         if (core != nullptr) ::setenv("OPENBLAS_CORETYPE", core, /*overwrite=*/1);
@@ -138,18 +138,15 @@ const char* floatProductPath() {
     return *kernel == PackedKernel::Avx512 ? "packed-avx512" : "packed-avx2";
 }
 
-bool fusedWriteBackAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
-    return k >= 1 && packedKernelFor(m, n, k).has_value();
-}
+bool fusedWriteBackAvailable(std::int64_t m, std::int64_t n, std::int64_t k) { return k >= 1 && packedKernelFor(m, n, k).has_value(); }
 
-void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias,
-                   bool relu, float* c) {
+void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias, bool relu, float* c) {
     if (!fusedWriteBackAvailable(m, n, k)) throw std::logic_error("affineProduct: no packed kernel for this product here");
     packedAffineProduct(*chosenPackedKernel(), Op::None, Op::None, m, n, k, a, b, bias, relu, c);
 }
 
-void maskedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                   const float* mask, float* c) {
+void maskedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* mask,
+                   float* c) {
     if (!fusedWriteBackAvailable(m, n, k)) throw std::logic_error("maskedProduct: no packed kernel for this product here");
     packedMaskedProduct(*chosenPackedKernel(), opA, opB, m, n, k, a, b, mask, c);
 }
@@ -160,14 +157,13 @@ bool fusedSgdStepAvailable(std::int64_t m, std::int64_t n, std::int64_t k) {
 
 std::int64_t sgdWeightStepScratch(std::int64_t m, std::int64_t n) { return packedSgdTileCount(m, n); }
 
-double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                     float rate, float* w, std::span<double> scratch) {
+double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float rate, float* w,
+                     std::span<double> scratch) {
     if (!fusedSgdStepAvailable(m, n, k)) throw std::logic_error("sgdWeightStep: no fused SGD step for this product here");
     return packedSgdStep(*chosenPackedKernel(), opA, opB, m, n, k, a, b, rate, w, scratch);
 }
 
-void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                   float beta, float* c) {
+void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta, float* c) {
     if (const auto kernel = packedKernelFor(m, n, k)) {
         packedProduct(*kernel, opA, opB, m, n, k, a, b, beta, c);
         return;
@@ -177,8 +173,8 @@ void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t 
     const auto transpose = [](Op op) { return op == Op::Transpose ? CblasTrans : CblasNoTrans; };
     const auto lda = static_cast<blasint>(opA == Op::Transpose ? m : k);
     const auto ldb = static_cast<blasint>(opB == Op::Transpose ? k : n);
-    library.sgemm(CblasRowMajor, transpose(opA), transpose(opB), static_cast<blasint>(m), static_cast<blasint>(n),
-                  static_cast<blasint>(k), 1.0f, a, lda, b, ldb, beta, c, static_cast<blasint>(n));
+    library.sgemm(CblasRowMajor, transpose(opA), transpose(opB), static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k),
+                  1.0f, a, lda, b, ldb, beta, c, static_cast<blasint>(n));
 }
 
 }  // namespace distlab::kernels

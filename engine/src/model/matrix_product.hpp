@@ -15,8 +15,7 @@ enum class Op : bool { None, Transpose };
 
 /// C[m, n] = beta C + op(A) op(B); op(A) is [m, k], op(B) is [k, n]. Runs on the calling thread's
 /// OpenMP team (omp_get_max_threads()); bit-identical for a fixed thread count; allocates nothing.
-void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                   float beta, float* c);
+void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float beta, float* c);
 
 /// Whether affineProduct and maskedProduct run for an [m, n] output summed over k: matrixProduct
 /// would run that product on a packed kernel here, whose write-back can apply them.
@@ -25,15 +24,14 @@ bool fusedWriteBackAvailable(std::int64_t m, std::int64_t n, std::int64_t k);
 /// dense layer's forward pass with the bias and ReLU applied in the product's write-back
 /// (packedAffineProduct, packed_product.hpp), C written once. The bits of matrixProduct over C
 /// holding the bias with beta 1, then ReLU. Only where fusedWriteBackAvailable(m, n, k).
-void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias,
-                   bool relu, float* c);
+void affineProduct(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* bias, bool relu, float* c);
 
 /// C[m, n] = op(A) op(B) where mask > 0 and 0 elsewhere (mask [m, n], laid out as C): a dense
 /// layer's input gradient with the derivative of the ReLU that produced its input (mask) applied
 /// in the product's write-back (packedMaskedProduct). The bits of matrixProduct with beta 0, then
 /// ReLU's derivative. Only where fusedWriteBackAvailable(m, n, k).
-void maskedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                   const float* mask, float* c);
+void maskedProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, const float* mask,
+                   float* c);
 
 /// Whether sgdWeightStep runs for the product matrixProduct(Transpose-or-not, ..., m, n, k): that
 /// product runs on a packed kernel here (so the step's gradient has the bits matrixProduct's
@@ -45,8 +43,8 @@ std::int64_t sgdWeightStepScratch(std::int64_t m, std::int64_t n);
 /// W[m, n] -= rate op(A) op(B), the product finished before the step is applied, and returns
 /// Σ (op(A) op(B))²: packedSgdStep (packed_product.hpp) on this process's kernel. Only where
 /// fusedSgdStepAvailable(m, n, k).
-double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                     float rate, float* w, std::span<double> scratch);
+double sgdWeightStep(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float rate, float* w,
+                     std::span<double> scratch);
 
 /// Where this process's float products run, for reports: "packed-avx512" or "packed-avx2" (the
 /// engine's own kernel; tiny products and 10-wide ones on one thread still go to OpenBLAS) or
@@ -71,19 +69,25 @@ const char* openBlasKernels();
 const char* openBlasKernelsChosenBy();
 
 /// The same in double, through Eigen.
-inline void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
-                          const double* b, double beta, double* c) {
+inline void matrixProduct(Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const double* a, const double* b, double beta,
+                          double* c) {
     using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using ConstMap = Eigen::Map<const RowMajor>;
     Eigen::Map<RowMajor> cm(c, m, n);
-    if (beta == 0.0) cm.setZero();
-    else if (beta != 1.0) cm *= beta;
+    if (beta == 0.0)
+        cm.setZero();
+    else if (beta != 1.0)
+        cm *= beta;
     const ConstMap am(a, opA == Op::Transpose ? k : m, opA == Op::Transpose ? m : k);
     const ConstMap bm(b, opB == Op::Transpose ? n : k, opB == Op::Transpose ? k : n);
-    if (opA == Op::Transpose && opB == Op::Transpose) cm.noalias() += am.transpose() * bm.transpose();
-    else if (opA == Op::Transpose) cm.noalias() += am.transpose() * bm;
-    else if (opB == Op::Transpose) cm.noalias() += am * bm.transpose();
-    else cm.noalias() += am * bm;
+    if (opA == Op::Transpose && opB == Op::Transpose)
+        cm.noalias() += am.transpose() * bm.transpose();
+    else if (opA == Op::Transpose)
+        cm.noalias() += am.transpose() * bm;
+    else if (opB == Op::Transpose)
+        cm.noalias() += am * bm.transpose();
+    else
+        cm.noalias() += am * bm;
 }
 
 }  // namespace distlab::kernels

@@ -86,9 +86,12 @@ __attribute__((always_inline)) inline void withWholeTileFlags(const TileEpilogue
     const auto withBias = [&]<bool kAccumulate>() __attribute__((always_inline)) {
         step.bias != nullptr ? withRelu.template operator()<kAccumulate, true>() : withRelu.template operator()<kAccumulate, false>();
     };
-    if (step.squares != nullptr) write.template operator()<true, false, false, false, false>();  // the SGD step
-    else if (scale != 0.0f) withBias.template operator()<true>();
-    else withBias.template operator()<false>();
+    if (step.squares != nullptr)
+        write.template operator()<true, false, false, false, false>();  // the SGD step
+    else if (scale != 0.0f)
+        withBias.template operator()<true>();
+    else
+        withBias.template operator()<false>();
 }
 
 /// The write-back of a whole AVX-512 tile (kRows x kVectors vectors) with what its epilogue does
@@ -103,9 +106,8 @@ __attribute__((always_inline)) inline void withWholeTileFlags(const TileEpilogue
 /// where -march=native has no AVX-512 (Zen 3). microKernel512's `flatten` inlines the whole chain
 /// into the kernel instead: the same instructions as with always_inline (objdump, -march=sapphirerapids).
 template <int kRows, int kVectors, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
-__attribute__((target("avx512f"))) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c,
-                                                                  std::int64_t ldc, const __m512& factor,
-                                                                  const float* bias, const float* mask) {
+__attribute__((target("avx512f"))) inline void writeWholeTile512(const __m512 (&sum)[kRows][kVectors], float* c, std::int64_t ldc,
+                                                                 const __m512& factor, const float* bias, const float* mask) {
     __m512 biasVector[kVectors];
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) biasVector[v] = kBias ? _mm512_loadu_ps(bias + v * kVector512) : _mm512_setzero_ps();
@@ -115,8 +117,10 @@ __attribute__((target("avx512f"))) inline void writeWholeTile512(const __m512 (&
         for (int v = 0; v < kVectors; ++v) {
             float* out = c + r * ldc + v * kVector512;
             __m512 value = sum[r][v];
-            if constexpr (kSgd) value = _mm512_fnmadd_ps(factor, value, _mm512_loadu_ps(out));
-            else if constexpr (kAccumulate) value = _mm512_fmadd_ps(factor, _mm512_loadu_ps(out), value);
+            if constexpr (kSgd)
+                value = _mm512_fnmadd_ps(factor, value, _mm512_loadu_ps(out));
+            else if constexpr (kAccumulate)
+                value = _mm512_fmadd_ps(factor, _mm512_loadu_ps(out), value);
             if constexpr (kBias) value = _mm512_add_ps(value, biasVector[v]);
             if constexpr (kRelu) value = _mm512_max_ps(value, _mm512_setzero_ps());  // 0 for NaN, as z > 0 ? z : 0 gives
             if constexpr (kMask)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
@@ -133,9 +137,9 @@ __attribute__((target("avx512f"))) inline void writeWholeTile512(const __m512 (&
 /// inlined into the blocking loops, its accumulators (16 of 8 x 32's) spilled and every product ran
 /// a third slower.
 template <Block block>
-__attribute__((target("avx512f"), noinline, flatten)) void microKernel512(std::int64_t depth, const float* a, const float* b,
-                                                                       float* c, std::int64_t ldc, std::int64_t rows,
-                                                                       std::int64_t cols, float scale, const TileEpilogue& step) {
+__attribute__((target("avx512f"), noinline, flatten)) void microKernel512(std::int64_t depth, const float* a, const float* b, float* c,
+                                                                          std::int64_t ldc, std::int64_t rows, std::int64_t cols,
+                                                                          float scale, const TileEpilogue& step) {
     constexpr int kRows = static_cast<int>(block.rows), kVectors = static_cast<int>(block.columns / kVector512);
     constexpr std::int64_t kVector = kVector512;
     // Where C is only written (beta 0: the weight gradients, megabytes written once a step) or is
@@ -176,15 +180,16 @@ __attribute__((target("avx512f"), noinline, flatten)) void microKernel512(std::i
         for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 4
             for (int v = 0; v < kVectors; ++v) squares = _mm512_fmadd_ps(sum[r][v], sum[r][v], squares);
-        *step.squares = _mm512_reduce_add_pd(_mm512_add_pd(
-            _mm512_cvtps_pd(_mm512_castps512_ps256(squares)),
-            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1)))));
+        *step.squares =
+            _mm512_reduce_add_pd(_mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(squares)),
+                                               _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1)))));
     }
     const __m512 factor = _mm512_set1_ps(sgd ? step.rate : scale);
     if (rows == kRows && cols == block.columns) {
-        withWholeTileFlags(step, scale, [&]<bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>() __attribute__((always_inline)) {
-            writeWholeTile512<kRows, kVectors, kSgd, kAccumulate, kBias, kRelu, kMask>(sum, c, ldc, factor, step.bias, step.mask);
-        });
+        withWholeTileFlags(
+            step, scale, [&]<bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>() __attribute__((always_inline)) {
+                writeWholeTile512<kRows, kVectors, kSgd, kAccumulate, kBias, kRelu, kMask>(sum, c, ldc, factor, step.bias, step.mask);
+            });
         return;
     }
     // An edge tile: its columns that lie in C written through masks.
@@ -205,14 +210,16 @@ __attribute__((target("avx512f"), noinline, flatten)) void microKernel512(std::i
 #pragma GCC unroll 4
         for (int v = 0; v < kVectors; ++v) {
             __m512 value = sum[r][v];
-            if (sgd) value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(valid[v], row + v * kVector));
-            else if (scale != 0.0f) value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(valid[v], row + v * kVector), value);
+            if (sgd)
+                value = _mm512_fnmadd_ps(factor, value, _mm512_maskz_loadu_ps(valid[v], row + v * kVector));
+            else if (scale != 0.0f)
+                value = _mm512_fmadd_ps(factor, _mm512_maskz_loadu_ps(valid[v], row + v * kVector), value);
             if (step.bias != nullptr) value = _mm512_add_ps(value, bias[v]);
             if (step.relu) value = _mm512_max_ps(value, _mm512_setzero_ps());  // max_ps gives 0 for NaN, as z > 0 ? z : 0 does
             if (step.mask != nullptr)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
-                value = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(valid[v], step.mask + r * ldc + v * kVector),
-                                                               _mm512_setzero_ps(), _CMP_GT_OQ),
-                                            value);
+                value = _mm512_maskz_mov_ps(
+                    _mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(valid[v], step.mask + r * ldc + v * kVector), _mm512_setzero_ps(), _CMP_GT_OQ),
+                    value);
             _mm512_mask_storeu_ps(row + v * kVector, valid[v], value);
         }
     }
@@ -223,7 +230,7 @@ __attribute__((target("avx512f"), noinline, flatten)) void microKernel512(std::i
 /// the same bits; out of line, so the kernels' code stays small (unrolled in place, the AVX2
 /// kernel's edge cases made it 70 KiB).
 __attribute__((noinline)) inline void writeEdgeTile(const float* tile, std::int64_t tileColumns, float* c, std::int64_t ldc,
-                                             std::int64_t rows, std::int64_t cols, float scale, const TileEpilogue& step) {
+                                                    std::int64_t rows, std::int64_t cols, float scale, const TileEpilogue& step) {
     const bool sgd = step.squares != nullptr;
     for (std::int64_t r = 0; r < rows; ++r)
         for (std::int64_t j = 0; j < cols; ++j) {
@@ -241,9 +248,8 @@ __attribute__((noinline)) inline void writeEdgeTile(const float* tile, std::int6
 /// each of its 12 vectors a load, an FMA or two and a store, with no branch between them (decided
 /// per vector, the write-back was a tenth of the kernel's time in W1's first product).
 template <int kRows, bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>
-__attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256(const __m256 (&sum)[kRows][2], float* c,
-                                                                                 std::int64_t ldc, __m256 factor,
-                                                                                 const float* bias, const float* mask) {
+__attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256(const __m256 (&sum)[kRows][2], float* c, std::int64_t ldc,
+                                                                                 __m256 factor, const float* bias, const float* mask) {
     __m256 biasVector[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     if constexpr (kBias) biasVector[0] = _mm256_loadu_ps(bias), biasVector[1] = _mm256_loadu_ps(bias + kVector256);
 #pragma GCC unroll 6
@@ -252,13 +258,15 @@ __attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256
         for (int v = 0; v < 2; ++v) {
             float* out = c + r * ldc + v * kVector256;
             __m256 value = sum[r][v];
-            if constexpr (kSgd) value = _mm256_fnmadd_ps(factor, value, _mm256_loadu_ps(out));
-            else if constexpr (kAccumulate) value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(out), value);
+            if constexpr (kSgd)
+                value = _mm256_fnmadd_ps(factor, value, _mm256_loadu_ps(out));
+            else if constexpr (kAccumulate)
+                value = _mm256_fmadd_ps(factor, _mm256_loadu_ps(out), value);
             if constexpr (kBias) value = _mm256_add_ps(value, biasVector[v]);
             if constexpr (kRelu) value = _mm256_max_ps(value, _mm256_setzero_ps());  // 0 for NaN, as z > 0 ? z : 0 gives
             if constexpr (kMask)  // the compare is false for NaN: 0 there, as z > 0 ? dy : 0 gives
-                value = _mm256_and_ps(value, _mm256_cmp_ps(_mm256_loadu_ps(mask + r * ldc + v * kVector256),
-                                                           _mm256_setzero_ps(), _CMP_GT_OQ));
+                value =
+                    _mm256_and_ps(value, _mm256_cmp_ps(_mm256_loadu_ps(mask + r * ldc + v * kVector256), _mm256_setzero_ps(), _CMP_GT_OQ));
             _mm256_storeu_ps(out, value);
         }
 }
@@ -270,9 +278,9 @@ __attribute__((target("avx2,fma"), always_inline)) inline void writeWholeTile256
 /// target instruction set cannot follow a template argument, and each kernel must be compiled for
 /// its own.
 template <int kRows>
-__attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b,
-                                                                   float* c, std::int64_t ldc, std::int64_t rows,
-                                                                   std::int64_t cols, float scale, const TileEpilogue& step) {
+__attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t depth, const float* a, const float* b, float* c,
+                                                                  std::int64_t ldc, std::int64_t rows, std::int64_t cols, float scale,
+                                                                  const TileEpilogue& step) {
     constexpr int kVectors = static_cast<int>(kAvx2.columns / kVector256);
     // Ask for C's lines now, so they have arrived by the loads and stores after the k loop (see
     // microKernel512), also where an earlier block of k wrote C: with the packed A and B blocks
@@ -285,9 +293,9 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
     for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) sum[r][v] = _mm256_setzero_ps();
-    // Unrolled: the loop's pointer and count updates, compare and branch were a fifth of its
-    // instructions (beside 12 FMAs, 2 loads and 6 broadcasts). W1's and W3's products 0.4-9 %
-    // faster unrolled by 8 (by 4: 3-9 %; by 16 no faster than by 8), alternated in one process.
+            // Unrolled: the loop's pointer and count updates, compare and branch were a fifth of its
+            // instructions (beside 12 FMAs, 2 loads and 6 broadcasts). W1's and W3's products 0.4-9 %
+            // faster unrolled by 8 (by 4: 3-9 %; by 16 no faster than by 8), alternated in one process.
 #pragma GCC unroll 8
     for (std::int64_t p = 0; p < depth; ++p, a += kRows, b += kVectors * kVector256) {
         __m256 bv[kVectors];
@@ -307,16 +315,17 @@ __attribute__((target("avx2,fma"), noinline)) void microKernel256(std::int64_t d
         for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 2
             for (int v = 0; v < kVectors; ++v) squares = _mm256_fmadd_ps(sum[r][v], sum[r][v], squares);
-        const __m256d wide = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(squares)),
-                                           _mm256_cvtps_pd(_mm256_extractf128_ps(squares, 1)));
+        const __m256d wide =
+            _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(squares)), _mm256_cvtps_pd(_mm256_extractf128_ps(squares, 1)));
         const __m128d half = _mm_add_pd(_mm256_castpd256_pd128(wide), _mm256_extractf128_pd(wide, 1));
         *step.squares = _mm_cvtsd_f64(_mm_add_sd(half, _mm_unpackhi_pd(half, half)));
     }
     const __m256 factor = _mm256_set1_ps(sgd ? step.rate : scale);
     if (rows == kRows && cols == kAvx2.columns) {
-        withWholeTileFlags(step, scale, [&]<bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>() __attribute__((always_inline)) {
-            writeWholeTile256<kRows, kSgd, kAccumulate, kBias, kRelu, kMask>(sum, c, ldc, factor, step.bias, step.mask);
-        });
+        withWholeTileFlags(
+            step, scale, [&]<bool kSgd, bool kAccumulate, bool kBias, bool kRelu, bool kMask>() __attribute__((always_inline)) {
+                writeWholeTile256<kRows, kSgd, kAccumulate, kBias, kRelu, kMask>(sum, c, ldc, factor, step.bias, step.mask);
+            });
         return;
     }
     // An edge tile: out of line, from the tile stored.

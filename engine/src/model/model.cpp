@@ -44,8 +44,7 @@ Model::Model(const ModelConfig& config, std::int64_t inputFeatures)
 
 void Model::planStep(const StepUpdate& update) {
     std::vector<FusionCapabilities> capabilities;
-    for (const FusingLayer* layer : m_fusing)
-        capabilities.push_back(layer != nullptr ? layer->fusionCapabilities() : FusionCapabilities{});
+    for (const FusingLayer* layer : m_fusing) capabilities.push_back(layer != nullptr ? layer->fusionCapabilities() : FusionCapabilities{});
     m_plan = distlab::planStep(capabilities, update);
 }
 
@@ -70,8 +69,7 @@ const Tensor& Model::forward(ConstTensorView input, ModelContext& context) const
 }
 
 void Model::backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
-    if (fusedSgd != nullptr && !m_plan.fusesSgd)
-        throw std::logic_error("Model::backward: a fused SGD step where the step plan has none");
+    if (fusedSgd != nullptr && !m_plan.fusesSgd) throw std::logic_error("Model::backward: a fused SGD step where the step plan has none");
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
         context.layers[i]->overwriteGradients = m_gradientsZeroed;
@@ -89,9 +87,8 @@ const Tensor& Model::layerBackward(std::size_t i, ConstTensorView input, const T
     LayerContext& layerContext = *context.layers[i];
     const bool needInputGrad = i > 0;
     // A fused SGD step reaches every layer: fusesSgd means each is a FusingLayer (planStep).
-    return m_fusing[i] != nullptr
-               ? m_fusing[i]->backwardFused(input, gradOutput, needInputGrad, layerContext, m_plan.layers[i], fusedSgd)
-               : m_layers[i]->backward(input, gradOutput, needInputGrad, layerContext);
+    return m_fusing[i] != nullptr ? m_fusing[i]->backwardFused(input, gradOutput, needInputGrad, layerContext, m_plan.layers[i], fusedSgd)
+                                  : m_layers[i]->backward(input, gradOutput, needInputGrad, layerContext);
 }
 
 GradientAggregationStats Model::aggregationStats(const ModelContext& context) {

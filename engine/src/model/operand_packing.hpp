@@ -37,8 +37,8 @@ __attribute__((target("avx2"), always_inline)) inline __m256 stripRow(const floa
 }
 
 template <std::int64_t width>
-__attribute__((target("avx2"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid,
-                                                    std::int64_t depth, float* out, const float* next = nullptr) {
+__attribute__((target("avx2"))) void transposeStrip(const float* source, std::int64_t ld, std::int64_t valid, std::int64_t depth,
+                                                    float* out, const float* next = nullptr) {
     static_assert(width % 8 == 0 || width == 6 || width == 4);
     constexpr std::int64_t kLoaded = width < 8 ? 8 : width;
     std::int64_t p = 0;
@@ -49,7 +49,7 @@ __attribute__((target("avx2"))) void transposeStrip(const float* source, std::in
                 for (std::int64_t q = 0; q < width; ++q) _mm_prefetch(reinterpret_cast<const char*>(next + q * ld + p), _MM_HINT_T0);
             for (std::int64_t r = 0; r < kLoaded; r += 8) {
                 __m256 row[8];
-                #pragma GCC unroll 8
+#pragma GCC unroll 8
                 for (int q = 0; q < 8; ++q) row[q] = stripRow<width>(source, ld, r + q, p);
                 const __m256 t0 = _mm256_unpacklo_ps(row[0], row[1]);
                 const __m256 t1 = _mm256_unpackhi_ps(row[0], row[1]);
@@ -86,8 +86,8 @@ __attribute__((target("avx2"))) void transposeStrip(const float* source, std::in
 /// 512-bit vectors instead of four over halves of eight; the rest of k, and strips with padding
 /// rows, as transposeStrip copies them. The same values in the same places, so the same bits.
 template <std::int64_t width>
-__attribute__((target("avx512f"))) void transposeStrip512(const float* source, std::int64_t ld, std::int64_t valid,
-                                                          std::int64_t depth, float* out) {
+__attribute__((target("avx512f"))) void transposeStrip512(const float* source, std::int64_t ld, std::int64_t valid, std::int64_t depth,
+                                                          float* out) {
     static_assert(width % 16 == 0);
     std::int64_t p = 0;
     if (valid == width)
@@ -96,8 +96,8 @@ __attribute__((target("avx512f"))) void transposeStrip512(const float* source, s
                 __m512 row[16], t[16], u[16], v[16];
 #pragma GCC unroll 16
                 for (int q = 0; q < 16; ++q) row[q] = _mm512_loadu_ps(source + (r + q) * ld + p);
-                // Pairs of rows interleaved, then pairs of those: in each 128-bit lane L of u[4g + c]
-                // lie rows 4g..4g+3 of column 4L + c.
+                    // Pairs of rows interleaved, then pairs of those: in each 128-bit lane L of u[4g + c]
+                    // lie rows 4g..4g+3 of column 4L + c.
 #pragma GCC unroll 8
                 for (int q = 0; q < 16; q += 2) {
                     t[q] = _mm512_unpacklo_ps(row[q], row[q + 1]);
@@ -178,7 +178,8 @@ __attribute__((target("avx512f"))) void transposeStripNarrow512(const float* sou
                 __m512 vector = _mm512_permutex2var_ps(row[0], index[j], row[1]);
 #pragma GCC unroll 2
                 for (std::int64_t g = 1; g < width / 2; ++g)
-                    vector = _mm512_mask_blend_ps(kPlan.pairLanes[j][g], vector, _mm512_permutex2var_ps(row[2 * g], index[j], row[2 * g + 1]));
+                    vector =
+                        _mm512_mask_blend_ps(kPlan.pairLanes[j][g], vector, _mm512_permutex2var_ps(row[2 * g], index[j], row[2 * g + 1]));
                 _mm512_storeu_ps(out + p * width + 16 * j, vector);
             }
         }
@@ -196,8 +197,7 @@ __attribute__((target("avx512f"))) void transposeStripNarrow512(const float* sou
 /// took 3.6 % of W1's step. Eight rows give each strip a run of 8 x width floats, whole cache lines
 /// (the weight-gradient products 3-7 % faster, alternated in one process, the others unchanged).
 template <std::int64_t width>
-__attribute__((target("avx2"))) void copyStrips(const float* source, std::int64_t ld, std::int64_t cols, std::int64_t depth,
-                                                float* out) {
+__attribute__((target("avx2"))) void copyStrips(const float* source, std::int64_t ld, std::int64_t cols, std::int64_t depth, float* out) {
     constexpr std::int64_t kRowsAtOnce = 8;
     const std::int64_t whole = cols / width * width;
     for (std::int64_t p = 0; p < depth; p += kRowsAtOnce) {
@@ -227,11 +227,12 @@ __attribute__((target("avx2"))) void copyStrips(const float* source, std::int64_
 template <std::int64_t kMr, bool kAvx512>
 void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
     if (opA == Op::Transpose) return copyStrips<kMr>(a, lda, rows, depth, out);  // op(A)[i][p] = a[p lda + i]
-    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr) {  // op(A)[i + r][p] = a[(i + r) lda + p]
+    for (std::int64_t i = 0; i < rows; i += kMr, out += depth * kMr) {           // op(A)[i + r][p] = a[(i + r) lda + p]
         const float* next = i + 2 * kMr <= rows ? a + (i + kMr) * lda : nullptr;
         if constexpr (kAvx512 && (kMr == 4 || kMr == 6))
             transposeStripNarrow512<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out, next);
-        else transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out, next);
+        else
+            transposeStrip<kMr>(a + i * lda, lda, std::min(kMr, rows - i), depth, out, next);
     }
 }
 
@@ -241,9 +242,11 @@ void packA(Op opA, const float* a, std::int64_t lda, std::int64_t rows, std::int
 template <std::int64_t kNr, bool kAvx512>
 void packB(Op opB, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
     if (opB == Op::None) return copyStrips<kNr>(b, ldb, cols, depth, out);  // op(B)[p][j] = b[p ldb + j]
-    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr) {    // op(B)[p][j + c] = b[(j + c) ldb + p]
-        if constexpr (kAvx512) transposeStrip512<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
-        else transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
+    for (std::int64_t j = 0; j < cols; j += kNr, out += depth * kNr) {      // op(B)[p][j + c] = b[(j + c) ldb + p]
+        if constexpr (kAvx512)
+            transposeStrip512<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
+        else
+            transposeStrip<kNr>(b + j * ldb, ldb, std::min(kNr, cols - j), depth, out);
     }
 }
 

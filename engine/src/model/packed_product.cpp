@@ -88,7 +88,6 @@ PackBuffers& threadBuffers() {
     return *buffers;
 }
 
-
 /// What a whole product does besides C = beta C + op(A) op(B): the SGD step of packedSgdStep (its
 /// rate and where each tile's Σ T² goes, at tileSums[(row / tile rows) tilesPerRow + column / tile
 /// columns]) where tileSums is set, packedAffineProduct's bias (a value per column) and ReLU, or
@@ -147,10 +146,10 @@ struct Unit {
 struct ProductPlan {
     bool alongRows = true;
     std::int64_t m = 0, n = 0, k = 0;
-    std::int64_t blocks = 1;         // of k
-    std::int64_t outer = 1;          // B's blocks of kNc columns (along rows) or 1
-    int parts = 1;                   // the team's threads
-    Cuts cuts, lastCuts;             // a block of k's, and the last block's
+    std::int64_t blocks = 1;  // of k
+    std::int64_t outer = 1;   // B's blocks of kNc columns (along rows) or 1
+    int parts = 1;            // the team's threads
+    Cuts cuts, lastCuts;      // a block of k's, and the last block's
 
     std::int64_t unitsPerOuter() const { return (blocks - 1) * cuts.count() + lastCuts.count(); }
     std::int64_t units() const { return outer * unitsPerOuter(); }
@@ -202,7 +201,8 @@ ProductPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k, int parts) {
         // thread's share at most (a block of A for W3's weight gradients), then, over the last
         // block of k's last `parts` coarse units' rows, units of 12 rows (16 for the 8- and 16-row
         // blocks; W3's first weight gradient's take 18 microseconds on one core).
-        const std::int64_t coarse = parts <= 1 ? block.mc : std::clamp(roundUp((m + 2 * std::int64_t{parts} - 1) / (2 * std::int64_t{parts}), kMr), kMr, block.mc);
+        const std::int64_t coarse =
+            parts <= 1 ? block.mc : std::clamp(roundUp((m + 2 * std::int64_t{parts} - 1) / (2 * std::int64_t{parts}), kMr), kMr, block.mc);
         const std::int64_t fine = roundUp(12, kMr);
         plan.cuts = {.extent = m, .cutsBefore = quadFrom, .coarse = coarse, .fineFrom = m, .fine = fine};
         plan.lastCuts = plan.cuts;
@@ -227,8 +227,7 @@ class Prefetcher {
 public:
     Prefetcher() = default;
     Prefetcher(const float* base, std::int64_t rows, std::int64_t rowFloats, std::int64_t strideFloats)
-        : m_base(reinterpret_cast<const char*>(base)), m_rows(rows), m_lines((rowFloats * 4 + 63) / 64),
-          m_stride(strideFloats * 4) {}
+        : m_base(reinterpret_cast<const char*>(base)), m_rows(rows), m_lines((rowFloats * 4 + 63) / 64), m_stride(strideFloats * 4) {}
     std::int64_t lines() const { return m_rows * m_lines; }
     void issue(std::int64_t count) {
         for (; count > 0 && m_row < m_rows; --count) {
@@ -260,7 +259,9 @@ template <Block block>
 class UnitRunner {
 public:
     UnitRunner(const Operands& operands, const ProductPlan& plan)
-        : m_op(operands), m_plan(plan), m_quadFrom(quadRowsFrom(block, plan.m)),
+        : m_op(operands),
+          m_plan(plan),
+          m_quadFrom(quadRowsFrom(block, plan.m)),
           // Where all of k is one block and a thread's part of C is too large to stay in the caches
           // between steps (the weight gradients of a large layer, whose SGD step reads and writes
           // the weights from memory), A's strip is the outer loop over a part of B's block small
@@ -276,7 +277,7 @@ public:
         if (m_packedB.from != pc || m_packedB.begin != unit.columnsBegin) {
             const std::int64_t j0 = unit.columnsBegin;
             packB<kNr, kAvx512>(m_op.opB, m_op.opB == Op::None ? m_op.b + pc * m_op.ldb + j0 : m_op.b + j0 * m_op.ldb + pc, m_op.ldb, kc,
-                       unit.columnsEnd - j0, m_buffers.b);
+                                unit.columnsEnd - j0, m_buffers.b);
             m_packedB = {pc, j0};
             startPrefetch(unit);
         }
@@ -284,11 +285,14 @@ public:
             // Strips of kMr rows up to the 6-row block's strips of 4, then those, each strip starting
             // (its first row) kc floats into the buffer after the one before.
             const std::int64_t i0 = unit.rowsBegin, wholeEnd = std::min(unit.rowsEnd, m_quadFrom);
-            const auto rowsOfA = [&](std::int64_t i) { return m_op.opA == Op::None ? m_op.a + i * m_op.lda + pc : m_op.a + pc * m_op.lda + i; };
+            const auto rowsOfA = [&](std::int64_t i) {
+                return m_op.opA == Op::None ? m_op.a + i * m_op.lda + pc : m_op.a + pc * m_op.lda + i;
+            };
             if (wholeEnd > i0) packA<kMr, kAvx512>(m_op.opA, rowsOfA(i0), m_op.lda, wholeEnd - i0, kc, m_buffers.a);
             const std::int64_t quadBegin = std::max(i0, m_quadFrom);
             if (quadBegin < unit.rowsEnd)
-                packA<4, kAvx512>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc, m_buffers.a + (quadBegin - i0) * kc);
+                packA<4, kAvx512>(m_op.opA, rowsOfA(quadBegin), m_op.lda, unit.rowsEnd - quadBegin, kc,
+                                  m_buffers.a + (quadBegin - i0) * kc);
             m_packedA = {pc, i0};
         }
         const float scale = pc == 0 ? m_op.beta : 1.0f;  // beta once, then each block adds on
@@ -301,19 +305,23 @@ public:
             const std::int64_t strip = stripRows(ir);
             m_next.issue(m_linesPerCall);
             const auto kernel = [&] {
-                if constexpr (block.kernel == PackedKernel::Avx2) return strip == 4 ? microKernel256<4> : microKernel256<6>;
-                else if constexpr (kMr == 6) return strip == 4 ? microKernel512<lastRowsOf(block)> : microKernel512<block>;
-                else return microKernel512<block>;
+                if constexpr (block.kernel == PackedKernel::Avx2)
+                    return strip == 4 ? microKernel256<4> : microKernel256<6>;
+                else if constexpr (kMr == 6)
+                    return strip == 4 ? microKernel512<lastRowsOf(block)> : microKernel512<block>;
+                else
+                    return microKernel512<block>;
             }();
             // A second strip of 4 takes the tile sum after the first's: (row + 5) / 6 is the strip's
             // place in a count of 6-row strips that has room for both.
             TileEpilogue step;
-            if (epilogue.tileSums != nullptr) step = {epilogue.rate, epilogue.tileSums + (ir + kMr - 1) / kMr * epilogue.tilesPerRow + jr / kNr};
+            if (epilogue.tileSums != nullptr)
+                step = {epilogue.rate, epilogue.tileSums + (ir + kMr - 1) / kMr * epilogue.tilesPerRow + jr / kNr};
             if (first && epilogue.bias != nullptr) step.bias = epilogue.bias + jr;
             step.relu = last && epilogue.relu;
             if (last && epilogue.mask != nullptr) step.mask = epilogue.mask + ir * ldc + jr;
-            kernel(kc, m_buffers.a + (ir - unit.rowsBegin) * kc, m_buffers.b + (jr - unit.columnsBegin) * kc, m_op.c + ir * ldc + jr,
-                   ldc, std::min(strip, unit.rowsEnd - ir), std::min(kNr, unit.columnsEnd - jr), scale, step);
+            kernel(kc, m_buffers.a + (ir - unit.rowsBegin) * kc, m_buffers.b + (jr - unit.columnsBegin) * kc, m_op.c + ir * ldc + jr, ldc,
+                   std::min(strip, unit.rowsEnd - ir), std::min(kNr, unit.columnsEnd - jr), scale, step);
         };
         if (m_rowsFirst) {
             for (std::int64_t js = unit.columnsBegin; js < unit.columnsEnd; js += m_subColumns)
@@ -427,8 +435,8 @@ namespace {
 
 /// packedProduct, packedAffineProduct or packedSgdStep, as the epilogue says: the output split
 /// across the team.
-void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   const float* b, float beta, float* c, const ProductEpilogue& epilogue) {
+void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   float beta, float* c, const ProductEpilogue& epilogue) {
     const Operands operands{opA, opB, a, opA == Op::Transpose ? m : k, b, opB == Op::Transpose ? k : n, beta, c, epilogue};
     const auto onTeam = [&]<Block block>() {
         // The team shares the output along its longer side (see planFor), so the operand each
@@ -450,16 +458,20 @@ void productOnTeam(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
         claimUnits<block>(operands, plan, progress);
     };
     const Block block = blockFor(kernel, n);
-    if (block == kAvx2) onTeam.template operator()<kAvx2>();
-    else if (block == kNarrow) onTeam.template operator()<kNarrow>();
-    else if (block == kHalfWide) onTeam.template operator()<kHalfWide>();
-    else onTeam.template operator()<kWide>();
+    if (block == kAvx2)
+        onTeam.template operator()<kAvx2>();
+    else if (block == kNarrow)
+        onTeam.template operator()<kNarrow>();
+    else if (block == kHalfWide)
+        onTeam.template operator()<kHalfWide>();
+    else
+        onTeam.template operator()<kWide>();
 }
 
 }  // namespace
 
-void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   const float* b, float beta, float* c) {
+void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   float beta, float* c) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {  // no products to add: C = beta C
         for (std::int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
@@ -468,15 +480,15 @@ void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int
     productOnTeam(kernel, opA, opB, m, n, k, a, b, beta, c, ProductEpilogue{});
 }
 
-void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const float* a, const float* b, const float* bias, bool relu, float* c) {
+void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         const float* b, const float* bias, bool relu, float* c) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) throw std::invalid_argument("packedAffineProduct: the product must sum over at least one value of k");
     productOnTeam(kernel, opA, opB, m, n, k, a, b, 0.0f, c, ProductEpilogue{.bias = bias, .relu = relu});
 }
 
-void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const float* a, const float* b, const float* mask, float* c) {
+void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         const float* b, const float* mask, float* c) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) throw std::invalid_argument("packedMaskedProduct: the product must sum over at least one value of k");
     productOnTeam(kernel, opA, opB, m, n, k, a, b, 0.0f, c, ProductEpilogue{.mask = mask});
@@ -487,12 +499,12 @@ std::int64_t packedSgdTileCount(std::int64_t m, std::int64_t n) {
     return (m + kAvx2.rows - 1) / kAvx2.rows * ((n + kAvx2.columns - 1) / kAvx2.columns);
 }
 
-double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                     const float* b, float rate, float* w, std::span<double> tileSums) {
+double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                     float rate, float* w, std::span<double> tileSums) {
     if (m <= 0 || n <= 0) return 0.0;
     if (k <= 0 || k > kPackedSgdDepthMost)
-        throw std::invalid_argument("packedSgdStep: the gradient must be summed over 1 to " +
-                                    std::to_string(kPackedSgdDepthMost) + " rows, not " + std::to_string(k));
+        throw std::invalid_argument("packedSgdStep: the gradient must be summed over 1 to " + std::to_string(kPackedSgdDepthMost) +
+                                    " rows, not " + std::to_string(k));
     const Block block = blockFor(kernel, n);
     const std::int64_t tilesPerRow = (n + block.columns - 1) / block.columns;
     const std::int64_t tiles = (m + block.rows - 1) / block.rows * tilesPerRow;

@@ -28,22 +28,22 @@ bool packedKernelAvailable(PackedKernel kernel);
 /// the kernel, so the bits depend neither on the thread count nor
 /// on the instruction set. Allocates only the first time a thread runs it (its packing buffers, of
 /// fixed size, kept for the thread's life).
-void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   const float* b, float beta, float* c);
+void packedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                   float beta, float* c);
 
 /// C[m, n] = op(A) op(B) + bias (one value per column), then max(C, 0) where relu: a dense layer's
 /// forward pass, with the bias laid under the first block of k and ReLU applied as each tile is
 /// finished, in the product's write-back, so C is written once. The bits of packedProduct over C
 /// holding the bias with beta 1 (bias + T is T + bias), then z > 0 ? z : 0. k >= 1.
-void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const float* a, const float* b, const float* bias, bool relu, float* c);
+void packedAffineProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         const float* b, const float* bias, bool relu, float* c);
 
 /// C[m, n] = op(A) op(B) where mask > 0 and 0 elsewhere (mask [m, n], laid out as C): the input
 /// gradient of a dense layer whose input came out of a ReLU (mask), that ReLU's derivative applied
 /// as each tile is finished. The bits of packedProduct with beta 0 followed by
 /// z > 0 ? dy : 0. k >= 1.
-void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const float* a, const float* b, const float* mask, float* c);
+void packedMaskedProduct(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         const float* b, const float* mask, float* c);
 
 /// The most rows of k packedSgdStep sums over: each output tile must be finished in one block of
 /// k before the step is applied to it.
@@ -59,7 +59,7 @@ std::int64_t packedSgdTileCount(std::int64_t m, std::int64_t n);
 /// per output tile (in registers) and then over the tiles in tile order (in tileSums, at least
 /// packedSgdTileCount(m, n) values): the same bits for any thread count and split, the last bits
 /// not those of sumOfSquares. 1 <= k <= kPackedSgdDepthMost.
-double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                     const float* b, float rate, float* w, std::span<double> tileSums);
+double packedSgdStep(PackedKernel kernel, Op opA, Op opB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                     float rate, float* w, std::span<double> tileSums);
 
 }  // namespace distlab::kernels

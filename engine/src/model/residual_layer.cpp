@@ -35,8 +35,7 @@ ResidualLayer::ResidualLayer(std::string name, std::int64_t width, const LayerCo
 
 Shape ResidualLayer::outputShape(const Shape& input) const {
     if (input.empty() || input.back() != m_width)
-        throw std::invalid_argument(m_name + ": expects inputs of " + std::to_string(m_width) + " features, got " +
-                                    shapeToString(input));
+        throw std::invalid_argument(m_name + ": expects inputs of " + std::to_string(m_width) + " features, got " + shapeToString(input));
     return input;
 }
 

@@ -7,8 +7,11 @@
 namespace distlab {
 
 Adam::Adam(float beta1, float beta2, float epsilon, std::int64_t parameterCount)
-    : m_beta1(beta1), m_beta2(beta2), m_epsilon(epsilon),
-      m_first(static_cast<std::size_t>(parameterCount), 0.0f), m_second(static_cast<std::size_t>(parameterCount), 0.0f) {}
+    : m_beta1(beta1),
+      m_beta2(beta2),
+      m_epsilon(epsilon),
+      m_first(static_cast<std::size_t>(parameterCount), 0.0f),
+      m_second(static_cast<std::size_t>(parameterCount), 0.0f) {}
 
 void Adam::update(std::span<float> params, std::span<const float> grads, float learningRate, std::int64_t offset,
                   std::span<double> blockSums) {

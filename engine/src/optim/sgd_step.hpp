@@ -23,15 +23,16 @@ inline constexpr bool kSgdStepRoundsOnce = false;
 #endif
 
 inline float sgdStep(float value, float gradient, float rate) {
-    if constexpr (kSgdStepRoundsOnce) return std::fma(-rate, gradient, value);
-    else return value - rate * gradient;
+    if constexpr (kSgdStepRoundsOnce)
+        return std::fma(-rate, gradient, value);
+    else
+        return value - rate * gradient;
 }
 
 /// params[i] = sgdStep(params[i], grads[i], rate) over a whole buffer, split across the team as
 /// every optimizer pass is (forEachUpdateBlock, which with blockSums also reads each block's Σ g²).
 /// `key` names the pass for the team's learned split.
-inline void sgdPass(std::uint64_t key, std::span<float> params, std::span<const float> grads, float rate,
-                    std::span<double> blockSums) {
+inline void sgdPass(std::uint64_t key, std::span<float> params, std::span<const float> grads, float rate, std::span<double> blockSums) {
     float* p = params.data();
     const float* g = grads.data();
     forEachUpdateBlock(key, grads, blockSums, [=](std::size_t begin, std::size_t end) {

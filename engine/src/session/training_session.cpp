@@ -17,19 +17,28 @@ constexpr int kBacklogRetryMs = 5;  // a paused session's tries to hand its tele
 
 const char* stateName(SessionState state) {
     switch (state) {
-    case SessionState::Loading: return "loading";
-    case SessionState::Paused: return "paused";
-    case SessionState::Running: return "running";
-    case SessionState::Stepping: return "stepping";
-    case SessionState::Finished: return "finished";
-    case SessionState::Failed: return "failed";
-    case SessionState::Stopped: return "stopped";
+        case SessionState::Loading:
+            return "loading";
+        case SessionState::Paused:
+            return "paused";
+        case SessionState::Running:
+            return "running";
+        case SessionState::Stepping:
+            return "stepping";
+        case SessionState::Finished:
+            return "finished";
+        case SessionState::Failed:
+            return "failed";
+        case SessionState::Stopped:
+            return "stopped";
     }
     return "unknown";
 }
 
 TrainingSession::TrainingSession(RunConfig config, SessionOptions options, SessionObserver* observer)
-    : m_config(std::move(config)), m_options(options), m_observer(observer),
+    : m_config(std::move(config)),
+      m_options(options),
+      m_observer(observer),
       m_telemetry(static_cast<int>(m_config.strategy.replicaCount())) {
     m_stepLimit = m_options.stepLimit < 0 ? m_config.steps : m_options.stepLimit;
     m_thread = std::jthread([this](const std::stop_token& stop) { threadMain(stop); });
@@ -166,50 +175,50 @@ bool TrainingSession::processCommands(bool block) {
         m_commands.pop_front();
         const bool finished = m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit;
         switch (command) {
-        case Command::Stop:
-            return false;
-        case Command::Play:
-            if (finished) break;  // finished: reset to run again
-            m_running = true;
-            m_nextStepNs = 0;
-            setState(SessionState::Running);
-            break;
-        case Command::Pause:
-            if (m_running) {
-                m_running = false;
-                setState(SessionState::Paused);
-                lock.unlock();
-                maybeEvaluate(true);
-                maybeSnapshot(true);
-                lock.lock();
-            }
-            break;
-        case Command::Step:
-            if (!m_running && !finished) {
-                lock.unlock();
-                setState(SessionState::Stepping);
-                ParameterServerControls* controls = m_trainer->parameterServerControls();
-                if (controls != nullptr) controls->setUpdateRateLimit(m_speedLimit.load(std::memory_order_relaxed));
-                // A paced parameter-server step can return with nothing applied yet: one step is one
-                // update, so wait for it (any new command, a stop too, ends the wait).
-                while (!runOneStep() && controls != nullptr && controls->updateRateLimit() > 0.0) {
-                    std::lock_guard waiting(m_commandMutex);
-                    if (!m_commands.empty()) break;
+            case Command::Stop:
+                return false;
+            case Command::Play:
+                if (finished) break;  // finished: reset to run again
+                m_running = true;
+                m_nextStepNs = 0;
+                setState(SessionState::Running);
+                break;
+            case Command::Pause:
+                if (m_running) {
+                    m_running = false;
+                    setState(SessionState::Paused);
+                    lock.unlock();
+                    maybeEvaluate(true);
+                    maybeSnapshot(true);
+                    lock.lock();
                 }
-                maybeEvaluate(true);
-                maybeSnapshot(true);
-                const bool reachedLimit = m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit;
-                setState(reachedLimit ? SessionState::Finished : SessionState::Paused);
+                break;
+            case Command::Step:
+                if (!m_running && !finished) {
+                    lock.unlock();
+                    setState(SessionState::Stepping);
+                    ParameterServerControls* controls = m_trainer->parameterServerControls();
+                    if (controls != nullptr) controls->setUpdateRateLimit(m_speedLimit.load(std::memory_order_relaxed));
+                    // A paced parameter-server step can return with nothing applied yet: one step is one
+                    // update, so wait for it (any new command, a stop too, ends the wait).
+                    while (!runOneStep() && controls != nullptr && controls->updateRateLimit() > 0.0) {
+                        std::lock_guard waiting(m_commandMutex);
+                        if (!m_commands.empty()) break;
+                    }
+                    maybeEvaluate(true);
+                    maybeSnapshot(true);
+                    const bool reachedLimit = m_stepLimit > 0 && m_trainer->stepsDone() >= m_stepLimit;
+                    setState(reachedLimit ? SessionState::Finished : SessionState::Paused);
+                    lock.lock();
+                }
+                break;
+            case Command::Task:
+                lock.unlock();
+                task.run(*m_trainer);
+                // A task may have moved the run's progress (a checkpoint restored): the count follows.
+                m_stepsDone.store(m_trainer->stepsDone(), std::memory_order_relaxed);
                 lock.lock();
-            }
-            break;
-        case Command::Task:
-            lock.unlock();
-            task.run(*m_trainer);
-            // A task may have moved the run's progress (a checkpoint restored): the count follows.
-            m_stepsDone.store(m_trainer->stepsDone(), std::memory_order_relaxed);
-            lock.lock();
-            break;
+                break;
         }
     }
     m_hasCommands.store(false, std::memory_order_release);
@@ -285,8 +294,8 @@ std::optional<EvalRecord> TrainingSession::evaluationIfDue(bool force) {
     // run with a step limit, about 200 times over the run), so a fast run still draws a test curve.
     const std::int64_t steps = m_trainer->stepsDone();
     const std::int64_t everySteps = m_config.evalEvery > 0 ? m_config.evalEvery
-                                    : m_stepLimit > 0     ? std::max<std::int64_t>(1, m_stepLimit / 200)
-                                                          : 0;
+                                    : m_stepLimit > 0      ? std::max<std::int64_t>(1, m_stepLimit / 200)
+                                                           : 0;
     const bool dueByTime = now - m_lastEvalNs >= static_cast<std::int64_t>(m_options.evalIntervalSeconds * 1e9);
     const bool dueBySteps = everySteps > 0 && steps - m_lastEvalStep >= everySteps;
     if (!force && !dueByTime && !dueBySteps) return std::nullopt;

@@ -18,16 +18,16 @@ std::string count(std::int64_t n) { return std::to_string(n); }
 /// The reduction algorithm's order of additions, as docs/semantics.md §5.1 describes it.
 std::string algorithmOrder(const StrategyConfig& strategy) {
     switch (strategy.crossDeviceOps) {
-    case CrossDeviceOps::ReductionToOneDevice:
-        return "device 0 adds every replica's buffer in rank order";
-    case CrossDeviceOps::HierarchicalCopy:
-        return "hierarchical copy sums each half of the replicas on its lead, then lead 0 adds lead 1's sum "
-               "(the leads rotate from pack to pack)";
-    case CrossDeviceOps::Tree:
-        return "a binary tree adds the children's sums level by level up to rank 0";
-    case CrossDeviceOps::Ring:
-    case CrossDeviceOps::Nccl:  // runs the ring on CPU devices (docs/semantics.md §5.1)
-        break;
+        case CrossDeviceOps::ReductionToOneDevice:
+            return "device 0 adds every replica's buffer in rank order";
+        case CrossDeviceOps::HierarchicalCopy:
+            return "hierarchical copy sums each half of the replicas on its lead, then lead 0 adds lead 1's sum "
+                   "(the leads rotate from pack to pack)";
+        case CrossDeviceOps::Tree:
+            return "a binary tree adds the children's sums level by level up to rank 0";
+        case CrossDeviceOps::Ring:
+        case CrossDeviceOps::Nccl:  // runs the ring on CPU devices (docs/semantics.md §5.1)
+            break;
     }
     return "a ring adds the replicas' partial sums one rank at a time, each chunk starting at another rank";
 }
@@ -82,8 +82,9 @@ std::string reasonToEqual(const RunConfig& variant, const RunConfig& baseline) {
         return "the same strategy as the baseline on the same seed, data, model and optimizer";
     std::string reason = "the same seed, data, model, optimizer and global batch of " + count(variant.data.globalBatchSize);
     if (variant.strategy.replicaCount() != baseline.strategy.replicaCount())
-        reason += "; N replicas scale their loss by the global batch and SUM-reduce it, which is the gradient of one "
-                  "device on the whole batch (docs/semantics.md §4.2)";
+        reason +=
+            "; N replicas scale their loss by the global batch and SUM-reduce it, which is the gradient of one "
+            "device on the whole batch (docs/semantics.md §4.2)";
     if (variant.strategy.gradientAccumulationSteps != baseline.strategy.gradientAccumulationSteps)
         reason += "; accumulating k micro-batches of G/(N·k) before one update is one step on the whole batch (docs/semantics.md §4.3)";
     if (variant.strategy.type == StrategyKind::CentralStorage || baseline.strategy.type == StrategyKind::CentralStorage)
@@ -100,9 +101,12 @@ std::string reasonToEqual(const RunConfig& variant, const RunConfig& baseline) {
 
 const char* equivalenceClassName(EquivalenceClass kind) {
     switch (kind) {
-    case EquivalenceClass::Baseline: return "baseline";
-    case EquivalenceClass::MustEqual: return "must equal";
-    case EquivalenceClass::MayDiffer: break;
+        case EquivalenceClass::Baseline:
+            return "baseline";
+        case EquivalenceClass::MustEqual:
+            return "must equal";
+        case EquivalenceClass::MayDiffer:
+            break;
     }
     return "may differ";
 }
@@ -112,15 +116,18 @@ std::string summationOrder(const RunConfig& config) {
     const std::int64_t batch = config.data.globalBatchSize;
     if (strategy.type == StrategyKind::ParameterServer) {
         std::string order = "each worker sums its own batch of " + count(batch) + " examples";
-        if (strategy.replicasPerWorker > 1) order += " over " + count(strategy.replicasPerWorker) + " replicas (" + algorithmOrder(strategy) + ")";
+        if (strategy.replicasPerWorker > 1)
+            order += " over " + count(strategy.replicasPerWorker) + " replicas (" + algorithmOrder(strategy) + ")";
         return order + (strategy.mode == ParameterServerMode::Async ? "; the servers apply one worker's gradient at a time"
-                                                                   : "; the servers average the workers' gradients in worker order");
+                                                                    : "; the servers average the workers' gradients in worker order");
     }
     const std::int64_t replicas = strategy.replicaCount();
     const std::int64_t k = strategy.gradientAccumulationSteps;
     std::string order;
-    if (replicas == 1) order = k == 1 ? "one pass sums the gradient over all " + count(batch) + " examples" : "one device";
-    else order = count(replicas) + " replicas each sum their " + count(batch / replicas) + " examples";
+    if (replicas == 1)
+        order = k == 1 ? "one pass sums the gradient over all " + count(batch) + " examples" : "one device";
+    else
+        order = count(replicas) + " replicas each sum their " + count(batch / replicas) + " examples";
     if (k > 1)
         order += (replicas == 1 ? " adds " : ", each adding ") + count(k) + " micro-batches of " + count(batch / (replicas * k)) +
                  " examples into one buffer";
@@ -141,14 +148,14 @@ EquivalenceVerdict classifyEquivalence(const RunConfig& variant, const RunConfig
     verdict.reason = reasonToEqual(variant, baseline);
     const std::string baselineOrder = summationOrder(baseline);
     verdict.orderDiffers = verdict.summationOrder != baselineOrder;
-    verdict.explanation =
-        verdict.orderDiffers
-            ? "float addition is not associative: the baseline's " + baselineOrder + ", while here " + verdict.summationOrder +
-                  "; each gradient differs in its last bits (about 1e-7 of its size) and the updates carry that on: the "
-                  "difference starts near float precision, and over many updates training can amplify it (a non-convex "
-                  "loss is sensitive to small changes), as between two runs of one program on different hardware; "
-                  "neither run is wrong. A difference far above 1e-6 from the first updates would be a bug"
-            : "the same additions in the same order as the baseline: the weights should be bit-identical";
+    verdict.explanation = verdict.orderDiffers
+                              ? "float addition is not associative: the baseline's " + baselineOrder + ", while here " +
+                                    verdict.summationOrder +
+                                    "; each gradient differs in its last bits (about 1e-7 of its size) and the updates carry that on: the "
+                                    "difference starts near float precision, and over many updates training can amplify it (a non-convex "
+                                    "loss is sensitive to small changes), as between two runs of one program on different hardware; "
+                                    "neither run is wrong. A difference far above 1e-6 from the first updates would be a bug"
+                              : "the same additions in the same order as the baseline: the weights should be bit-identical";
     return verdict;
 }
 

@@ -25,8 +25,8 @@ std::string equivalenceCsv(const EquivalenceRun& run) {
         const char* kind = equivalenceClassName(run.verdict(v).kind);
         for (const EquivalencePoint& point : run.history(v)) {
             out += std::to_string(point.step) + "," + label + "," + kind + "," + number(point.maxAbsolute) + "," +
-                   number(point.maxRelative) + "," + csvCell(run.parameterName(point.parameter)) + "," +
-                   std::to_string(point.element) + "," + number(point.lossDifference) + "\n";
+                   number(point.maxRelative) + "," + csvCell(run.parameterName(point.parameter)) + "," + std::to_string(point.element) +
+                   "," + number(point.lossDifference) + "\n";
         }
     }
     return out;

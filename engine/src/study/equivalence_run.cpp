@@ -50,8 +50,7 @@ EquivalencePoint measureWeightDifference(std::span<const float> variant, std::sp
     return point;
 }
 
-EquivalenceRun::EquivalenceRun(Study study, std::size_t historyCapacity)
-    : m_study(std::move(study)), m_verdicts(classifyStudy(m_study)) {
+EquivalenceRun::EquivalenceRun(Study study, std::size_t historyCapacity) : m_study(std::move(study)), m_verdicts(classifyStudy(m_study)) {
     m_steps = m_study.variants.at(static_cast<std::size_t>(m_study.baseline())).config.steps;
     for (std::size_t v = 0; v < m_study.variants.size(); ++v) {
         auto lane = std::make_unique<Lane>(historyCapacity);
@@ -131,8 +130,10 @@ bool EquivalenceRun::buildTrainers() {
     }
     Lane& base = *m_lanes[static_cast<std::size_t>(m_study.baseline())];
     if (!base.active) {
-        if (m_cancelled) endActive(VariantState::Cancelled, {});
-        else endActive(VariantState::Failed, "the baseline could not be built");
+        if (m_cancelled)
+            endActive(VariantState::Cancelled, {});
+        else
+            endActive(VariantState::Failed, "the baseline could not be built");
         return false;
     }
     const std::vector<ParameterInfo>& infos = base.trainer->primaryModel().store().infos();

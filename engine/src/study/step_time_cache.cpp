@@ -41,8 +41,11 @@ Json toJson(const MicroBatchTimes& micro) {
         forward.push_back(layer.forwardNs);
         backward.push_back(layer.backwardNs);
     }
-    return Json{{"gather_ns", micro.gatherNs}, {"forward_ns", forward}, {"loss_ns", micro.lossNs},
-                {"backward_ns", backward}, {"other_ns", micro.otherNs}};
+    return Json{{"gather_ns", micro.gatherNs},
+                {"forward_ns", forward},
+                {"loss_ns", micro.lossNs},
+                {"backward_ns", backward},
+                {"other_ns", micro.otherNs}};
 }
 
 MicroBatchTimes microOf(const Json& json) {
@@ -69,8 +72,7 @@ void checkNumbers(const Json& json) {
 std::string machineKey() {
     const std::vector<CpuInfo> cpus = parseCpuInfo(readFile("/proc/cpuinfo"));
     const std::string cpu = cpus.empty() ? "unknown" : cpus.front().modelName;
-    return cpu + "; " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " hardware threads; DistLab " +
-           DISTLAB_VERSION;
+    return cpu + "; " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " hardware threads; DistLab " + DISTLAB_VERSION;
 }
 
 std::string modelKey(const RunConfig& config, int threads, int concurrent) {
@@ -117,8 +119,12 @@ std::string calibrationToJson(const StepTimeCalibration& calibration, const std:
     Json reductions = Json::object(), servers = Json::object();
     for (const auto& [key, line] : m.reductions) reductions[key] = toJson(line);
     for (const auto& [key, ns] : m.serverUpdateNs) servers[key] = ns;
-    Json out{{"format", kFormat}, {"machine", machine}, {"models", models}, {"reductions", reductions},
-             {"mirrored_protocol_ns", Json(m.mirroredProtocolNs)}, {"server_update_ns", servers}};
+    Json out{{"format", kFormat},
+             {"machine", machine},
+             {"models", models},
+             {"reductions", reductions},
+             {"mirrored_protocol_ns", Json(m.mirroredProtocolNs)},
+             {"server_update_ns", servers}};
     if (m.transportMeasured) out["transport"] = toJson(m.transport);
     if (m.sleepOvershootNs >= 0) out["sleep_overshoot_ns"] = m.sleepOvershootNs;
     return out.dump(1) + "\n";

@@ -22,7 +22,7 @@ namespace distlab {
 namespace {
 
 constexpr int kWarmupSteps = 5;
-constexpr std::int64_t kStepBlockNs = 2'000'000;     // a one-device or protocol step: blocks of 2 ms
+constexpr std::int64_t kStepBlockNs = 2'000'000;  // a one-device or protocol step: blocks of 2 ms
 constexpr std::int64_t kReductionBlockNs = 2'000'000;
 
 /// One copy's pieces, each timed alone in a loop (a piece is as cache-warm as in a step, where
@@ -182,7 +182,8 @@ Result<double> fasterOfTwoRuns(const RunConfig& config) {
 Result<double> measureMinimalStep(const std::string& strategy, std::int64_t rows, int threads) {
     const std::string text = R"({"name": "protocol", "threads": )" + std::to_string(threads) +
                              R"(, "model": {"layers": [{"units": 2}]}, "data": {"source": "synthetic", "kind": "circle",)"
-                             R"( "samples": 64, "global_batch_size": )" + std::to_string(rows) + R"(}, "strategy": )" + strategy + "}";
+                             R"( "samples": 64, "global_batch_size": )" +
+                             std::to_string(rows) + R"(}, "strategy": )" + strategy + "}";
     auto config = parseRunConfig(text, "protocol.json");
     if (!config) return config.error();
     return fasterOfTwoRuns(*config);
@@ -193,9 +194,8 @@ Result<double> measureMinimalStep(const std::string& strategy, std::int64_t rows
 Result<double> measureMirroredProtocol(CrossDeviceOps algorithm, int replicas, std::int64_t packs, int threadsPerReplica) {
     auto alone = measureMinimalStep(R"({"type": "one_device"})", 1, threadsPerReplica);
     if (!alone) return alone.error();
-    auto mirrored = measureMinimalStep(R"({"type": "mirrored", "replicas": )" + std::to_string(replicas) +
-                                           R"(, "cross_device_ops": ")" + configName(algorithm) +
-                                           R"(", "num_packs": )" + std::to_string(packs) + "}",
+    auto mirrored = measureMinimalStep(R"({"type": "mirrored", "replicas": )" + std::to_string(replicas) + R"(, "cross_device_ops": ")" +
+                                           configName(algorithm) + R"(", "num_packs": )" + std::to_string(packs) + "}",
                                        replicas, threadsPerReplica * replicas);
     if (!mirrored) return mirrored.error();
     return std::max(0.0, *mirrored - *alone);

@@ -111,8 +111,7 @@ StepTimePrediction predictMirrored(const MirroredCosts& c, int replicas, std::in
     return p;
 }
 
-StepTimePrediction predictParameterServer(const ServerCosts& c, ParameterServerMode mode, std::int64_t gradientsToAggregate,
-                                          int cores) {
+StepTimePrediction predictParameterServer(const ServerCosts& c, ParameterServerMode mode, std::int64_t gradientsToAggregate, int cores) {
     const auto workers = static_cast<int>(std::max<std::size_t>(1, c.speeds.size()));
     const double coreCount = double(std::max(1, cores));
     // A worker's own time for a gradient: read the parameters, compute, push. When more workers

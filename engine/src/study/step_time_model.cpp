@@ -169,9 +169,8 @@ Result<StepTimePrediction> StepTimeModel::predictMirroredConfig(const RunConfig&
     costs.otherNs = costs.micro.otherNs;
     if (replicas == 1) return predictOneDevice(costs.micro, costs.optimizerNs, accumulation);
     const std::int64_t gradientBytes = (*calibration)->parameters * 4;
-    costs.packs = strategy.bytesPerPack > 0
-                      ? std::max<std::int64_t>(1, (gradientBytes + strategy.bytesPerPack - 1) / strategy.bytesPerPack)
-                      : std::max<std::int64_t>(1, strategy.numPacks);
+    costs.packs = strategy.bytesPerPack > 0 ? std::max<std::int64_t>(1, (gradientBytes + strategy.bytesPerPack - 1) / strategy.bytesPerPack)
+                                            : std::max<std::int64_t>(1, strategy.numPacks);
     costs.packBytes = std::max<std::int64_t>(4, gradientBytes / costs.packs);
     costs.reduction = reduction(strategy.crossDeviceOps, replicas, costs.packBytes);
     // The minimal model has few parameters: more packs than that are as many as it can have.
@@ -211,7 +210,8 @@ Result<StepTimePrediction> StepTimeModel::predictServersConfig(const RunConfig& 
     if (!handOff) return handOff.error();
     costs.handOffNs = *handOff;
     for (int w = 0; w < workers; ++w)
-        costs.speeds.push_back(static_cast<std::size_t>(w) < strategy.workerSpeed.size() ? strategy.workerSpeed[static_cast<std::size_t>(w)] : 1.0);
+        costs.speeds.push_back(static_cast<std::size_t>(w) < strategy.workerSpeed.size() ? strategy.workerSpeed[static_cast<std::size_t>(w)]
+                                                                                         : 1.0);
     if (std::any_of(costs.speeds.begin(), costs.speeds.end(), [](double s) { return s < 1.0; })) costs.sleepOvershootNs = sleepOvershoot();
     return predictParameterServer(costs, strategy.mode, strategy.gradientsToAggregate, m_options.cores);
 }
@@ -222,10 +222,15 @@ Result<StepTimePrediction> StepTimeModel::predict(const RunConfig& config) {
     const int before = m_measurements;
     Result<StepTimePrediction> prediction = Error{};
     switch (strategy.type) {
-    case StrategyKind::OneDevice:
-    case StrategyKind::Mirrored: prediction = predictMirroredConfig(config); break;
-    case StrategyKind::ParameterServer: prediction = predictServersConfig(config); break;
-    default: return Error{std::string("the step-time model does not cover ") + configName(strategy.type) + " yet"};
+        case StrategyKind::OneDevice:
+        case StrategyKind::Mirrored:
+            prediction = predictMirroredConfig(config);
+            break;
+        case StrategyKind::ParameterServer:
+            prediction = predictServersConfig(config);
+            break;
+        default:
+            return Error{std::string("the step-time model does not cover ") + configName(strategy.type) + " yet"};
     }
     if (m_measurements != before) save();
     return prediction;

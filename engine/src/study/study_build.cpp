@@ -44,8 +44,9 @@ void checkLimits(const StudySpec& spec, const std::string& file) {
     if (spec.name.empty()) fail(file, "name", "must not be empty");
     const auto count = static_cast<int>(spec.variants.size());
     if (count < kMinStudyVariants || count > kMaxStudyVariants)
-        fail(file, "variants", "a study compares " + std::to_string(kMinStudyVariants) + " to " +
-                                   std::to_string(kMaxStudyVariants) + " variants (got " + std::to_string(count) + ")");
+        fail(file, "variants",
+             "a study compares " + std::to_string(kMinStudyVariants) + " to " + std::to_string(kMaxStudyVariants) + " variants (got " +
+                 std::to_string(count) + ")");
     std::set<std::string> labels;
     for (std::size_t i = 0; i < spec.variants.size(); ++i) {
         const std::string& label = spec.variants[i].label;
@@ -83,8 +84,7 @@ RunConfig buildVariant(const StudySpec& spec, std::size_t index, const ConfigSou
     if (!config) throw InputError(config.error().message);
     config->baseDirectory = source.baseDirectory;
     if (spec.steps) config->steps = *spec.steps;
-    if (config->steps < 1)
-        fail(file, path, "trains 0 steps (no limit in the app); give the study a \"steps\" count");
+    if (config->steps < 1) fail(file, path, "trains 0 steps (no limit in the app); give the study a \"steps\" count");
     if (spec.targetAccuracy && config->model.loss == LossKind::MeanSquaredError)
         fail(file, "target_accuracy", "variant " + quotedJson(variant.label) + " is a regression (loss mse) and has no accuracy");
     return std::move(*config);
@@ -114,9 +114,8 @@ void buildVariants(Study& study) {
         if (auto alone = parseRunConfig(base->text, base->displayName); !alone) throw InputError(alone.error().message);
     for (std::size_t i = 0; i < spec.variants.size(); ++i) {
         const StudyVariantSpec& variant = spec.variants[i];
-        const ConfigSource source = variant.configPath.empty()
-                                        ? *base
-                                        : readConfigFile(variant.configPath, indexPath("variants", i) + ".config", study);
+        const ConfigSource source =
+            variant.configPath.empty() ? *base : readConfigFile(variant.configPath, indexPath("variants", i) + ".config", study);
         study.variants.push_back({variant.label, buildVariant(spec, i, source, file), true});
     }
     const RunConfig& baseline = study.variants[static_cast<std::size_t>(spec.baseline)].config;

@@ -13,8 +13,7 @@ std::string quoted(const char* name) { return run_config_detail::quotedJson(name
 
 // A value as a label: a JSON string without its quotes, anything else as written.
 std::string labelOf(const std::string& jsonValue) {
-    if (jsonValue.size() >= 2 && jsonValue.front() == '"' && jsonValue.back() == '"')
-        return jsonValue.substr(1, jsonValue.size() - 2);
+    if (jsonValue.size() >= 2 && jsonValue.front() == '"' && jsonValue.back() == '"') return jsonValue.substr(1, jsonValue.size() - 2);
     return jsonValue;
 }
 
@@ -45,8 +44,8 @@ std::vector<std::pair<std::string, std::string>> variantOverrides(const RunConfi
         const std::string& key = knobs[k].key;
         const std::string& value = *values[k];
         if (key == kStrategyTypeKey) {
-            for (const StrategyKind kind : {StrategyKind::OneDevice, StrategyKind::Mirrored, StrategyKind::CentralStorage,
-                                            StrategyKind::ParameterServer})
+            for (const StrategyKind kind :
+                 {StrategyKind::OneDevice, StrategyKind::Mirrored, StrategyKind::CentralStorage, StrategyKind::ParameterServer})
                 if (value == quoted(configName(kind))) {
                     strategy = strategyOfKind(strategy, kind);
                     wholeStrategy = true;
@@ -73,11 +72,13 @@ std::string knobUnavailableReason(const RunConfig& base, const std::string& key)
 
 const std::vector<StudyKnob>& studyKnobs() {
     static const std::vector<StudyKnob> knobs{
-        {"strategy.type", "strategy",
+        {"strategy.type",
+         "strategy",
          {quoted(configName(StrategyKind::OneDevice)), quoted(configName(StrategyKind::Mirrored)),
           quoted(configName(StrategyKind::CentralStorage)), quoted(configName(StrategyKind::ParameterServer))}},
         {"strategy.replicas", "replicas", {"1", "2", "4", "8"}},
-        {"strategy.cross_device_ops", "cross-device reduction",
+        {"strategy.cross_device_ops",
+         "cross-device reduction",
          {quoted(configName(CrossDeviceOps::Ring)), quoted(configName(CrossDeviceOps::HierarchicalCopy)),
           quoted(configName(CrossDeviceOps::ReductionToOneDevice)), quoted(configName(CrossDeviceOps::Tree))}},
         {"strategy.num_packs", "packs", {"1", "2", "4"}},

@@ -16,8 +16,8 @@ using namespace run_config_detail;
 
 namespace {
 
-constexpr std::array<EnumName<StudyMode>, 2> kStudyModeNames{{{StudyMode::Sequential, "sequential"},
-                                                               {StudyMode::Simultaneous, "simultaneous"}}};
+constexpr std::array<EnumName<StudyMode>, 2> kStudyModeNames{
+    {{StudyMode::Sequential, "sequential"}, {StudyMode::Simultaneous, "simultaneous"}}};
 
 StudyVariantSpec parseVariant(const Json& value, const std::string& path, const std::string& file) {
     const ObjectReader reader(value, path, file);
@@ -29,8 +29,8 @@ StudyVariantSpec parseVariant(const Json& value, const std::string& path, const 
     if (reader.has("config") && variant.configPath.empty()) reader.fail("config", "must name a run config file");
     if (const Json* set = reader.find("set")) {
         if (!set->is_object())
-            reader.fail("set", "must be an object of dotted keys and values, e.g. {\"strategy.replicas\": 4} (got " +
-                                   describeType(*set) + ")");
+            reader.fail("set",
+                        "must be an object of dotted keys and values, e.g. {\"strategy.replicas\": 4} (got " + describeType(*set) + ")");
         for (const auto& item : set->items()) variant.overrides.emplace_back(item.key(), item.value().dump());
     }
     if (!reader.has("config") && !reader.has("set"))
@@ -108,8 +108,10 @@ Result<Study> loadStudy(const std::string& path, const std::string& field) {
 std::string studyToJson(const StudySpec& spec) {
     Json out = Json::object();
     out["name"] = spec.name;
-    if (!spec.baseConfigPath.empty()) out["base"] = spec.baseConfigPath;
-    else if (!spec.baseConfigJson.empty()) out["base"] = parseJsonDocument(spec.baseConfigJson, "base");
+    if (!spec.baseConfigPath.empty())
+        out["base"] = spec.baseConfigPath;
+    else if (!spec.baseConfigJson.empty())
+        out["base"] = parseJsonDocument(spec.baseConfigJson, "base");
     if (spec.steps) out["steps"] = *spec.steps;
     if (spec.evalEvery > 0) out["eval_every"] = spec.evalEvery;
     out["mode"] = studyModeName(spec.mode);

@@ -54,8 +54,8 @@ struct StudyRunner::Lane {
         const double stepMs = double(stepDurationNs(report)) * 1e-6;
         const PhaseSplit& split = tally.lastSplit();
         const std::lock_guard lock(mutex);
-        curves.steps.add({report.step, latest.trainingSeconds, report.loss, report.accuracy >= 0 ? report.accuracy : std::nan(""),
-                          stepMs, stepMs > 0 ? double(report.samples) * 1e3 / stepMs : 0.0, split[Phase::Compute] * 1e-6,
+        curves.steps.add({report.step, latest.trainingSeconds, report.loss, report.accuracy >= 0 ? report.accuracy : std::nan(""), stepMs,
+                          stepMs > 0 ? double(report.samples) * 1e3 / stepMs : 0.0, split[Phase::Compute] * 1e-6,
                           split[Phase::Communication] * 1e-6, waitingAndIdleNs(split) * 1e-6, split[Phase::Optimizer] * 1e-6});
         curves.timelines.add(report);
         if (test)
@@ -138,8 +138,10 @@ void StudyRunner::predictVariants(StudyObserver* observer) {
         }
         {
             const std::lock_guard lock(lane.mutex);
-            if (predicted) lane.prediction = *predicted;
-            else lane.predictionNote = predicted.error().message;
+            if (predicted)
+                lane.prediction = *predicted;
+            else
+                lane.predictionNote = predicted.error().message;
         }
         if (observer != nullptr) observer->onPredicted(v);
     }
@@ -219,9 +221,12 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
             std::optional<EvalResult> test;
             if (hasTest && (last || report.step % evalEvery == 0))
                 test = trainer.evaluate(trainer.data().test, last ? 0 : kEvalMaxExamples);
-            if (test && last) tally.setFinalTest(*test);
-            else if (test) tally.addAccuracy(test->accuracy);
-            else if (!hasTest) tally.addAccuracy(report.accuracy);
+            if (test && last)
+                tally.setFinalTest(*test);
+            else if (test)
+                tally.addAccuracy(test->accuracy);
+            else if (!hasTest)
+                tally.addAccuracy(report.accuracy);
             finalTestDone = test && last;
             lane.record(tally, report, test);
             if (observer != nullptr) observer->onStep(index, report, test);

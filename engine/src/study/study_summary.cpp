@@ -6,12 +6,18 @@ namespace distlab {
 
 const char* variantStateName(VariantState state) {
     switch (state) {
-    case VariantState::Waiting: return "waiting";
-    case VariantState::Loading: return "loading";
-    case VariantState::Running: return "running";
-    case VariantState::Finished: return "finished";
-    case VariantState::Cancelled: return "cancelled";
-    case VariantState::Failed: return "failed";
+        case VariantState::Waiting:
+            return "waiting";
+        case VariantState::Loading:
+            return "loading";
+        case VariantState::Running:
+            return "running";
+        case VariantState::Finished:
+            return "finished";
+        case VariantState::Cancelled:
+            return "cancelled";
+        case VariantState::Failed:
+            return "failed";
     }
     return "?";
 }
@@ -19,8 +25,8 @@ const char* variantStateName(VariantState state) {
 PhaseShares phaseShares(const PhaseSplit& totals) {
     const double total = totals.total();
     if (!(total > 0.0)) return {};
-    return {totals[Phase::Compute] / total, totals[Phase::Communication] / total,
-            waitingAndIdleNs(totals) / total, totals[Phase::Optimizer] / total};
+    return {totals[Phase::Compute] / total, totals[Phase::Communication] / total, waitingAndIdleNs(totals) / total,
+            totals[Phase::Optimizer] / total};
 }
 
 std::int64_t stepBytesCommunicated(const StepReport& report) {

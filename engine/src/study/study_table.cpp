@@ -26,13 +26,12 @@ std::string csvCell(const std::string& cell) {
     return quoted + "\"";
 }
 
-StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline,
-                          std::span<const std::optional<StepTimePrediction>> predictions) {
+StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline, std::span<const std::optional<StepTimePrediction>> predictions) {
     StudyTable table;
-    table.header = {"variant",         "state",          "steps",          "seconds",           "final_loss",
-                    "test_loss",       "accuracy",       "steps_to_target", "seconds_to_target", "samples_per_sec",
-                    "speed_vs_baseline", "bytes_per_step", "peak_memory_mib", "compute_share",   "comm_share",
-                    "wait_share",      "optimizer_share"};
+    table.header = {"variant",           "state",          "steps",           "seconds",           "final_loss",
+                    "test_loss",         "accuracy",       "steps_to_target", "seconds_to_target", "samples_per_sec",
+                    "speed_vs_baseline", "bytes_per_step", "peak_memory_mib", "compute_share",     "comm_share",
+                    "wait_share",        "optimizer_share"};
     const bool hasBaseline = baseline >= 0 && baseline < static_cast<int>(rows.size());
     const double baseSpeed = hasBaseline ? rows[static_cast<std::size_t>(baseline)].samplesPerSecond : 0.0;
     for (const StudyRow& row : rows) {

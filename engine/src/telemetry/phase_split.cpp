@@ -9,11 +9,16 @@ namespace distlab {
 
 const char* phaseName(Phase phase) {
     switch (phase) {
-    case Phase::Compute: return "compute";
-    case Phase::Communication: return "communication";
-    case Phase::Waiting: return "waiting";
-    case Phase::Optimizer: return "optimizer";
-    case Phase::Idle: return "idle";
+        case Phase::Compute:
+            return "compute";
+        case Phase::Communication:
+            return "communication";
+        case Phase::Waiting:
+            return "waiting";
+        case Phase::Optimizer:
+            return "optimizer";
+        case Phase::Idle:
+            return "idle";
     }
     return "?";
 }
@@ -30,17 +35,21 @@ StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int6
     StepTimes times{startNs, startNs, startNs, startNs, stepEndNs, 0};
     for (const Span& span : spans) {
         switch (span.kind) {
-        case SpanKind::Pull:
-        case SpanKind::Forward:
-        case SpanKind::Backward:
-        case SpanKind::Delay: times.computeEndNs = std::max(times.computeEndNs, span.endNs); break;
-        case SpanKind::AllReduce:
-        case SpanKind::Push:
-            times.commEndNs = std::max(times.commEndNs, span.endNs);
-            times.commWaitNs += span.waitNs;
-            break;
-        case SpanKind::Optimizer:
-        case SpanKind::Broadcast: times.updateEndNs = std::max(times.updateEndNs, span.endNs); break;
+            case SpanKind::Pull:
+            case SpanKind::Forward:
+            case SpanKind::Backward:
+            case SpanKind::Delay:
+                times.computeEndNs = std::max(times.computeEndNs, span.endNs);
+                break;
+            case SpanKind::AllReduce:
+            case SpanKind::Push:
+                times.commEndNs = std::max(times.commEndNs, span.endNs);
+                times.commWaitNs += span.waitNs;
+                break;
+            case SpanKind::Optimizer:
+            case SpanKind::Broadcast:
+                times.updateEndNs = std::max(times.updateEndNs, span.endNs);
+                break;
         }
     }
     times.commEndNs = std::max(times.commEndNs, times.computeEndNs);
@@ -50,28 +59,39 @@ StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int6
 
 Phase phaseOf(SpanKind kind) {
     switch (kind) {
-    case SpanKind::Pull:  // a worker's read comes before its compute, which the phase split counts from it
-    case SpanKind::Forward:
-    case SpanKind::Backward:
-    case SpanKind::Delay: return Phase::Compute;
-    case SpanKind::AllReduce:
-    case SpanKind::Push: return Phase::Communication;
-    case SpanKind::Optimizer:
-    case SpanKind::Broadcast: return Phase::Optimizer;
+        case SpanKind::Pull:  // a worker's read comes before its compute, which the phase split counts from it
+        case SpanKind::Forward:
+        case SpanKind::Backward:
+        case SpanKind::Delay:
+            return Phase::Compute;
+        case SpanKind::AllReduce:
+        case SpanKind::Push:
+            return Phase::Communication;
+        case SpanKind::Optimizer:
+        case SpanKind::Broadcast:
+            return Phase::Optimizer;
     }
     return Phase::Compute;
 }
 
 const char* spanKindName(SpanKind kind) {
     switch (kind) {
-    case SpanKind::Forward: return "forward";
-    case SpanKind::Backward: return "backward";
-    case SpanKind::AllReduce: return "all_reduce";
-    case SpanKind::Optimizer: return "optimizer";
-    case SpanKind::Broadcast: return "broadcast";
-    case SpanKind::Pull: return "pull";
-    case SpanKind::Delay: return "delay";
-    case SpanKind::Push: return "push";
+        case SpanKind::Forward:
+            return "forward";
+        case SpanKind::Backward:
+            return "backward";
+        case SpanKind::AllReduce:
+            return "all_reduce";
+        case SpanKind::Optimizer:
+            return "optimizer";
+        case SpanKind::Broadcast:
+            return "broadcast";
+        case SpanKind::Pull:
+            return "pull";
+        case SpanKind::Delay:
+            return "delay";
+        case SpanKind::Push:
+            return "push";
     }
     return "?";
 }

@@ -33,8 +33,7 @@ struct BlockHeader {
 
 MemoryStats deviceMemory(int device) {
     const DeviceCounters& c = counters()[static_cast<std::size_t>(slotOf(device))];
-    return {c.live.load(std::memory_order_relaxed), c.peak.load(std::memory_order_relaxed),
-            c.allocations.load(std::memory_order_relaxed)};
+    return {c.live.load(std::memory_order_relaxed), c.peak.load(std::memory_order_relaxed), c.allocations.load(std::memory_order_relaxed)};
 }
 
 void resetDeviceMemoryPeak(int device) {
@@ -54,7 +53,7 @@ void* allocate(std::size_t bytes, std::size_t alignment) { return allocate(bytes
 void* allocate(std::size_t bytes, std::size_t alignment, int device) {
     static_assert(sizeof(BlockHeader) <= 64);
     const int slot = slotOf(device);
-    auto* block = static_cast<unsigned char*>(::operator new(bytes + alignment, std::align_val_t{alignment}));
+    auto* block = static_cast<unsigned char*>(::operator new (bytes + alignment, std::align_val_t{alignment}));
     auto* header = reinterpret_cast<BlockHeader*>(block + alignment - sizeof(BlockHeader));
     header->bytes = static_cast<std::int64_t>(bytes);
     header->device = slot;
@@ -72,7 +71,7 @@ void deallocate(void* pointer, std::size_t alignment) noexcept {
     auto* block = static_cast<unsigned char*>(pointer) - alignment;
     const auto* header = reinterpret_cast<const BlockHeader*>(block + alignment - sizeof(BlockHeader));
     counters()[static_cast<std::size_t>(header->device)].live.fetch_sub(header->bytes, std::memory_order_relaxed);
-    ::operator delete(block, std::align_val_t{alignment});
+    ::operator delete (block, std::align_val_t{alignment});
 }
 
 }  // namespace memory_detail

@@ -36,12 +36,15 @@ double sumOfSquares(std::span<const float> values) {
     double sum = 0.0;
     for (std::size_t first = 0; first < blocks; first += kChunkBlocks) {
         const std::size_t count = std::min(kChunkBlocks, blocks - first);
-        forEachPart(count, [&](int, std::size_t begin, std::size_t end) {
-            for (std::size_t b = begin; b < end; ++b) {
-                const std::size_t start = (first + b) * kSquareSumBlock;
-                blockSums[b] = blockSumOfSquares(v + start, std::min(kSquareSumBlock, values.size() - start));
-            }
-        }, kSquareSumBlock);
+        forEachPart(
+            count,
+            [&](int, std::size_t begin, std::size_t end) {
+                for (std::size_t b = begin; b < end; ++b) {
+                    const std::size_t start = (first + b) * kSquareSumBlock;
+                    blockSums[b] = blockSumOfSquares(v + start, std::min(kSquareSumBlock, values.size() - start));
+                }
+            },
+            kSquareSumBlock);
         sum = sumOfBlockSums(std::span<const double>(blockSums, count), sum);
     }
     return sum;

@@ -113,7 +113,9 @@ void forEachBalancedPart(std::uint64_t key, std::size_t n, Body&& body) {
     {
         const int part = omp_get_thread_num(), count = omp_get_num_threads();
         if (count != team) {  // a smaller team than asked for: even parts, nothing learnt
-            const auto at = [&](int p) { return std::min(n, blocks * static_cast<std::size_t>(p) / static_cast<std::size_t>(count) * kBlock); };
+            const auto at = [&](int p) {
+                return std::min(n, blocks * static_cast<std::size_t>(p) / static_cast<std::size_t>(count) * kBlock);
+            };
             body(at(part), at(part + 1));
         } else {
             const double start = TeamSplit::now();

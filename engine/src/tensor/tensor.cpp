@@ -10,8 +10,7 @@ namespace {
 
 /// Throws std::invalid_argument unless `device` can hold a tensor's storage (a CPU device, index >= 0).
 void checkStorageDevice(const Device& device) {
-    if (device.kind == Device::Kind::Gpu)
-        throw std::invalid_argument(device.toString() + ": tensors on GPUs need the CUDA backend");
+    if (device.kind == Device::Kind::Gpu) throw std::invalid_argument(device.toString() + ": tensors on GPUs need the CUDA backend");
     if (device.index < 0) throw std::invalid_argument(device.toString() + ": a device index is 0 or more");
 }
 
@@ -35,9 +34,7 @@ std::string shapeToString(const Shape& shape) { return shapeToString(std::span<c
 
 namespace tensor_detail {
 void throwStorageMismatch(DType dtype, std::string_view requested) {
-    const std::string_view stored = storesAs<float>(dtype)           ? "float"
-                                    : storesAs<std::uint16_t>(dtype) ? "std::uint16_t"
-                                                                     : "std::int32_t";
+    const std::string_view stored = storesAs<float>(dtype) ? "float" : storesAs<std::uint16_t>(dtype) ? "std::uint16_t" : "std::int32_t";
     throw std::invalid_argument("Tensor::data<" + std::string(requested) + ">: " + std::string(dtypeName(dtype)) +
                                 " elements are stored as " + std::string(stored) + ", not " + std::string(requested));
 }
@@ -46,8 +43,7 @@ void throwStorageMismatch(DType dtype, std::string_view requested) {
 Tensor::Tensor(Shape shape, std::vector<float> values) : m_device(currentCpuDevice()) {
     const std::int64_t count = elementCount(shape);
     if (static_cast<std::int64_t>(values.size()) != count)
-        throw std::invalid_argument("Tensor: " + std::to_string(values.size()) + " values do not fill shape " +
-                                    shapeToString(shape));
+        throw std::invalid_argument("Tensor: " + std::to_string(values.size()) + " values do not fill shape " + shapeToString(shape));
     resize(std::move(shape));
     if (!values.empty()) std::memcpy(m_data, values.data(), values.size() * sizeof(float));
 }
@@ -57,12 +53,11 @@ Tensor::Tensor(Shape shape, DType dtype, Device device) : m_dtype(dtype), m_devi
     resize(std::move(shape));
 }
 
-Tensor::Tensor(const Tensor& other)
-    : m_shape(other.m_shape), m_size(other.m_size), m_dtype(other.m_dtype), m_device(other.m_device) {
+Tensor::Tensor(const Tensor& other) : m_shape(other.m_shape), m_size(other.m_size), m_dtype(other.m_dtype), m_device(other.m_device) {
     const std::int64_t bytes = other.bytes();
     if (bytes > 0) {
-        m_data = static_cast<std::byte*>(
-            memory_detail::allocate(static_cast<std::size_t>(bytes), tensor_detail::kAlignment, m_device.index));
+        m_data =
+            static_cast<std::byte*>(memory_detail::allocate(static_cast<std::size_t>(bytes), tensor_detail::kAlignment, m_device.index));
         m_capacity = static_cast<std::size_t>(bytes);
         std::memcpy(m_data, other.m_data, static_cast<std::size_t>(bytes));
     }
@@ -89,8 +84,12 @@ Tensor& Tensor::operator=(const Tensor& other) {
 }
 
 Tensor::Tensor(Tensor&& other) noexcept
-    : m_shape(std::move(other.m_shape)), m_size(std::exchange(other.m_size, 0)), m_data(std::exchange(other.m_data, nullptr)),
-      m_capacity(std::exchange(other.m_capacity, 0)), m_dtype(other.m_dtype), m_device(other.m_device) {
+    : m_shape(std::move(other.m_shape)),
+      m_size(std::exchange(other.m_size, 0)),
+      m_data(std::exchange(other.m_data, nullptr)),
+      m_capacity(std::exchange(other.m_capacity, 0)),
+      m_dtype(other.m_dtype),
+      m_device(other.m_device) {
     other.m_shape.clear();
 }
 
@@ -109,8 +108,8 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
 
 void Tensor::grow(std::int64_t bytes) {
     checkStorageDevice(m_device);
-    auto* data = static_cast<std::byte*>(
-        memory_detail::allocate(static_cast<std::size_t>(bytes), tensor_detail::kAlignment, m_device.index));
+    auto* data =
+        static_cast<std::byte*>(memory_detail::allocate(static_cast<std::size_t>(bytes), tensor_detail::kAlignment, m_device.index));
     if (m_capacity > 0) std::memcpy(data, m_data, m_capacity);
     std::memset(data + m_capacity, 0, static_cast<std::size_t>(bytes) - m_capacity);
     memory_detail::deallocate(m_data, tensor_detail::kAlignment);

@@ -24,7 +24,7 @@ struct AllReduceMeasurement {
 /// Measures `iters` all-reduces of `elements` floats over every rank of `group` after `warmup`
 /// untimed ones; `buffers` holds one buffer per rank of at least `elements`. Starts a thread per
 /// rank but the first (the caller's thread is rank 0) and blocks until all are done.
-AllReduceMeasurement measureAllReduce(InProcessGroup& group, std::vector<AlignedVector<float>>& buffers, long long elements,
-                                      ReduceOp op, long long warmup, long long iters);
+AllReduceMeasurement measureAllReduce(InProcessGroup& group, std::vector<AlignedVector<float>>& buffers, long long elements, ReduceOp op,
+                                      long long warmup, long long iters);
 
 }  // namespace distlab

@@ -25,16 +25,16 @@ enum class TransferKind : std::uint8_t { Copy, Reduce };
 
 /// One chunk moving from one rank to another in one step of a collective. Trivially copyable.
 struct TransferEvent {
-    std::int64_t collective = 0;    ///< sequence number of the collective in its group (equal on every rank)
-    std::int32_t pack = 0;          ///< AllReduceOptions::packIndex
-    std::int32_t step = 0;          ///< the algorithm's step (see allReduceStepName)
+    std::int64_t collective = 0;  ///< sequence number of the collective in its group (equal on every rank)
+    std::int32_t pack = 0;        ///< AllReduceOptions::packIndex
+    std::int32_t step = 0;        ///< the algorithm's step (see allReduceStepName)
     std::int16_t fromRank = 0;
-    std::int16_t toRank = 0;        ///< the rank whose buffer changed (the one that logs it)
+    std::int16_t toRank = 0;  ///< the rank whose buffer changed (the one that logs it)
     TransferKind kind = TransferKind::Copy;
     std::int64_t beginElement = 0;  ///< the chunk: elements [beginElement, endElement) of the buffer
     std::int64_t endElement = 0;
     std::int64_t bytes = 0;
-    std::int64_t startNs = 0;       ///< steady-clock nanoseconds (nowNs())
+    std::int64_t startNs = 0;  ///< steady-clock nanoseconds (nowNs())
     std::int64_t endNs = 0;
 };
 
@@ -42,7 +42,7 @@ struct TransferEvent {
 struct SnapshotRecord {
     std::int64_t collective = 0;
     std::int32_t pack = 0;
-    std::int32_t step = -1;         ///< -1: the input, before the first step
+    std::int32_t step = -1;  ///< -1: the input, before the first step
     std::int64_t offset = 0;
     std::int64_t count = 0;
 };
@@ -50,9 +50,9 @@ struct SnapshotRecord {
 class CollectiveTrace {
 public:
     struct Limits {
-        std::int64_t eventsPerRank = 4096;          ///< transfer events kept per rank
-        std::int64_t snapshotsPerRank = 0;          ///< buffer snapshots kept per rank (0: none)
-        std::int64_t snapshotFloatsPerRank = 0;     ///< floats of snapshot values kept per rank
+        std::int64_t eventsPerRank = 4096;       ///< transfer events kept per rank
+        std::int64_t snapshotsPerRank = 0;       ///< buffer snapshots kept per rank (0: none)
+        std::int64_t snapshotFloatsPerRank = 0;  ///< floats of snapshot values kept per rank
     };
 
     /// Preallocates every log. Call from any thread.

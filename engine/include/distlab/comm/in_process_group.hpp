@@ -60,7 +60,9 @@ public:
         std::atomic<std::uint32_t> posted{0};  ///< messages the sender has offered
         std::atomic<std::uint32_t> taken{0};   ///< messages the receiver has copied
     };
-    Mailbox& mailbox(int from, int to) { return m_mailboxes[static_cast<std::size_t>(from) * static_cast<std::size_t>(m_size) + static_cast<std::size_t>(to)]; }
+    Mailbox& mailbox(int from, int to) {
+        return m_mailboxes[static_cast<std::size_t>(from) * static_cast<std::size_t>(m_size) + static_cast<std::size_t>(to)];
+    }
 
 private:
     struct alignas(64) Slot {

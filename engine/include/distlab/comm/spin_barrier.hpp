@@ -40,8 +40,7 @@ private:
 /// Waits until `value` differs from `old`: a few re-reads, yields for up to 200 us, then sleep on
 /// the atomic (the writer must notify). With `aborted`, throws CollectiveAborted when the flag is
 /// set (whoever sets it must then change `value` and notify, to wake a sleeper). Blocks; any thread.
-void spinWaitWhileEqual(const std::atomic<std::uint32_t>& value, std::uint32_t old,
-                        const std::atomic<bool>* aborted = nullptr);
+void spinWaitWhileEqual(const std::atomic<std::uint32_t>& value, std::uint32_t old, const std::atomic<bool>* aborted = nullptr);
 /// Changes `value` and wakes every thread sleeping on it (the second half of an abort).
 void wakeForAbort(std::atomic<std::uint32_t>& value);
 

@@ -25,7 +25,7 @@ struct LayerConfig {
     std::string type = "dense";  ///< "dense" or "residual"
     std::int64_t units = 0;      ///< dense only
     Activation activation = Activation::Linear;
-    std::string name;  ///< empty: "<type>_<index>"
+    std::string name;                 ///< empty: "<type>_<index>"
     std::vector<LayerConfig> layers;  ///< residual: the block's inner layers (output width = input width)
     std::int64_t branches = 1;        ///< residual: parallel copies of the inner layers, y = x + sum_b f_b(x)
     bool operator==(const LayerConfig&) const = default;
@@ -87,9 +87,9 @@ using DeviceName = Device;
 /// How parameter-server variables are sharded along their first axis (docs/semantics.md §6.5).
 struct PartitionerConfig {
     enum class Kind { None, Fixed, MinSize, MaxSize } kind = Kind::None;
-    std::int64_t numShards = 1;                ///< fixed
-    std::int64_t minShardBytes = std::int64_t{256} * 1024; ///< min_size
-    std::int64_t maxShards = 1;                ///< min_size and max_size
+    std::int64_t numShards = 1;                              ///< fixed
+    std::int64_t minShardBytes = std::int64_t{256} * 1024;   ///< min_size
+    std::int64_t maxShards = 1;                              ///< min_size and max_size
     std::int64_t maxShardBytes = std::int64_t{1024} * 1024;  ///< max_size
     bool operator==(const PartitionerConfig&) const = default;
 };
@@ -117,7 +117,7 @@ struct StrategyConfig {
     std::int64_t parameterServers = 1;
     ParameterServerMode mode = ParameterServerMode::Async;
     PartitionerConfig partitioner;
-    std::vector<double> workerSpeed;        ///< per worker, 0.1-1.0; missing entries are 1.0
+    std::vector<double> workerSpeed;  ///< per worker, 0.1-1.0; missing entries are 1.0
     std::int64_t replicasPerWorker = 1;
     std::int64_t gradientsToAggregate = 0;  ///< sync mode: gradients per update; 0 = every worker
 
@@ -144,19 +144,18 @@ struct RunConfig {
     StrategyConfig strategy;
     Precision precision = Precision::Float32;
     std::int64_t steps = 1000;
-    std::int64_t threads = 0;  ///< 0: every core
+    std::int64_t threads = 0;    ///< 0: every core
     std::int64_t evalEvery = 0;  ///< steps between test evaluations; 0: only at the end
-    std::string baseDirectory;  ///< where relative data paths resolve (the config file's folder)
+    std::string baseDirectory;   ///< where relative data paths resolve (the config file's folder)
     bool operator==(const RunConfig&) const = default;
 
     /// Samples whose gradients reach one update when every worker takes part (docs/semantics.md §10,
     /// what StepReport::samples measures): the global batch G, and for synchronous parameter servers
     /// G for each of the gradients averaged (`gradients_to_aggregate`, 0: every worker).
     std::int64_t samplesPerUpdate() const {
-        if (strategy.type != StrategyKind::ParameterServer || strategy.mode != ParameterServerMode::Sync)
-            return data.globalBatchSize;
-        const std::int64_t averaged = strategy.gradientsToAggregate > 0
-                                          ? std::min(strategy.gradientsToAggregate, strategy.workers) : strategy.workers;
+        if (strategy.type != StrategyKind::ParameterServer || strategy.mode != ParameterServerMode::Sync) return data.globalBatchSize;
+        const std::int64_t averaged =
+            strategy.gradientsToAggregate > 0 ? std::min(strategy.gradientsToAggregate, strategy.workers) : strategy.workers;
         return averaged * data.globalBatchSize;
     }
 };

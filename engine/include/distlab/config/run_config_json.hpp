@@ -39,8 +39,7 @@ RunConfig withUnusedKeysReset(const RunConfig& config);
 /// "strategy.replicas=4", "model.layers[1].units=64". The value is parsed as JSON if it can be, else
 /// taken as a string. Missing objects on the path are created; an index equal to an array's size
 /// appends. Setting strategy.replicas drops strategy.devices and vice versa (one replaces the other).
-Result<std::string> applyOverrides(std::string_view jsonText, const std::vector<std::string>& overrides,
-                                   const std::string& fileName);
+Result<std::string> applyOverrides(std::string_view jsonText, const std::vector<std::string>& overrides, const std::string& fileName);
 
 /// The JSON spelling -> enum value (the inverse of toString in run_config.hpp); false if unknown.
 bool fromString(std::string_view text, Activation& value);

@@ -18,11 +18,11 @@ public:
 
     /// Which shard of a global batch a replica's micro-step takes: replica i takes the i-th of N
     /// contiguous shards; micro-step m takes the m-th of k contiguous slices of that shard.
-    static std::span<const std::int64_t> shard(std::span<const std::int64_t> globalBatch, std::int64_t replica,
-                                               std::int64_t replicas, std::int64_t microStep, std::int64_t microSteps);
+    static std::span<const std::int64_t> shard(std::span<const std::int64_t> globalBatch, std::int64_t replica, std::int64_t replicas,
+                                               std::int64_t microStep, std::int64_t microSteps);
 
-    std::int64_t epoch() const { return m_epoch; }       ///< 0-based epoch of the next batch
-    std::int64_t cursor() const { return m_cursor; }     ///< position of the next batch in the epoch
+    std::int64_t epoch() const { return m_epoch; }    ///< 0-based epoch of the next batch
+    std::int64_t cursor() const { return m_cursor; }  ///< position of the next batch in the epoch
     std::int64_t batchesPerEpoch() const { return m_size / m_batch; }
     /// Continues exactly where a sampler with the same arguments stood at (epoch, cursor).
     void restore(std::int64_t epoch, std::int64_t cursor);

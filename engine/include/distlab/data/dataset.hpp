@@ -12,10 +12,10 @@
 namespace distlab {
 
 struct Dataset {
-    std::int64_t count = 0;     ///< number of samples
-    std::int64_t features = 0;  ///< values per sample
-    std::int64_t classes = 0;   ///< > 0: classification with labels in [0, classes)
-    std::int64_t outputs = 0;   ///< > 0: regression with `outputs` float targets per sample
+    std::int64_t count = 0;            ///< number of samples
+    std::int64_t features = 0;         ///< values per sample
+    std::int64_t classes = 0;          ///< > 0: classification with labels in [0, classes)
+    std::int64_t outputs = 0;          ///< > 0: regression with `outputs` float targets per sample
     std::vector<float> x;              ///< [count, features]
     std::vector<std::int32_t> labels;  ///< [count] when classes > 0
     std::vector<float> targets;        ///< [count, outputs] when outputs > 0
@@ -39,8 +39,7 @@ struct DataExpectations {
 /// Loads or generates the data a run config describes and checks it against what the model
 /// expects. Relative paths resolve against baseDirectory. Blocks (file I/O); callable from any
 /// thread. Errors name the file and the line, column or byte offset, or the config field.
-Result<DataSplit> loadData(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed,
-                           const std::string& baseDirectory);
+Result<DataSplit> loadData(const DataConfig& config, const DataExpectations& expect, std::uint64_t seed, const std::string& baseDirectory);
 
 /// The files loadData reads for `config` (none for synthetic and random data), each with the field
 /// that names it and, for a relative path, where it resolves against baseDirectory. Lets the CLI

@@ -12,15 +12,15 @@ namespace distlab {
 
 /// One CPU package (socket) as /proc/cpuinfo describes it.
 struct CpuInfo {
-    std::string modelName = "unknown";     ///< "model name" from /proc/cpuinfo
-    int logicalCores = 0;                  ///< hardware threads of this package
-    int physicalCores = 0;                 ///< distinct core ids; 0 when /proc/cpuinfo does not say
-    std::vector<std::string> simdFeatures; ///< the kSimdFeatures this CPU reports, in that order
+    std::string modelName = "unknown";      ///< "model name" from /proc/cpuinfo
+    int logicalCores = 0;                   ///< hardware threads of this package
+    int physicalCores = 0;                  ///< distinct core ids; 0 when /proc/cpuinfo does not say
+    std::vector<std::string> simdFeatures;  ///< the kSimdFeatures this CPU reports, in that order
 };
 
 /// One CUDA GPU as the CUDA runtime describes it.
 struct GpuInfo {
-    int index = 0;                  ///< CUDA device ordinal
+    int index = 0;  ///< CUDA device ordinal
     std::string name;
     std::uint64_t memoryBytes = 0;  ///< total global memory
     int computeMajor = 0;           ///< compute capability, e.g. 9.0 for an H100/H200
@@ -30,34 +30,33 @@ struct GpuInfo {
 
 /// Everything `distlab-cli devices` prints.
 struct DeviceReport {
-    std::vector<CpuInfo> cpus;                ///< one entry per CPU package; never empty
-    int usableCpuThreads = 1;                 ///< CPUs this process may run on (affinity mask), >= 1
-    std::uint64_t memoryBytes = 0;            ///< MemTotal from /proc/meminfo; 0 when unknown
-    std::vector<std::string> compiledSimd;    ///< SIMD extensions this build was compiled for
-    std::vector<GpuInfo> gpus;                ///< usable CUDA GPUs
-    std::string gpuUnavailableReason;         ///< why no GPU can be used; empty when gpus is not empty
-    bool gpuBackendLoaded = false;            ///< the CUDA backend module loaded (gpu_backend_api.hpp)
-    std::string gpuBackendModule;             ///< its path: loaded, or the one that failed; empty when none was found
-    std::string gpuBackendError;              ///< why it did not load (names the file, dlerror's text); empty once loaded
-    bool cudaBuiltIn = false;                 ///< CUDA is in this process: the backend module loaded
-    bool ncclBuiltIn = false;                 ///< the loaded module was built with NCCL
-    std::string cudaRuntimeVersion;           ///< "13.0", or "not loaded" (no backend module)
-    std::string cudaDriverVersion;            ///< newest CUDA the driver supports, "none", or "not loaded"
-    std::string nvidiaDriverVersion;          ///< kernel module version from /proc/driver/nvidia/version, or "none"
-    std::string ncclVersion;                  ///< "2.28.9", "not built in" (a module without NCCL), or "not loaded"
-    std::string eigenVersion;                 ///< "3.4.0"
-    std::string cpuMatrixProduct;             ///< cpuMatrixProduct(): where float products run
-    std::string cpuOpenBlasKernels;           ///< cpuOpenBlasKernels(): OpenBLAS's kernel type, "SkylakeX"
-    std::string cpuOpenBlasKernelsChosenBy;   ///< who chose it: the user's OPENBLAS_CORETYPE, DistLab or OpenBLAS
-    std::string cpuOpenBlasLibrary;           ///< the OpenBLAS library loaded (full path)
-    std::string distlabVersion;               ///< the project version
+    std::vector<CpuInfo> cpus;               ///< one entry per CPU package; never empty
+    int usableCpuThreads = 1;                ///< CPUs this process may run on (affinity mask), >= 1
+    std::uint64_t memoryBytes = 0;           ///< MemTotal from /proc/meminfo; 0 when unknown
+    std::vector<std::string> compiledSimd;   ///< SIMD extensions this build was compiled for
+    std::vector<GpuInfo> gpus;               ///< usable CUDA GPUs
+    std::string gpuUnavailableReason;        ///< why no GPU can be used; empty when gpus is not empty
+    bool gpuBackendLoaded = false;           ///< the CUDA backend module loaded (gpu_backend_api.hpp)
+    std::string gpuBackendModule;            ///< its path: loaded, or the one that failed; empty when none was found
+    std::string gpuBackendError;             ///< why it did not load (names the file, dlerror's text); empty once loaded
+    bool cudaBuiltIn = false;                ///< CUDA is in this process: the backend module loaded
+    bool ncclBuiltIn = false;                ///< the loaded module was built with NCCL
+    std::string cudaRuntimeVersion;          ///< "13.0", or "not loaded" (no backend module)
+    std::string cudaDriverVersion;           ///< newest CUDA the driver supports, "none", or "not loaded"
+    std::string nvidiaDriverVersion;         ///< kernel module version from /proc/driver/nvidia/version, or "none"
+    std::string ncclVersion;                 ///< "2.28.9", "not built in" (a module without NCCL), or "not loaded"
+    std::string eigenVersion;                ///< "3.4.0"
+    std::string cpuMatrixProduct;            ///< cpuMatrixProduct(): where float products run
+    std::string cpuOpenBlasKernels;          ///< cpuOpenBlasKernels(): OpenBLAS's kernel type, "SkylakeX"
+    std::string cpuOpenBlasKernelsChosenBy;  ///< who chose it: the user's OPENBLAS_CORETYPE, DistLab or OpenBLAS
+    std::string cpuOpenBlasLibrary;          ///< the OpenBLAS library loaded (full path)
+    std::string distlabVersion;              ///< the project version
 };
 
 /// The SIMD flags that parseCpuInfo looks for (x86 names as /proc/cpuinfo spells them, then ARM).
 inline constexpr std::string_view kSimdFeatures[] = {
-    "sse2", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw", "avx512vl",
-    "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8",
-    "asimd", "sve", "sve2"};
+    "sse2",        "sse4_2",      "avx",         "avx2",     "fma",      "f16c",     "avx512f",  "avx512dq", "avx512bw", "avx512vl",
+    "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8", "asimd",    "sve",      "sve2"};
 
 /// Where this process's float matrix products run on CPUs: "packed-avx512" or "packed-avx2" (the
 /// engine's own packed product on that kernel; tiny products and 10-wide ones on one thread still
@@ -78,7 +77,8 @@ std::string cpuOpenBlasKernels();
 void loadOpenBlas();
 
 /// Probes CPUs, memory and GPUs. Blocks: reads /proc, loads the CUDA backend module (once per
-/// process) and initialises the CUDA runtime (up to about a second on a GPU machine). Never throws on a missing file or driver. Any thread may call it.
+/// process) and initialises the CUDA runtime (up to about a second on a GPU machine). Never throws on a missing file or driver. Any thread
+/// may call it.
 DeviceReport queryDevices();
 
 /// The report as pretty-printed JSON with the keys cpus, usable_cpu_threads, memory_bytes, compiled_simd,
@@ -102,8 +102,7 @@ std::uint64_t physicalMemoryBytes();
 
 /// Why no GPU is usable, from the cudaError_t code of cudaGetDeviceCount, its name and message
 /// (cudaGetErrorName/String) and cudaDriverGetVersion's value (0: no driver). Pure; any thread.
-std::string describeCudaError(int cudaError, std::string_view errorName, std::string_view errorString,
-                              int driverVersion);
+std::string describeCudaError(int cudaError, std::string_view errorName, std::string_view errorString, int driverVersion);
 
 /// "13.0" from a CUDA version number such as 13000 (1000 * major + 10 * minor). Pure; any thread.
 std::string formatCudaVersion(int version);

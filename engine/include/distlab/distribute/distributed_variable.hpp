@@ -27,8 +27,7 @@ enum class VariableOp { Assign, AssignAdd, AssignSub, Read };
 
 namespace detail {
 // Names indexed by the enum's value, in declaration order.
-inline constexpr std::array<std::string_view, 4> kStrategyNames{"one_device", "mirrored", "central_storage",
-                                                                "parameter_server"};
+inline constexpr std::array<std::string_view, 4> kStrategyNames{"one_device", "mirrored", "central_storage", "parameter_server"};
 inline constexpr std::array<std::string_view, 4> kSynchronizationNames{"auto", "none", "on_write", "on_read"};
 inline constexpr std::array<std::string_view, 4> kAggregationNames{"none", "sum", "mean", "only_first_replica"};
 inline constexpr std::array<std::string_view, 4> kKindNames{"plain", "mirrored", "sync_on_read", "aggregating"};
@@ -46,9 +45,7 @@ constexpr std::optional<Enum> lookupName(const std::array<std::string_view, N>& 
 /// Script/GUI spellings ("one_device", "on_write", "only_first_replica", "assign_add",
 /// "cross_replica", ...). The parse functions return nullopt for an unknown name. Any thread.
 constexpr std::string_view toString(VariableStrategy v) { return detail::kStrategyNames[static_cast<std::size_t>(v)]; }
-constexpr std::string_view toString(Synchronization v) {
-    return detail::kSynchronizationNames[static_cast<std::size_t>(v)];
-}
+constexpr std::string_view toString(Synchronization v) { return detail::kSynchronizationNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(Aggregation v) { return detail::kAggregationNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(VariableKind v) { return detail::kKindNames[static_cast<std::size_t>(v)]; }
 constexpr std::string_view toString(UpdateContext v) { return detail::kContextNames[static_cast<std::size_t>(v)]; }
@@ -142,8 +139,8 @@ public:
 private:
     DistributedVariable() = default;
     VariableOpResult updateReplicaContext(VariableOp op, std::span<const double> args, bool perReplica);
-    std::optional<std::string> reduceArguments(VariableOp op, std::span<const double> args, bool perReplica,
-                                               double& reduced, std::string& how) const;
+    std::optional<std::string> reduceArguments(VariableOp op, std::span<const double> args, bool perReplica, double& reduced,
+                                               std::string& how) const;
     std::optional<std::string> checkArguments(VariableOp op, std::span<const double> args) const;
     std::optional<std::string> checkArgument(double value) const;
     double combine(VariableOp op, double copy, double argument) const;

@@ -90,8 +90,8 @@ private:
     std::unique_ptr<Optimizer> m_optimizer;
     GradientPacker m_packer;  ///< the gradient's packs (num_packs / bytes_per_pack), each reduced on its own
     std::unique_ptr<ReplicaBatch> m_batch;
-    std::vector<double> m_gradientBlockSums;  ///< the update's scratch for the gradient's norm (reductions.hpp)
-    SpanRecorder m_spans;  ///< this rank's spans of the current step
+    std::vector<double> m_gradientBlockSums;           ///< the update's scratch for the gradient's norm (reductions.hpp)
+    SpanRecorder m_spans;                              ///< this rank's spans of the current step
     std::array<float, kStepFigureValues> m_figures{};  ///< loss sum, correct, examples: reduced like the gradient
     ReplicaStepStats m_stats;
     GlobalStepStats m_global;

@@ -91,5 +91,4 @@ private:
     std::unique_ptr<EvaluationBuffers> m_evaluation;
 };
 
-
 }  // namespace distlab

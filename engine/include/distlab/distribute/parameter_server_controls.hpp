@@ -13,9 +13,9 @@ namespace distlab {
 struct WorkerStatus {
     bool alive = true;
     bool paused = false;
-    double speed = 1.0;            ///< 0.1-1.0: a worker at 0.5 takes twice as long per step
-    std::int64_t gradients = 0;    ///< gradients this worker has pushed
-    std::int64_t updates = 0;      ///< updates that applied this worker's gradient (sync: averaged into)
+    double speed = 1.0;          ///< 0.1-1.0: a worker at 0.5 takes twice as long per step
+    std::int64_t gradients = 0;  ///< gradients this worker has pushed
+    std::int64_t updates = 0;    ///< updates that applied this worker's gradient (sync: averaged into)
 };
 
 class ParameterServerControls {

@@ -21,8 +21,8 @@
 
 namespace distlab {
 
-struct EvaluationBuffers;    // distribute/model_evaluation.hpp
-class ParameterTransport;    // distribute/parameter_transport.hpp
+struct EvaluationBuffers;  // distribute/model_evaluation.hpp
+class ParameterTransport;  // distribute/parameter_transport.hpp
 
 class ParameterServerTrainer final : public Trainer, public ParameterServerControls {
 public:
@@ -95,30 +95,30 @@ private:
     DataSplit m_data;
     LossFunction m_loss;
     BatchSampler m_sampler;
-    std::unique_ptr<Model> m_serverModel;   // the canonical variables, split over the servers
+    std::unique_ptr<Model> m_serverModel;    // the canonical variables, split over the servers
     std::unique_ptr<Optimizer> m_optimizer;  // its slots live with the shards they update
     std::vector<ShardPlacement> m_placements;
     int m_serverCount;
-    int m_coordinatorThreads = 1;  // coordinatorThreads(this machine's cores, the workers)
+    int m_coordinatorThreads = 1;                     // coordinatorThreads(this machine's cores, the workers)
     std::unique_ptr<ParameterTransport> m_transport;  // the only way parameters and gradients cross
     std::vector<std::unique_ptr<Worker>> m_workers;
     std::unique_ptr<ReplicaPool> m_servers;
 
-    mutable std::mutex m_mutex;               // worker states, the inbox, the sampler, the redo queue
-    std::string m_workerFailure;              // guarded by m_mutex: why a worker's thread ended, if it failed
+    mutable std::mutex m_mutex;   // worker states, the inbox, the sampler, the redo queue
+    std::string m_workerFailure;  // guarded by m_mutex: why a worker's thread ended, if it failed
     std::condition_variable m_workerWake;
     std::condition_variable m_inboxReady;
-    std::deque<int> m_inbox;                  // workers whose gradient waits to be applied
+    std::deque<int> m_inbox;                       // workers whose gradient waits to be applied
     std::deque<std::vector<std::int64_t>> m_redo;  // batches of killed workers, to run again
-    std::int64_t m_version = 0;               // updates applied
+    std::int64_t m_version = 0;                    // updates applied
     std::atomic<float> m_learningRate;
     std::atomic<ParameterServerMode> m_mode;
     std::atomic<int> m_lostServer{-1};
-    std::atomic<double> m_rateLimit{0.0};     // updates per second; 0: none (setUpdateRateLimit)
-    std::vector<Worker*> m_syncFresh;         // sync mode: fresh gradients gathered so far (a paced step returns early)
+    std::atomic<double> m_rateLimit{0.0};  // updates per second; 0: none (setUpdateRateLimit)
+    std::vector<Worker*> m_syncFresh;      // sync mode: fresh gradients gathered so far (a paced step returns early)
     std::atomic<bool> m_stopping{false};
-    std::span<const float> m_applyGradient;   // what the servers apply in serverTask
-    std::vector<float> m_aggregate;           // sync mode: the averaged gradient
+    std::span<const float> m_applyGradient;  // what the servers apply in serverTask
+    std::vector<float> m_aggregate;          // sync mode: the averaged gradient
     std::vector<std::int64_t> m_serverBusyNs;
     std::array<std::int64_t, kMaxWatchedValues> m_watched{};
     int m_watchedCount = 0;

@@ -17,11 +17,11 @@ std::vector<std::int64_t> shardRows(std::int64_t rows, std::int64_t requested);
 
 /// One shard of one variable, placed on a server: a contiguous range of the flat parameter buffer.
 struct ShardPlacement {
-    std::string name;          ///< "dense_0/kernel/part_1" (the variable's name when unsharded)
-    int parameter = 0;         ///< index in the ParameterStore
+    std::string name;   ///< "dense_0/kernel/part_1" (the variable's name when unsharded)
+    int parameter = 0;  ///< index in the ParameterStore
     int server = 0;
-    std::int64_t offset = 0;   ///< into the flat buffers, in elements
-    std::int64_t size = 0;     ///< elements
+    std::int64_t offset = 0;  ///< into the flat buffers, in elements
+    std::int64_t size = 0;    ///< elements
     std::int64_t rows = 0;
 };
 

@@ -51,7 +51,7 @@ private:
     std::atomic<bool> m_stopping{false};
     std::atomic<bool> m_failed{false};
     std::unique_ptr<std::exception_ptr[]> m_errors;  ///< one slot per replica, written by its thread only
-    std::string m_failure;                          ///< the message run() throws, once failed
+    std::string m_failure;                           ///< the message run() throws, once failed
     std::vector<std::thread> m_threads;
 };
 

@@ -88,7 +88,6 @@ public:
 /// not shuffled, each chunk of an evaluation) the input is the data set's own rows, read in place;
 /// otherwise they are copied into `scratch`, and the view is of it. Valid while `data` and
 /// `scratch` are unchanged. Allocation-free once the buffers have grown.
-ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& scratch,
-                            BatchTargets& targets);
+ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> indices, Tensor& scratch, BatchTargets& targets);
 
 }  // namespace distlab

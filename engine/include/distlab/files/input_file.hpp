@@ -20,7 +20,7 @@ enum class InputKind { Config, VarlabScript, Csv, Idx, Weights };
 /// The caps of one kind of input.
 struct InputLimits {
     std::string_view description;  ///< "a run config", as messages name it
-    std::uint64_t maxBytes = 0;     ///< the most bytes on disk, and after gunzip for kinds that inflate (IDX)
+    std::uint64_t maxBytes = 0;    ///< the most bytes on disk, and after gunzip for kinds that inflate (IDX)
 };
 
 /// The caps of `kind` (docs/interfaces.md lists them). Any thread.

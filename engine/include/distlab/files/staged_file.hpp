@@ -47,9 +47,9 @@ private:
     void release();
 
     std::string m_path;
-    std::FILE* m_file = nullptr;  ///< the unnamed staging file, opened for reading and writing
+    std::FILE* m_file = nullptr;     ///< the unnamed staging file, opened for reading and writing
     std::vector<char> m_copyBuffer;  ///< reused by every publish
-    int m_errno = 0;  ///< first failed append's errno (0: none)
+    int m_errno = 0;                 ///< first failed append's errno (0: none)
 };
 
 }  // namespace distlab

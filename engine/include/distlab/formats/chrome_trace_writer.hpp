@@ -16,15 +16,15 @@ namespace distlab {
 
 /// One span of work on one device's track.
 struct TraceSpan {
-    int device = 0;                ///< track: index into the device names given to open()
-    std::string_view name;         ///< "compute", "communication", "idle", "optimizer", ...
-    std::string_view category;     ///< the event's "cat"; empty: same as name
-    std::int64_t step = 0;         ///< training step, written as args.step
-    double startUs = 0.0;          ///< microseconds since the run started
-    double durationUs = 0.0;       ///< microseconds
-    int microBatch = -1;           ///< written as args.micro_batch when >= 0
-    int pack = -1;                 ///< written as args.pack when >= 0
-    std::int64_t bytes = -1;       ///< written as args.bytes when >= 0
+    int device = 0;                     ///< track: index into the device names given to open()
+    std::string_view name;              ///< "compute", "communication", "idle", "optimizer", ...
+    std::string_view category;          ///< the event's "cat"; empty: same as name
+    std::int64_t step = 0;              ///< training step, written as args.step
+    double startUs = 0.0;               ///< microseconds since the run started
+    double durationUs = 0.0;            ///< microseconds
+    int microBatch = -1;                ///< written as args.micro_batch when >= 0
+    int pack = -1;                      ///< written as args.pack when >= 0
+    std::int64_t bytes = -1;            ///< written as args.bytes when >= 0
     bool bytesFromRingFormula = false;  ///< bytes is the ring's formula, not a count: args.bytes_from "ring_formula"
 };
 
@@ -33,8 +33,7 @@ class ChromeTraceWriter {
 public:
     /// Starts a trace for `path` (the target is untouched until publish() or close()) with process
     /// "DistLab <runName>" and one named track per device ("cpu:0", ...). Blocks on disk I/O.
-    static Result<ChromeTraceWriter> open(const std::string& path, std::string_view runName,
-                                          std::span<const std::string> deviceNames);
+    static Result<ChromeTraceWriter> open(const std::string& path, std::string_view runName, std::span<const std::string> deviceNames);
 
     ChromeTraceWriter(ChromeTraceWriter&&) noexcept = default;
     ChromeTraceWriter& operator=(ChromeTraceWriter&&) noexcept = default;

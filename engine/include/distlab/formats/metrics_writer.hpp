@@ -23,20 +23,20 @@ struct MetricsRecord {
     std::int64_t epoch = 0;
     double loss = 0.0;
     double learningRate = 0.0;
-    double stepMs = 0.0;     ///< wall time of the whole step, milliseconds
+    double stepMs = 0.0;  ///< wall time of the whole step, milliseconds
     // The step's phases (splitStep: means over the replicas that took part), milliseconds.
     double computeMs = 0.0;    ///< forward, loss and backward
     double optimizerMs = 0.0;  ///< applying the update
     double commMs = 0.0;       ///< the reduction, waiting for peers excluded
     double waitMs = 0.0;       ///< waiting for peers inside the reduction, then for the slowest replica
     std::int64_t bytesCommunicated = 0;
-    bool bytesFromRingFormula = false;  ///< bytesCommunicated is the ring's formula (StepReport's): written as "bytes_from"
+    bool bytesFromRingFormula = false;   ///< bytesCommunicated is the ring's formula (StepReport's): written as "bytes_from"
     std::vector<double> gradNormBefore;  ///< per replica, before reduction
     std::vector<double> gradNormAfter;   ///< per replica, after reduction
     std::vector<double> replicaLoss;     ///< per replica
     std::optional<double> testLoss;
-    std::optional<double> testAccuracy;   ///< fraction in [0, 1]
-    std::optional<double> trainAccuracy;  ///< fraction in [0, 1]
+    std::optional<double> testAccuracy;     ///< fraction in [0, 1]
+    std::optional<double> trainAccuracy;    ///< fraction in [0, 1]
     std::optional<std::int64_t> worker;     ///< parameter servers, async: whose gradient was applied
     std::optional<std::int64_t> staleness;  ///< parameter servers: updates between the gradient's read and its apply
 };

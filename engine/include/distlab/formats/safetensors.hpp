@@ -72,17 +72,28 @@ Status writeSafeTensors(const std::string& path, const SafeTensorsFile& file);
 /// The dtype stored for a C++ element type (float -> F32, std::int64_t -> I64, ...).
 template <typename T>
 constexpr SafeDType safeDTypeOf() {
-    if constexpr (std::is_same_v<T, float>) return SafeDType::F32;
-    else if constexpr (std::is_same_v<T, double>) return SafeDType::F64;
-    else if constexpr (std::is_same_v<T, std::int8_t>) return SafeDType::I8;
-    else if constexpr (std::is_same_v<T, std::uint8_t>) return SafeDType::U8;
-    else if constexpr (std::is_same_v<T, std::int16_t>) return SafeDType::I16;
-    else if constexpr (std::is_same_v<T, std::uint16_t>) return SafeDType::U16;
-    else if constexpr (std::is_same_v<T, std::int32_t>) return SafeDType::I32;
-    else if constexpr (std::is_same_v<T, std::uint32_t>) return SafeDType::U32;
-    else if constexpr (std::is_same_v<T, std::int64_t>) return SafeDType::I64;
-    else if constexpr (std::is_same_v<T, std::uint64_t>) return SafeDType::U64;
-    else static_assert(sizeof(T) == 0, "no safetensors dtype for this type");
+    if constexpr (std::is_same_v<T, float>)
+        return SafeDType::F32;
+    else if constexpr (std::is_same_v<T, double>)
+        return SafeDType::F64;
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return SafeDType::I8;
+    else if constexpr (std::is_same_v<T, std::uint8_t>)
+        return SafeDType::U8;
+    else if constexpr (std::is_same_v<T, std::int16_t>)
+        return SafeDType::I16;
+    else if constexpr (std::is_same_v<T, std::uint16_t>)
+        return SafeDType::U16;
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+        return SafeDType::I32;
+    else if constexpr (std::is_same_v<T, std::uint32_t>)
+        return SafeDType::U32;
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return SafeDType::I64;
+    else if constexpr (std::is_same_v<T, std::uint64_t>)
+        return SafeDType::U64;
+    else
+        static_assert(sizeof(T) == 0, "no safetensors dtype for this type");
 }
 
 /// Makes a tensor of `shape` from row-major values; throws std::invalid_argument when the counts
@@ -102,20 +113,18 @@ SafeTensor makeSafeTensor(Shape shape, std::span<const T> values) {
 }
 
 /// Makes an F32 tensor of `shape` from row-major floats (see makeSafeTensor).
-inline SafeTensor makeF32Tensor(Shape shape, std::span<const float> values) {
-    return makeSafeTensor<float>(std::move(shape), values);
-}
+inline SafeTensor makeF32Tensor(Shape shape, std::span<const float> values) { return makeSafeTensor<float>(std::move(shape), values); }
 
 /// Finds tensor `name` and checks its dtype and shape, e.g. "w.safetensors: dense_0/bias: shape [3]
 /// in the file, the model needs [4]". Any thread.
-Result<const SafeTensor*> findSafeTensor(const SafeTensorsFile& file, const std::string& name, SafeDType dtype,
-                                         const Shape& expectedShape, const std::string& fileName);
+Result<const SafeTensor*> findSafeTensor(const SafeTensorsFile& file, const std::string& name, SafeDType dtype, const Shape& expectedShape,
+                                         const std::string& fileName);
 
 /// Copies tensor `name` (dtype of T, shape `expectedShape`) into `out` without allocating.
 /// `out` must hold elementCount(expectedShape) values (std::invalid_argument otherwise). Any thread.
 template <typename T>
-Status copySafeTensor(const SafeTensorsFile& file, const std::string& name, const Shape& expectedShape,
-                      std::span<T> out, const std::string& fileName) {
+Status copySafeTensor(const SafeTensorsFile& file, const std::string& name, const Shape& expectedShape, std::span<T> out,
+                      const std::string& fileName) {
     if (out.size() != static_cast<std::uint64_t>(elementCount(expectedShape))) {
         throw std::invalid_argument("copySafeTensor: output span does not match shape " + shapeToString(expectedShape));
     }
@@ -126,8 +135,8 @@ Status copySafeTensor(const SafeTensorsFile& file, const std::string& name, cons
 }
 
 /// Reads F32 tensor `name` of shape `expectedShape` into a new vector of floats. Any thread.
-Result<std::vector<float>> readF32Tensor(const SafeTensorsFile& file, const std::string& name,
-                                         const Shape& expectedShape, const std::string& fileName);
+Result<std::vector<float>> readF32Tensor(const SafeTensorsFile& file, const std::string& name, const Shape& expectedShape,
+                                         const std::string& fileName);
 
 /// A tensor the model needs: its parameter name and shape (dtype F32).
 struct ExpectedTensor {
@@ -140,7 +149,7 @@ struct ExpectedTensor {
 /// `expected` and then of the file: "w.safetensors: dense_1/kernel: shape [128, 10] in the file, the
 /// model needs [128, 12]", "w.safetensors: missing tensor dense_2/bias",
 /// "w.safetensors: unexpected tensor foo". Any thread.
-Status checkTensorsMatch(const SafeTensorsFile& file, std::span<const ExpectedTensor> expected,
-                         const std::string& fileName, std::string_view ignorePrefix = "optimizer/");
+Status checkTensorsMatch(const SafeTensorsFile& file, std::span<const ExpectedTensor> expected, const std::string& fileName,
+                         std::string_view ignorePrefix = "optimizer/");
 
 }  // namespace distlab

@@ -35,9 +35,9 @@ struct RunRecord {
 
 /// A saved run as read back.
 struct SavedRun {
-    std::string configJson;        ///< the run config stored in it
-    std::int64_t step = 0;         ///< updates done when it was saved
-    RunRecord record;              ///< its tables and facts (record.configJson == configJson)
+    std::string configJson;  ///< the run config stored in it
+    std::int64_t step = 0;   ///< updates done when it was saved
+    RunRecord record;        ///< its tables and facts (record.configJson == configJson)
 };
 
 /// Most tables and facts one saved run may hold (refused up front when saving and reading).

@@ -18,8 +18,7 @@ public:
     void initialize(InitKind init, Rng& rng) override;
     std::unique_ptr<LayerContext> makeContext() const override;
     const Tensor& forward(ConstTensorView input, LayerContext& context) const override;
-    const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
-                           LayerContext& context) override;
+    const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context) override;
     FusionCapabilities fusionCapabilities() const override {
         return {.appliesSgdStep = true, .endsInRelu = m_activation == Activation::Relu, .foldsReluBelow = true};
     }

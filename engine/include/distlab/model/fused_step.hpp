@@ -54,8 +54,8 @@ public:
     /// (only where appliesSgdStep) it applies that step to the layer's parameters instead of
     /// leaving their gradients, adds their Σ g² to sgd->squareSum and leaves the gradients
     /// unwritten but for the bias's. backward(...) is backwardFused(..., {}, nullptr).
-    virtual const Tensor& backwardFused(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
-                                        LayerContext& context, const LayerFusions& fusions, FusedSgdStep* sgd) = 0;
+    virtual const Tensor& backwardFused(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context,
+                                        const LayerFusions& fusions, FusedSgdStep* sgd) = 0;
 };
 
 }  // namespace distlab

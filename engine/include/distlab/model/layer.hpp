@@ -58,8 +58,7 @@ public:
     /// (context.gradInput; only computed when needInputGrad). `input` is what that forward
     /// received. What a training step may fuse into it is not asked here: a layer with fused
     /// kernels is a FusingLayer (model/fused_step.hpp), which the model's step plan runs.
-    virtual const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
-                                   LayerContext& context) = 0;
+    virtual const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context) = 0;
     /// Multiply-accumulates per sample in the forward pass (for FLOP counts).
     virtual std::int64_t weightCount() const = 0;
 

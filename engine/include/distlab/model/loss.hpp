@@ -16,9 +16,9 @@ struct BatchTargets {
 };
 
 struct LossStats {
-    double sum = 0.0;           ///< sum of per-example losses
-    std::int64_t correct = 0;   ///< correct arg-max predictions (classification only)
-    std::int64_t count = 0;     ///< examples
+    double sum = 0.0;          ///< sum of per-example losses
+    std::int64_t correct = 0;  ///< correct arg-max predictions (classification only)
+    std::int64_t count = 0;    ///< examples
 };
 
 class LossFunction {

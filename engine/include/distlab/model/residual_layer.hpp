@@ -29,8 +29,7 @@ public:
     void initialize(InitKind init, Rng& rng) override;
     std::unique_ptr<LayerContext> makeContext() const override;
     const Tensor& forward(ConstTensorView input, LayerContext& context) const override;
-    const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad,
-                           LayerContext& context) override;
+    const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context) override;
     std::int64_t weightCount() const override;
     /// What the last backward pass through `context` held and did.
     static GradientAggregationStats aggregationStats(const LayerContext& context);

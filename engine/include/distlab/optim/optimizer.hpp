@@ -22,8 +22,7 @@ public:
     /// apply, and Σ g² of grads (sumOfSquares(grads), the same bits: the gradient's norm a step
     /// reports), read during the update instead of in a pass of its own. `blockSums` is the
     /// caller's scratch of at least squareSumBlocks(grads.size()) values.
-    double applyMeasuringGradient(std::span<float> params, std::span<const float> grads, float learningRate,
-                                  std::span<double> blockSums);
+    double applyMeasuringGradient(std::span<float> params, std::span<const float> grads, float learningRate, std::span<double> blockSums);
     /// Counts one update (Adam's t); call once before the applyRange calls of that update.
     void beginUpdate() { ++m_iterations; }
     /// Updates the elements [offset, offset + params.size()) of the flat buffer (a parameter

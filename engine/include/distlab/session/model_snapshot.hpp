@@ -12,7 +12,7 @@ namespace distlab {
 struct ModelSnapshot {
     std::int64_t step = 0;
     std::vector<ParameterInfo> parameters;
-    std::vector<float> values;  ///< replica 0's flat parameter buffer
+    std::vector<float> values;              ///< replica 0's flat parameter buffer
     std::vector<std::int64_t> layerWidths;  ///< inputs, then every layer's units
     // The model's output over a grid covering the 2-D input data (empty unless features == 2).
     int gridResolution = 0;

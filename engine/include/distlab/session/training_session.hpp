@@ -167,19 +167,19 @@ auto TrainingSession::post(Task task) -> std::future<std::invoke_result_t<Task&,
     auto promise = std::make_shared<std::promise<R>>();
     auto future = promise->get_future();
     QueuedTask queued{[promise, task = std::move(task)](Trainer& trainer) mutable {
-                    try {
-                        if constexpr (std::is_void_v<R>) {
-                            task(trainer);
-                            promise->set_value();
-                        } else {
-                            promise->set_value(task(trainer));
-                        }
-                    } catch (...) {
-                        promise->set_exception(std::current_exception());
-                        throw;  // the run ends: the trainer may be half-changed
-                    }
-                },
-                [promise](std::exception_ptr why) { promise->set_exception(std::move(why)); }};
+                          try {
+                              if constexpr (std::is_void_v<R>) {
+                                  task(trainer);
+                                  promise->set_value();
+                              } else {
+                                  promise->set_value(task(trainer));
+                              }
+                          } catch (...) {
+                              promise->set_exception(std::current_exception());
+                              throw;  // the run ends: the trainer may be half-changed
+                          }
+                      },
+                      [promise](std::exception_ptr why) { promise->set_exception(std::move(why)); }};
     enqueue(Command::Task, std::move(queued));
     return future;
 }

@@ -61,8 +61,8 @@ struct EquivalencePoint {
     /// max over weights of |w_variant - w_baseline| / (largest |w_baseline| of the same parameter):
     /// relative to the parameter's scale, so a weight that happens to cross zero does not blow it up.
     double maxRelative = 0.0;
-    int parameter = -1;          ///< where maxRelative is: the parameter's index in the store ...
-    std::int64_t element = -1;   ///< ... and the element within it
+    int parameter = -1;           ///< where maxRelative is: the parameter's index in the store ...
+    std::int64_t element = -1;    ///< ... and the element within it
     double lossDifference = 0.0;  ///< |loss_variant - loss_baseline| of this update
 };
 
@@ -75,10 +75,10 @@ struct EquivalenceProgress {
     VariantState state = VariantState::Waiting;
     std::int64_t stepsDone = 0;
     std::int64_t steps = 0;
-    bool compared = false;     ///< whether latest/worst hold anything
-    EquivalencePoint latest;   ///< after the last update
-    EquivalencePoint worst;    ///< the update with the largest relative difference so far
-    std::string message;       ///< why it failed, or why its weights cannot be compared
+    bool compared = false;    ///< whether latest/worst hold anything
+    EquivalencePoint latest;  ///< after the last update
+    EquivalencePoint worst;   ///< the update with the largest relative difference so far
+    std::string message;      ///< why it failed, or why its weights cannot be compared
 };
 
 class EquivalenceRun {
@@ -113,16 +113,16 @@ private:
     struct Lane;
     void publish(int variant, VariantState state, const std::string& message);
     void endActive(VariantState state, const std::string& message);  ///< every variant still stepping
-    bool buildTrainers();  ///< false: the baseline could not be built (or the lab was cancelled)
-    bool stepEach();       ///< one update per active variant; false: the baseline failed
-    void compareEach();    ///< every active variant's weights against the baseline's, published
+    bool buildTrainers();                                            ///< false: the baseline could not be built (or the lab was cancelled)
+    bool stepEach();                                                 ///< one update per active variant; false: the baseline failed
+    void compareEach();                                              ///< every active variant's weights against the baseline's, published
 
     Study m_study;
     std::int64_t m_steps = 0;
     std::vector<EquivalenceVerdict> m_verdicts;
     std::vector<std::unique_ptr<Lane>> m_lanes;
     std::vector<std::string> m_parameterNames;  ///< written once before any update, under m_mutex
-    mutable std::mutex m_mutex;  ///< guards the lanes' published state and m_parameterNames
+    mutable std::mutex m_mutex;                 ///< guards the lanes' published state and m_parameterNames
     std::atomic<bool> m_cancelled{false};
     std::atomic<bool> m_started{false};
 };

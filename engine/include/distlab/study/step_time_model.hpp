@@ -60,8 +60,8 @@ struct MicroBatchTimes {
 /// One model's calibration for one thread count and one number of copies computing at once.
 struct ModelCalibration {
     std::int64_t parameters = 0;
-    double optimizerNs = 0.0;                          ///< one update of every parameter
-    std::map<std::int64_t, MicroBatchTimes> byRows;   ///< measured micro-batch sizes
+    double optimizerNs = 0.0;                        ///< one update of every parameter
+    std::map<std::int64_t, MicroBatchTimes> byRows;  ///< measured micro-batch sizes
     /// ServerCosts::handOffNs by a worker's rows (the global batch), for the parameter servers
     std::map<std::int64_t, double> serverHandOffNs;
     bool operator==(const ModelCalibration&) const = default;
@@ -74,12 +74,12 @@ MicroBatchTimes interpolateRows(const ModelCalibration& calibration, std::int64_
 
 /// What the machine measured, independent of any model.
 struct MachineCalibration {
-    std::map<std::string, AlphaBeta> reductions;  ///< by reductionKey: one all-reduce of a pack
+    std::map<std::string, AlphaBeta> reductions;       ///< by reductionKey: one all-reduce of a pack
     std::map<std::string, double> mirroredProtocolNs;  ///< by mirroredKey: what replicas add to a minimal model's step
-    AlphaBeta transport;                          ///< a parameter-server pull or push (one copy of the parameters)
+    AlphaBeta transport;                               ///< a parameter-server pull or push (one copy of the parameters)
     bool transportMeasured = false;
-    std::map<std::string, double> serverUpdateNs; ///< by serverKey: one update of the protocol alone (a minimal model)
-    double sleepOvershootNs = -1.0;               ///< how much longer a straggler's short sleep lasts than asked; < 0: not measured
+    std::map<std::string, double> serverUpdateNs;  ///< by serverKey: one update of the protocol alone (a minimal model)
+    double sleepOvershootNs = -1.0;                ///< how much longer a straggler's short sleep lasts than asked; < 0: not measured
     bool operator==(const MachineCalibration&) const = default;
 };
 std::string reductionKey(CrossDeviceOps algorithm, int replicas, std::int64_t packBytesBucket);
@@ -104,21 +104,21 @@ StepTimePrediction predictOneDevice(const MicroBatchTimes& micro, double optimiz
 struct MirroredCosts {
     MicroBatchTimes micro;  ///< at the replica's rows, measured with min(R, cores) copies at once
     double optimizerNs = 0.0;
-    double otherNs = 0.0;    ///< the step's bookkeeping (one copy)
+    double otherNs = 0.0;  ///< the step's bookkeeping (one copy)
     AlphaBeta reduction;
     std::int64_t packs = 1;
     std::int64_t packBytes = 0;
-    double protocolNs = 0.0;              ///< mirroredProtocolNs
-    std::int64_t protocolPackBytes = 0;   ///< a pack of the minimal model
+    double protocolNs = 0.0;             ///< mirroredProtocolNs
+    std::int64_t protocolPackBytes = 0;  ///< a pack of the minimal model
 };
 StepTimePrediction predictMirrored(const MirroredCosts& costs, int replicas, std::int64_t accumulation, int cores);
 /// Parameter servers (W workers, each one gradient of the global batch per permit).
 struct ServerCosts {
-    double gradientNs = 0.0;   ///< one worker's micro-batch (measured with min(W, cores) copies at once) and its bookkeeping
-    double pullNs = 0.0;       ///< a copy of the parameters (the servers' answer, then the worker's read: two)
+    double gradientNs = 0.0;  ///< one worker's micro-batch (measured with min(W, cores) copies at once) and its bookkeeping
+    double pullNs = 0.0;      ///< a copy of the parameters (the servers' answer, then the worker's read: two)
     double pushNs = 0.0;
-    double applyNs = 0.0;      ///< the servers' update
-    double protocolNs = 0.0;   ///< one update of the protocol alone with W workers (serverUpdateNs)
+    double applyNs = 0.0;     ///< the servers' update
+    double protocolNs = 0.0;  ///< one update of the protocol alone with W workers (serverUpdateNs)
     /// What a gradient's hand-offs cost beyond the minimal model's when this model's compute lies
     /// between them (the threads' wake-ups after longer waits, the data crossing cores): a
     /// one-worker synchronous run of the model, measured, minus this formula's prediction of it.
@@ -126,8 +126,7 @@ struct ServerCosts {
     double sleepOvershootNs = 0.0;
     std::vector<double> speeds;  ///< per worker, 0.1-1.0
 };
-StepTimePrediction predictParameterServer(const ServerCosts& costs, ParameterServerMode mode, std::int64_t gradientsToAggregate,
-                                          int cores);
+StepTimePrediction predictParameterServer(const ServerCosts& costs, ParameterServerMode mode, std::int64_t gradientsToAggregate, int cores);
 
 /// Where StepTimeModel keeps its calibration between runs.
 struct StepTimeModelOptions {

@@ -38,10 +38,10 @@ struct StudySpec {
     std::string baseConfigPath;  ///< the base as a file (relative to the study's folder) ...
     std::string baseConfigJson;  ///< ... or inline (a run config's JSON); at most one of the two
     std::vector<StudyVariantSpec> variants;
-    int baseline = 0;                       ///< the variant ratios are taken against
-    std::optional<double> targetAccuracy;   ///< in (0, 1]: steps and seconds to reach it
-    std::optional<std::int64_t> steps;      ///< every variant's step count; absent: each config's `steps`
-    std::int64_t evalEvery = 0;             ///< steps between test evaluations; 0: steps / 50 (at least 1)
+    int baseline = 0;                      ///< the variant ratios are taken against
+    std::optional<double> targetAccuracy;  ///< in (0, 1]: steps and seconds to reach it
+    std::optional<std::int64_t> steps;     ///< every variant's step count; absent: each config's `steps`
+    std::int64_t evalEvery = 0;            ///< steps between test evaluations; 0: steps / 50 (at least 1)
     StudyMode mode = StudyMode::Sequential;
     /// An equivalence study (`"equivalence": true`, docs/interfaces.md §13.7): the variants step in
     /// lockstep and their weights are compared with the baseline's after every update

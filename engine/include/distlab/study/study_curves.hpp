@@ -15,11 +15,11 @@ namespace distlab {
 
 struct StudyCurvePoint {
     std::int64_t step = 0;
-    double seconds = 0.0;  ///< training seconds up to this update
-    double loss = 0.0;     ///< the update's training loss
+    double seconds = 0.0;                                        ///< training seconds up to this update
+    double loss = 0.0;                                           ///< the update's training loss
     double accuracy = std::numeric_limits<double>::quiet_NaN();  ///< the batch's (NaN for regression)
-    double stepMs = 0.0;   ///< stepDurationNs, milliseconds
-    double samplesPerSecond = 0.0;  ///< the update's samples (StepReport::samples) / stepMs
+    double stepMs = 0.0;                                         ///< stepDurationNs, milliseconds
+    double samplesPerSecond = 0.0;                               ///< the update's samples (StepReport::samples) / stepMs
     // The update's phase split (splitStep, milliseconds), for a time-split overlay; waitingMs is
     // waiting plus idle, as in the summary's shares.
     double computeMs = 0.0;

@@ -21,7 +21,7 @@ namespace distlab {
 struct VariantProgress {
     VariantState state = VariantState::Waiting;
     std::int64_t stepsDone = 0;
-    std::int64_t steps = 0;  ///< the variant's step count
+    std::int64_t steps = 0;                                  ///< the variant's step count
     double loss = std::numeric_limits<double>::quiet_NaN();  ///< the latest update's
     double trainingSeconds = 0.0;
 };

@@ -42,21 +42,21 @@ struct StudyRow {
     /// Failed before training: the run could not be built (a data file, a device). An input
     /// error, not a training failure (the CLI exits 2, not 3).
     bool buildFailed = false;
-    std::int64_t steps = 0;  ///< updates applied
-    double trainingSeconds = 0.0;  ///< wall time inside the trainer's steps (evaluations excluded)
+    std::int64_t steps = 0;                                       ///< updates applied
+    double trainingSeconds = 0.0;                                 ///< wall time inside the trainer's steps (evaluations excluded)
     double finalLoss = std::numeric_limits<double>::quiet_NaN();  ///< the last update's training loss
-    std::optional<double> testLoss;  ///< the whole test set after the last update (when there is one)
+    std::optional<double> testLoss;                               ///< the whole test set after the last update (when there is one)
     /// Test accuracy after the last update; without a test set, the last update's batch accuracy.
     /// NaN for regression.
     double accuracy = std::numeric_limits<double>::quiet_NaN();
-    std::optional<std::int64_t> stepsToTarget;  ///< the first update whose accuracy reached the target
-    std::optional<double> secondsToTarget;      ///< training seconds up to that update
-    std::int64_t samples = 0;       ///< samples whose gradients reached an update (StepReport::samples), summed
-    double samplesPerSecond = 0.0;  ///< samples / trainingSeconds
-    double bytesPerStep = 0.0;      ///< mean bytes all lanes sent per update
+    std::optional<std::int64_t> stepsToTarget;    ///< the first update whose accuracy reached the target
+    std::optional<double> secondsToTarget;        ///< training seconds up to that update
+    std::int64_t samples = 0;                     ///< samples whose gradients reached an update (StepReport::samples), summed
+    double samplesPerSecond = 0.0;                ///< samples / trainingSeconds
+    double bytesPerStep = 0.0;                    ///< mean bytes all lanes sent per update
     std::optional<std::int64_t> peakMemoryBytes;  ///< sequential runs only (devices' accounting is per process)
-    PhaseSplit phaseTotalsNs;  ///< splitStep summed over the updates
-    PhaseShares shares;        ///< phaseShares(phaseTotalsNs)
+    PhaseSplit phaseTotalsNs;                     ///< splitStep summed over the updates
+    PhaseShares shares;                           ///< phaseShares(phaseTotalsNs)
 };
 
 /// Builds a row step by step. One thread (the variant's).

@@ -20,8 +20,8 @@ struct StepReport;
 
 enum class Phase : std::uint8_t { Compute, Communication, Waiting, Optimizer, Idle };
 inline constexpr int kPhaseCount = 5;
-inline constexpr std::array<Phase, kPhaseCount> kPhases{Phase::Compute, Phase::Communication, Phase::Waiting,
-                                                       Phase::Optimizer, Phase::Idle};
+inline constexpr std::array<Phase, kPhaseCount> kPhases{Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer,
+                                                        Phase::Idle};
 /// "compute", "communication", "waiting", "optimizer", "idle": the words of legends, metrics and traces.
 const char* phaseName(Phase phase);
 

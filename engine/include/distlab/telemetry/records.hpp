@@ -17,7 +17,7 @@ inline constexpr int kMaxWatchedValues = 4;
 struct EvalRecord {
     std::int64_t step = 0;
     double testLoss = 0.0;
-    double testAccuracy = -1.0;   ///< -1 for regression or no test data
+    double testAccuracy = -1.0;  ///< -1 for regression or no test data
     bool hasTest = false;
     std::int64_t wallNs = 0;
 };
@@ -34,8 +34,8 @@ struct StepRecord {
     StepRecordKind kind = StepRecordKind::Step;
     std::int64_t step = 0;
     std::int64_t epoch = 0;
-    double loss = 0.0;            ///< global mean training loss of the batch
-    double accuracy = -1.0;       ///< batch accuracy; -1 for regression
+    double loss = 0.0;       ///< global mean training loss of the batch
+    double accuracy = -1.0;  ///< batch accuracy; -1 for regression
     float learningRate = 0.0f;
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;
@@ -47,7 +47,7 @@ struct StepRecord {
     std::int32_t worker = -1;     ///< parameter servers, async: whose gradient this update applied
     std::int64_t staleness = 0;   ///< parameter servers: updates between the gradient's read and its apply
     std::int64_t serverBusyNs = 0;
-    EvalRecord evaluation;        ///< the evaluation right after this step; step 0 when there was none
+    EvalRecord evaluation;  ///< the evaluation right after this step; step 0 when there was none
 };
 
 /// One replica's part of one step.
@@ -64,10 +64,10 @@ struct ReplicaRecord {
     std::int64_t stepEndNs = 0;   ///< when the slowest replica finished (idle until then)
     std::int64_t commWaitNs = 0;  ///< waiting for peers inside the communication
     std::int64_t bytesSent = 0;
-    bool bytesFromRingFormula = false;  ///< bytesSent is the ring's formula, not a count (StepReport's; GPU runs)
+    bool bytesFromRingFormula = false;      ///< bytesSent is the ring's formula, not a count (StepReport's; GPU runs)
     float watched[kMaxWatchedValues] = {};  ///< this replica's copy of each watched value
-    std::uint32_t watchGeneration = 0;  ///< which setWatched() choice `watched` reports
-    bool active = true;           ///< contributed to the step (always, except async parameter-server workers)
+    std::uint32_t watchGeneration = 0;      ///< which setWatched() choice `watched` reports
+    bool active = true;                     ///< contributed to the step (always, except async parameter-server workers)
     std::int64_t staleness = 0;
 };
 

@@ -36,8 +36,10 @@ public:
     /// Starts a step: forgets the last step's spans.
     void clear() { m_count = 0; }
     void add(const Span& span) noexcept {
-        if (m_count < kCapacity) m_spans[m_count++] = span;
-        else ++m_dropped;
+        if (m_count < kCapacity)
+            m_spans[m_count++] = span;
+        else
+            ++m_dropped;
     }
     /// Moves the end of the last span to `endNs` (work that belongs with it, measured after it).
     void extendLast(std::int64_t endNs) noexcept {

@@ -66,9 +66,7 @@ public:
     /// The index-th unreleased record (index < readable()); valid until it is released.
     const T& peek(std::size_t index) const { return m_slots[(m_tail.load(std::memory_order_relaxed) + index) & m_mask]; }
     /// Frees the oldest `count` records (count <= readable()) for the producer.
-    void release(std::size_t count) {
-        m_tail.store(m_tail.load(std::memory_order_relaxed) + count, std::memory_order_release);
-    }
+    void release(std::size_t count) { m_tail.store(m_tail.load(std::memory_order_relaxed) + count, std::memory_order_release); }
 
     /// Records dropped because the consumer fell behind. Any thread.
     std::uint64_t dropped() const { return m_dropped.load(std::memory_order_relaxed); }

@@ -49,7 +49,7 @@ private:
     ThinnedLog<StepRecord> m_backlog;  // producer only (the reader's once closed)
     bool m_markerOwed = false;         // producer only: the handed-over backlog awaits its marker
     std::atomic<bool> m_producerClosed{false};
-    std::mutex m_handoverMutex;        // the producer only ever try-locks it
+    std::mutex m_handoverMutex;           // the producer only ever try-locks it
     ThinnedLog<StepRecord> m_handedOver;  // guarded by m_handoverMutex: empty once the reader took it
 };
 

@@ -10,20 +10,20 @@
 namespace distlab {
 
 struct ReplicaStepStats {
-    double lossSum = 0.0;           ///< sum of this replica's per-example losses
-    std::int64_t correct = 0;       ///< correct predictions in this replica's shard
-    std::int64_t examples = 0;      ///< examples this replica processed
-    double gradNormBefore = 0.0;    ///< L2 norm of this replica's gradient before the reduction
-    double gradNormAfter = 0.0;     ///< L2 norm after the reduction (the applied gradient)
-    std::int64_t bytesSent = 0;     ///< bytes this replica sent in the reduction
+    double lossSum = 0.0;         ///< sum of this replica's per-example losses
+    std::int64_t correct = 0;     ///< correct predictions in this replica's shard
+    std::int64_t examples = 0;    ///< examples this replica processed
+    double gradNormBefore = 0.0;  ///< L2 norm of this replica's gradient before the reduction
+    double gradNormAfter = 0.0;   ///< L2 norm after the reduction (the applied gradient)
+    std::int64_t bytesSent = 0;   ///< bytes this replica sent in the reduction
     // Timeline of the step: compute (forward/backward) | communication | optimizer | idle.
     std::int64_t startNs = 0;
     std::int64_t computeEndNs = 0;
     std::int64_t commEndNs = 0;
     std::int64_t updateEndNs = 0;
-    std::int64_t commWaitNs = 0;    ///< part of the communication spent waiting for peers
-    bool active = true;             ///< contributed to this update (parameter servers: one worker per async update)
-    std::int64_t staleness = 0;     ///< updates applied between this gradient's read and its apply
+    std::int64_t commWaitNs = 0;            ///< part of the communication spent waiting for peers
+    bool active = true;                     ///< contributed to this update (parameter servers: one worker per async update)
+    std::int64_t staleness = 0;             ///< updates applied between this gradient's read and its apply
     float watched[kMaxWatchedValues] = {};  ///< this replica's copy of each watched value after the step
     /// What this replica did in the step, piece by piece (its SpanRecorder's spans; valid until
     /// its next step). The timestamps above are stepTimes() of these where a producer records them.
@@ -33,10 +33,10 @@ struct ReplicaStepStats {
 };
 
 struct StepReport {
-    std::int64_t step = 0;          ///< optimizer steps completed, this one included
-    std::int64_t epoch = 0;         ///< epoch this step's batch came from
-    double loss = 0.0;              ///< global mean loss of the batch (sum / global batch)
-    double accuracy = -1.0;         ///< fraction correct in the batch; -1 for regression
+    std::int64_t step = 0;   ///< optimizer steps completed, this one included
+    std::int64_t epoch = 0;  ///< epoch this step's batch came from
+    double loss = 0.0;       ///< global mean loss of the batch (sum / global batch)
+    double accuracy = -1.0;  ///< fraction correct in the batch; -1 for regression
     /// Samples whose gradients reached this update (docs/semantics.md §10): the global batch G; an
     /// async parameter-server update, the applied worker's batch; a sync one, every averaged worker's.
     std::int64_t samples = 0;

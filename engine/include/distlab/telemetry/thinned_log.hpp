@@ -46,9 +46,7 @@ public:
     /// Recent rows held (every step's).
     std::size_t recentCount() const { return m_recent.size(); }
     /// The `back`-th newest recent row (0: the newest); back < recentCount().
-    Row& fromNewest(std::size_t back) {
-        return m_recent[(m_recentHead + m_recent.size() - 1 - back) % m_recent.size()];
-    }
+    Row& fromNewest(std::size_t back) { return m_recent[(m_recentHead + m_recent.size() - 1 - back) % m_recent.size()]; }
     /// fn(row) for every row, in step order.
     template <typename Fn>
     void forEach(Fn&& fn) const {

@@ -24,7 +24,9 @@ struct AlignedAllocator {
     T* allocate(std::size_t n) { return static_cast<T*>(memory_detail::allocate(n * sizeof(T), Alignment)); }
     void deallocate(T* p, std::size_t) noexcept { memory_detail::deallocate(p, Alignment); }
     template <typename U>
-    bool operator==(const AlignedAllocator<U, Alignment>&) const { return true; }
+    bool operator==(const AlignedAllocator<U, Alignment>&) const {
+        return true;
+    }
 };
 
 template <typename T>

@@ -26,10 +26,14 @@ constexpr bool isFloating(DType dtype) { return dtype != DType::Int32; }
 template <typename T>
 constexpr bool storesAs(DType dtype) {
     using U = std::remove_cv_t<T>;
-    if constexpr (std::is_same_v<U, float>) return dtype == DType::Float32;
-    else if constexpr (std::is_same_v<U, std::uint16_t>) return dtype == DType::Float16 || dtype == DType::BFloat16;
-    else if constexpr (std::is_same_v<U, std::int32_t>) return dtype == DType::Int32;
-    else return false;
+    if constexpr (std::is_same_v<U, float>)
+        return dtype == DType::Float32;
+    else if constexpr (std::is_same_v<U, std::uint16_t>)
+        return dtype == DType::Float16 || dtype == DType::BFloat16;
+    else if constexpr (std::is_same_v<U, std::int32_t>)
+        return dtype == DType::Int32;
+    else
+        return false;
 }
 
 /// IEEE 754 binary16 and bfloat16 <-> float32, round to nearest even (NaN stays NaN).
@@ -51,8 +55,7 @@ struct BufferView {
     BufferView() = default;
     BufferView(std::span<float> values) : data(values.data()), count(static_cast<std::int64_t>(values.size())) {}
     /// 16-bit floats (Float16 or BFloat16) as raw bits.
-    BufferView(std::span<std::uint16_t> bits, DType type)
-        : data(bits.data()), count(static_cast<std::int64_t>(bits.size())), dtype(type) {
+    BufferView(std::span<std::uint16_t> bits, DType type) : data(bits.data()), count(static_cast<std::int64_t>(bits.size())), dtype(type) {
         if (dtypeSize(type) != 2) throw std::invalid_argument("BufferView: 16-bit storage needs float16 or bfloat16");
     }
     BufferView(std::span<std::int32_t> values)

@@ -60,9 +60,12 @@ void requireStorage(DType dtype) {
     static_assert(std::is_same_v<U, float> || std::is_same_v<U, std::uint16_t> || std::is_same_v<U, std::int32_t>,
                   "data<T>: T is float (float32), std::uint16_t (float16, bfloat16 bits) or std::int32_t (int32)");
     if (!storesAs<U>(dtype)) [[unlikely]] {
-        if constexpr (std::is_same_v<U, float>) throwStorageMismatch(dtype, "float");
-        else if constexpr (std::is_same_v<U, std::uint16_t>) throwStorageMismatch(dtype, "std::uint16_t");
-        else throwStorageMismatch(dtype, "std::int32_t");
+        if constexpr (std::is_same_v<U, float>)
+            throwStorageMismatch(dtype, "float");
+        else if constexpr (std::is_same_v<U, std::uint16_t>)
+            throwStorageMismatch(dtype, "std::uint16_t");
+        else
+            throwStorageMismatch(dtype, "std::int32_t");
     }
 }
 }  // namespace tensor_detail
@@ -76,8 +79,7 @@ public:
     /// Throws std::invalid_argument for more than kMaxRank axes.
     explicit ViewShape(std::span<const std::int64_t> dims) {
         if (dims.size() > kMaxRank)
-            throw std::invalid_argument("TensorView: " + shapeToString(dims) + " has more than " +
-                                        std::to_string(kMaxRank) + " axes");
+            throw std::invalid_argument("TensorView: " + shapeToString(dims) + " has more than " + std::to_string(kMaxRank) + " axes");
         std::copy(dims.begin(), dims.end(), m_dims);
         m_rank = static_cast<std::uint8_t>(dims.size());
     }
@@ -119,8 +121,7 @@ public:
         : BasicTensorView(data, shape, elementCount(shape.dims()), dtype, device) {}
     /// A view of writable memory converts to a read-only one.
     template <bool Other>
-        requires(Const && !Other)
-    BasicTensorView(const BasicTensorView<Other>& other)
+    requires(Const && !Other) BasicTensorView(const BasicTensorView<Other>& other)
         : BasicTensorView(other.rawData(), other.shape(), other.size(), other.dtype(), other.device()) {}
 
     const ViewShape& shape() const { return m_shape; }
@@ -151,21 +152,15 @@ public:
     Elem<float>& operator[](std::int64_t i) const { return data()[i]; }
     Byte* rawData() const { return m_data; }
     /// The typed view communicator calls take.
-    BufferView buffer() const
-        requires(!Const)
-    {
-        return BufferView(m_data, m_size, m_dtype);
-    }
+    BufferView buffer() const requires(!Const) { return BufferView(m_data, m_size, m_dtype); }
 
     /// Rows [begin, end) of the first axis, sharing this view's memory. Throws std::out_of_range
     /// unless 0 <= begin <= end <= dim(0) (and for a view without axes).
     BasicTensorView slice(std::int64_t begin, std::int64_t end) const {
-        if (m_shape.empty())
-            throw std::out_of_range("TensorView::slice: a tensor without axes has no rows to slice");
+        if (m_shape.empty()) throw std::out_of_range("TensorView::slice: a tensor without axes has no rows to slice");
         if (begin < 0 || begin > end || end > m_shape[0])
             throw std::out_of_range("TensorView::slice: rows [" + std::to_string(begin) + ", " + std::to_string(end) +
-                                    ") are not within the " + std::to_string(m_shape[0]) + " rows of " +
-                                    shapeToString(m_shape.dims()));
+                                    ") are not within the " + std::to_string(m_shape[0]) + " rows of " + shapeToString(m_shape.dims()));
         const std::int64_t rowElements = cols();
         ViewShape shape = m_shape;
         shape[0] = end - begin;
@@ -176,8 +171,8 @@ public:
     BasicTensorView reshaped(std::span<const std::int64_t> shape) const {
         const ViewShape dims(shape);
         if (std::ranges::any_of(shape, [](std::int64_t d) { return d < 0; }) || elementCount(shape) != m_size)
-            throw std::invalid_argument("TensorView::reshaped: " + shapeToString(shape) + " does not hold the " +
-                                        std::to_string(m_size) + " elements of " + shapeToString(m_shape.dims()));
+            throw std::invalid_argument("TensorView::reshaped: " + shapeToString(shape) + " does not hold the " + std::to_string(m_size) +
+                                        " elements of " + shapeToString(m_shape.dims()));
         return BasicTensorView(m_data, dims, m_size, m_dtype, m_device);
     }
     BasicTensorView reshaped(std::initializer_list<std::int64_t> shape) const {
