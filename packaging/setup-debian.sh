@@ -25,6 +25,8 @@ readonly PACKAGES=(
   dpkg-dev file desktop-file-utils appstream shellcheck groff-base
   # the sanitizer builds and the fuzzers (presets asan and tsan)
   clang libclang-rt-14-dev libomp-dev
+  # the house checks of the ci preset (ctest lint_clang_tidy, lint_clang_format; tests/lint/)
+  clang-tidy clang-format
 )
 readonly APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 readonly CTEST_JOBS=2  # CI machines have two cores
