@@ -113,7 +113,7 @@ fi
 for path in "${required[@]}"; do
   grep -qxF -- "$path" "$work/paths.txt" || fail "the package lacks $path"
 done
-if grep -vE '^\./(usr/((bin|share)(/.*)?|lib(/[a-z0-9_-]+)?(/distlab(/libdistlab-cuda\.so)?)?)?)?$' "$work/paths.txt" >"$work/stray.txt"; then
+if grep -vE '^\./(usr/((bin|share)(/.*)?|lib(/[a-z0-9_-]+)?(/distlab(/libdistlab-cuda\.so)?)?/?)?)?$' "$work/paths.txt" >"$work/stray.txt"; then
   fail "the package installs outside /usr/bin, /usr/share and the CUDA module's folder: $(tr '\n' ' ' <"$work/stray.txt")"
 fi
 if awk '$2 != "root/root"' "$work/contents.txt" | grep -q .; then
