@@ -16,7 +16,9 @@ namespace distlab {
 
 namespace {
 
-using Json = nlohmann::json;
+// Not "Json": in the unity batches this file shares a translation unit with files whose Json is
+// the ordered kind.
+using ScriptJson = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 // Reads one script, throwing InputError("<file>: <json path>: <problem>") at the first problem.
@@ -28,7 +30,7 @@ public:
         throw InputError(m_file + ": " + (path.empty() ? std::string() : path + ": ") + problem);
     }
 
-    void requireObject(const Json& node, const std::string& path, std::initializer_list<std::string_view> keys) const {
+    void requireObject(const ScriptJson& node, const std::string& path, std::initializer_list<std::string_view> keys) const {
         if (!node.is_object()) fail(path.empty() ? "(top level)" : path, expected("an object", node));
         for (const auto& item : node.items()) {
             bool known = false;
@@ -37,19 +39,19 @@ public:
         }
     }
 
-    std::string string(const Json& node, const std::string& path) const {
+    std::string string(const ScriptJson& node, const std::string& path) const {
         if (!node.is_string()) fail(path, expected("a string", node));
         return node.get<std::string>();
     }
 
-    double number(const Json& node, const std::string& path) const {
+    double number(const ScriptJson& node, const std::string& path) const {
         if (!node.is_number()) fail(path, expected("a number", node));
         const double value = node.get<double>();
         if (!std::isfinite(value)) fail(path, "the number is too large");
         return value;
     }
 
-    std::int64_t integer(const Json& node, const std::string& path) const {
+    std::int64_t integer(const ScriptJson& node, const std::string& path) const {
         if (node.is_number_unsigned()) {
             const auto value = node.get<std::uint64_t>();
             constexpr auto kMax = static_cast<std::uint64_t>(INT64_MAX);
@@ -65,7 +67,7 @@ public:
 
     // A name from a fixed list, e.g. "on_write"; the error lists the choices.
     template <typename Enum, typename Parse>
-    Enum choice(const Json& node, const std::string& path, Parse parse, std::string_view choices) const {
+    Enum choice(const ScriptJson& node, const std::string& path, Parse parse, std::string_view choices) const {
         const std::string name = string(node, path);
         if (auto value = parse(name)) return *value;
         fail(path, "unknown value \"" + name + "\" (expected " + std::string(choices) + ")");
@@ -77,14 +79,14 @@ public:
     static std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 private:
-    static std::string expected(const std::string& what, const Json& node) {
+    static std::string expected(const std::string& what, const ScriptJson& node) {
         return "expected " + what + ", got " + std::string(node.type_name());
     }
 
     std::string m_file;
 };
 
-VariableSpec readVariable(const ScriptReader& reader, const Json& node, const std::string& path) {
+VariableSpec readVariable(const ScriptReader& reader, const ScriptJson& node, const std::string& path) {
     reader.requireObject(node, path, {"name", "synchronization", "aggregation", "initial", "dtype", "trainable"});
     VariableSpec spec;
     if (!node.contains("name")) reader.fail(path, "missing key \"name\"");
@@ -107,7 +109,7 @@ VariableSpec readVariable(const ScriptReader& reader, const Json& node, const st
     return spec;
 }
 
-VarlabOp readOp(const ScriptReader& reader, const Json& node, const std::string& path, int replicas,
+VarlabOp readOp(const ScriptReader& reader, const ScriptJson& node, const std::string& path, int replicas,
                 const std::set<std::string>& declared) {
     reader.requireObject(node, path, {"context", "op", "var", "value", "values"});
     for (const char* key : {"context", "op", "var"})
@@ -134,7 +136,7 @@ VarlabOp readOp(const ScriptReader& reader, const Json& node, const std::string&
     const std::string valuesPath = ScriptReader::join(path, "values");
     if (op.request.context == UpdateContext::CrossReplica)
         reader.fail(valuesPath, "per-replica values are only allowed in replica context (use value)");
-    const Json& values = node["values"];
+    const ScriptJson& values = node["values"];
     if (!values.is_array()) reader.fail(valuesPath, "expected an array, got " + std::string(values.type_name()));
     if (values.size() != static_cast<std::size_t>(replicas))
         reader.fail(valuesPath, "expected " + std::to_string(replicas) + " values (one per replica), got " + std::to_string(values.size()));
@@ -144,7 +146,7 @@ VarlabOp readOp(const ScriptReader& reader, const Json& node, const std::string&
     return op;
 }
 
-VarlabScript readScript(const ScriptReader& reader, const Json& root) {
+VarlabScript readScript(const ScriptReader& reader, const ScriptJson& root) {
     reader.requireObject(root, "", {"strategy", "replicas", "variables", "ops"});
     VarlabScript script;
     if (root.contains("strategy"))
@@ -163,7 +165,7 @@ VarlabScript readScript(const ScriptReader& reader, const Json& root) {
     for (const char* key : {"variables", "ops"})
         if (root.contains(key) && !root[key].is_array()) reader.fail(key, "expected an array, got " + std::string(root[key].type_name()));
     if (root.contains("variables")) {
-        const Json& variables = root["variables"];
+        const ScriptJson& variables = root["variables"];
         for (std::size_t i = 0; i < variables.size(); ++i) {
             const std::string path = ScriptReader::index("variables", i);
             script.variables.push_back(readVariable(reader, variables[i], path));
@@ -172,7 +174,7 @@ VarlabScript readScript(const ScriptReader& reader, const Json& root) {
         }
     }
     if (root.contains("ops")) {
-        const Json& ops = root["ops"];
+        const ScriptJson& ops = root["ops"];
         for (std::size_t i = 0; i < ops.size(); ++i)
             script.ops.push_back(readOp(reader, ops[i], ScriptReader::index("ops", i), script.replicas, declared));
     }
@@ -214,10 +216,10 @@ Result<VarlabScript> parseVarlabScript(std::string_view scriptJson, const std::s
     return captureErrors([&]() -> VarlabScript {
         const ScriptReader reader(fileName);
         // The config reader's parser: syntax errors by byte, line and column, a key given twice refused.
-        const Json root = run_config_detail::parseJsonDocument(scriptJson, fileName);
+        const ScriptJson root = run_config_detail::parseJsonDocument(scriptJson, fileName);
         try {
             return readScript(reader, root);
-        } catch (const Json::exception& e) {
+        } catch (const ScriptJson::exception& e) {
             throw InputError(fileName + ": invalid script: " + e.what());  // not expected: every access is checked
         }
     });
