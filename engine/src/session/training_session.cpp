@@ -267,9 +267,12 @@ bool TrainingSession::runOneStep() {
     }
     const StepReport& report = m_trainer->step();
     if (!report.applied) return false;  // every parameter-server worker is paused, or a paced one is still computing
-    m_stepsDone.store(report.step, std::memory_order_relaxed);
     // An evaluation due now rides on the step's record: it reaches the reader with its step.
     publishTelemetry(report, evaluationIfDue(false));
+    // Counted only once its record is published (release, read with acquire by stepsDone()): a
+    // reader that sees step N done finds step N's record in the telemetry (seen missing under ASan
+    // when the count came first).
+    m_stepsDone.store(report.step, std::memory_order_release);
     maybeSnapshot(false);
     return true;
 }

@@ -101,7 +101,7 @@ public:
     /// The latest model picture, or null before the first. Any thread.
     std::shared_ptr<const ModelSnapshot> latestSnapshot() const;
     /// Steps completed; any thread.
-    std::int64_t stepsDone() const { return m_stepsDone.load(std::memory_order_relaxed); }
+    std::int64_t stepsDone() const { return m_stepsDone.load(std::memory_order_acquire); }
     /// The parameter-server controls (slow, pause, kill workers; lose a server; async/sync), or
     /// null before the run is loaded or for other strategies. The controls are thread-safe and
     /// live as long as the session.
