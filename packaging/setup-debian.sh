@@ -27,6 +27,10 @@ readonly PACKAGES=(
   clang libclang-rt-14-dev libomp-dev
   # the house checks of the ci preset (ctest lint_clang_tidy, lint_clang_format; tests/lint/)
   clang-tidy clang-format
+  # training across processes and hosts: Gloo (TCP) carries collectives and parameter-server
+  # traffic; its RedisStore rendezvous is tested against a real redis-server; ip netns for the
+  # two-host test (docs/cluster.md)
+  libgloo-dev libhiredis-dev redis-server iproute2
 )
 readonly APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 readonly CTEST_JOBS=2  # CI machines have two cores
