@@ -1,6 +1,7 @@
 // distlab-cli train: runs a config to its step count (steps 0: until interrupted), writing the
 // files that were asked for, and prints one JSON summary line on stdout.
 #include <cmath>
+#include <functional>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -22,6 +23,8 @@
 #include "run_setup.hpp"
 #include "step_recorder.hpp"
 #include "train_files.hpp"
+#include "cluster_join.hpp"
+#include "distlab/distribute/cluster_task.hpp"
 
 namespace distlab::cli {
 namespace {
@@ -105,6 +108,8 @@ void applyFault(const Fault& fault, Trainer& trainer) {
 }
 
 struct TrainOptions {
+    bool worker = false;  ///< distlab-worker: one task of a multi-worker run (cluster_join.hpp)
+    std::string task, redis;
     std::string configPath;
     std::optional<long long> steps;
     std::string initWeights, saveWeights, checkpoint, resume, metrics, trace;
@@ -129,13 +134,25 @@ Status checkFiles(const TrainOptions& options, const RunConfig& config) {
                                     {"--checkpoint", options.checkpoint}});
 }
 
-int runTrain(const TrainOptions& options) {
+int runTrain(TrainOptions options) {
     auto config = loadRunConfig(options.configPath, options.overrides, "CONFIG");
     if (!config) return inputError(config.error().message);
     if (options.steps) config->steps = *options.steps;
+    // A task of a multi-worker run joins the others first (every task must, before any trains);
+    // only the coordinator writes the run's weights and checkpoints.
+    std::unique_ptr<ClusterTask> member;
+    if (options.worker) {
+        auto joined = joinCluster(*config, options.configPath, options.task, options.redis);
+        if (!joined) return inputError(joined.error().message);
+        member = std::move(*joined);
+        if (!member->coordinator()) {
+            options.saveWeights.clear();
+            options.checkpoint.clear();
+        }
+    }
     if (Status files = checkFiles(options, *config); !files) return inputError(files.error().message);
 
-    auto created = Trainer::create(*config);
+    auto created = Trainer::create(*config, member ? member->takeWorkers() : nullptr);
     if (!created) return inputError(options.configPath + ": " + created.error().message);
     Trainer& trainer = **created;
     // Until tests/gpu have passed on a GPU, a run on gpu:K says so (one line, not per step).
@@ -172,7 +189,7 @@ int runTrain(const TrainOptions& options) {
         try {
             step = &trainer.step();
         } catch (const TrainingError& error) {
-            failure = error.what();
+            failure = member ? member->describeFailure(error.what()) : error.what();
             exitCode = 3;
             break;
         }
@@ -232,6 +249,9 @@ int runTrain(const TrainOptions& options) {
     std::string summary = "{\"steps\":" + std::to_string(trainer.stepsDone()) + ",\"final_loss\":" + jsonNumber(lastLoss) +
                           ",\"samples_per_sec\":" + jsonNumber(wallSeconds > 0 ? double(samplesRun) / wallSeconds : 0.0) +
                           ",\"wall_seconds\":" + jsonNumber(wallSeconds) + ",\"replicas\":" + std::to_string(trainer.replicaCount());
+    if (member)
+        summary += ",\"task\":\"" + member->task().name() + "\",\"workers\":" + std::to_string(member->workerCount()) +
+                   ",\"coordinator\":" + (member->coordinator() ? "true" : "false");
     if (!trainer.data().test.empty()) {
         const EvalResult test = trainer.evaluate(trainer.data().test);
         summary += ",\"test_loss\":" + jsonNumber(test.loss);
@@ -244,40 +264,54 @@ int runTrain(const TrainOptions& options) {
                    "}";
     if (interrupted()) summary += ",\"interrupted\":true";
     summary += "}";
+    if (member && exitCode != 3) member->leave();
     std::puts(summary.c_str());
     if (!failure.empty()) std::fprintf(stderr, "error: %s\n", failure.c_str());
     if (interrupted() && exitCode == 0) return 130;
     return exitCode;
 }
 
+/// The options `train` and distlab-worker share, on `command`; returns what finishes the options
+/// once the command line is read.
+std::function<void()> addRunOptions(CLI::App& command, const std::shared_ptr<TrainOptions>& options) {
+    auto steps = std::make_shared<long long>(0);
+    command.add_option("CONFIG", options->configPath, "run config (JSON)")->required();
+    CLI::Option* stepsOption =
+        command.add_option("--steps", *steps, "train until N steps in all (default: the config's steps, whose 0 means until Ctrl-C)")
+            ->type_name("N")
+            ->check(integerIn(0, kMaxSteps));
+    command.add_option("--init-weights", options->initWeights, "start from these weights (safetensors)")->type_name("W");
+    command.add_option("--save-weights", options->saveWeights, "save the trained weights here (safetensors)")->type_name("W");
+    command.add_option("--checkpoint", options->checkpoint, "save a checkpoint here at the end (and every --checkpoint-every steps)")
+        ->type_name("C");
+    command.add_option("--checkpoint-every", options->checkpointEvery, "checkpoint every N steps (needs --checkpoint)")
+        ->type_name("N")
+        ->check(integerIn(0, kMaxSteps));
+    command.add_option("--resume", options->resume, "resume from a checkpoint written by --checkpoint")->type_name("C");
+    command.add_option("--metrics", options->metrics, "write one JSON line per step here")->type_name("M.jsonl");
+    command.add_option("--trace", options->trace, "write a Chrome trace of the steps here (ui.perfetto.dev)")->type_name("T.json");
+    command.add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
+        ->type_name("KEY.PATH=VALUE")
+        ->allow_extra_args(false);
+    command.add_flag(
+        "--keep-going-on-nan", [options](std::int64_t) { options->haltOnNonFinite = false; },
+        "keep training when the loss is not finite (default: stop with exit code 3)");
+    command.add_flag("--quiet", options->quiet, "no progress output");
+    return [options, steps, stepsOption] {
+        if (stepsOption->count() > 0) options->steps = *steps;
+    };
+}
+
 }  // namespace
 
 void addTrainCommand(CLI::App& app, int& exitCode) {
     auto options = std::make_shared<TrainOptions>();
-    auto steps = std::make_shared<long long>(0);
     auto faults = std::make_shared<std::vector<std::string>>();
     CLI::App* command = app.add_subcommand(
         "train",
         "Train a run config to its step count (a config's steps 0: until Ctrl-C), writing the files asked for; prints a JSON "
         "summary line last.");
-    command->add_option("CONFIG", options->configPath, "run config (JSON)")->required();
-    CLI::Option* stepsOption =
-        command->add_option("--steps", *steps, "train until N steps in all (default: the config's steps, whose 0 means until Ctrl-C)")
-            ->type_name("N")
-            ->check(integerIn(0, kMaxSteps));
-    command->add_option("--init-weights", options->initWeights, "start from these weights (safetensors)")->type_name("W");
-    command->add_option("--save-weights", options->saveWeights, "save the trained weights here (safetensors)")->type_name("W");
-    command->add_option("--checkpoint", options->checkpoint, "save a checkpoint here at the end (and every --checkpoint-every steps)")
-        ->type_name("C");
-    command->add_option("--checkpoint-every", options->checkpointEvery, "checkpoint every N steps (needs --checkpoint)")
-        ->type_name("N")
-        ->check(integerIn(0, kMaxSteps));
-    command->add_option("--resume", options->resume, "resume from a checkpoint written by --checkpoint")->type_name("C");
-    command->add_option("--metrics", options->metrics, "write one JSON line per step here")->type_name("M.jsonl");
-    command->add_option("--trace", options->trace, "write a Chrome trace of the steps here (ui.perfetto.dev)")->type_name("T.json");
-    command->add_option("--set", options->overrides, "override a config value, e.g. optimizer.learning_rate=0.05 (repeatable)")
-        ->type_name("KEY.PATH=VALUE")
-        ->allow_extra_args(false);
+    const std::function<void()> finish = addRunOptions(*command, options);
     command
         ->add_option("--fault", *faults,
                      "inject a fault: kill-worker:W@STEP, kill-ps:P@STEP, slow-worker:W=SPEED@STEP, "
@@ -291,13 +325,24 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
                 return fault ? std::string() : fault.error().message;
             },
             "", "fault"));
-    command->add_flag(
-        "--keep-going-on-nan", [options](std::int64_t) { options->haltOnNonFinite = false; },
-        "keep training when the loss is not finite (default: stop with exit code 3)");
-    command->add_flag("--quiet", options->quiet, "no progress output");
-    command->callback([options, steps, stepsOption, faults, &exitCode] {
-        if (stepsOption->count() > 0) options->steps = *steps;
+    command->callback([options, faults, finish, &exitCode] {
+        finish();
         for (const std::string& text : *faults) options->faults.push_back(*parseFault(text));
+        exitCode = runTrain(*options);
+    });
+}
+
+void configureWorker(CLI::App& app, int& exitCode) {
+    auto options = std::make_shared<TrainOptions>();
+    options->worker = true;
+    const std::function<void()> finish = addRunOptions(app, options);
+    app.add_option("--task", options->task,
+                   "the task to run, TYPE:INDEX (worker:1, chief:0) of the config's cluster (default: TF_CONFIG's task)")
+        ->type_name("TYPE:INDEX");
+    app.add_option("--redis", options->redis, "meet the other tasks through this Redis server instead of the coordinator's store")
+        ->type_name("HOST:PORT");
+    app.callback([options, finish, &exitCode] {
+        finish();
         exitCode = runTrain(*options);
     });
 }

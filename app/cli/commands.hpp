@@ -18,4 +18,8 @@ void addEquivalenceCommand(CLI::App& app, int& exitCode);
 void addExportPyTorchCommand(CLI::App& app, int& exitCode);
 void addExportTensorFlowCommand(CLI::App& app, int& exitCode);
 
+/// distlab-worker: `app` takes train's options plus --task and --redis, and runs one task of a
+/// multi-worker run (docs/cluster.md). The same exit codes.
+void configureWorker(CLI::App& app, int& exitCode);
+
 }  // namespace distlab::cli

@@ -227,12 +227,13 @@ private slots:
         QCOMPARE(json["gpu_backend"]["loaded"].get<bool>(), report.gpuBackendLoaded);
         QCOMPARE(json["gpu_backend"]["error"].is_null(), report.gpuBackendLoaded);
         if (!report.gpuBackendLoaded) QCOMPARE(json["gpu_backend"]["error"].get<std::string>(), report.gpuBackendError);
-        for (const char* key : {"distlab", "cuda_runtime", "cuda_driver", "nvidia_driver", "nccl", "eigen"}) {
+        for (const char* key : {"distlab", "cuda_runtime", "cuda_driver", "nvidia_driver", "nccl", "eigen", "gloo"}) {
             QVERIFY2(json["versions"].contains(key), key);
         }
         QCOMPARE(json["versions"]["eigen"].get<std::string>(), report.eigenVersion);
-        // Gloo is not built into DistLab (it comes with multi-process training): not reported.
-        QVERIFY(!json["versions"].contains("gloo") && !json["built_in"].contains("gloo"));
+        // Gloo carries multi-worker runs; Debian 12's libgloo-dev is Gloo 0.5.0.
+        QCOMPARE(json["versions"]["gloo"].get<std::string>(), std::string("0.5.0"));
+        QCOMPARE(json["built_in"]["gloo"].get<bool>(), true);
         QCOMPARE(json["built_in"]["cuda"].get<bool>(), report.cudaBuiltIn);
         QCOMPARE(json["logical_devices"]["cpu"]["logical_devices"].get<std::string>(),
                  "cpu:0 .. cpu:N (threads sharing " + std::to_string(report.usableCpuThreads) + " cores)");

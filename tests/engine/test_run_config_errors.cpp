@@ -103,7 +103,32 @@ private slots:
         row("device not a string", minimalWith(R"("strategy": {"devices": [0]})"),
             "run.json: strategy.devices[0]: must be a string (got a number)");
         row("strategy not yet available", minimalWith(R"("strategy": {"type": "pipeline"})"),
-            R"(run.json: strategy.type: "pipeline" is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server))");
+            R"(run.json: strategy.type: "pipeline" is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server, multi_worker_mirrored))");
+        row("local replicas out of range", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 0})"),
+            "run.json: strategy.local_replicas: must be an integer in [1, 1024] (got 0)");
+        row("devices on multi_worker_mirrored", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "replicas": 2})"),
+            R"(run.json: strategy.replicas: unknown key (did you mean "local_replicas"?))");
+        row("timeout out of range", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "timeout_seconds": 0})"),
+            "run.json: strategy.timeout_seconds: must be in [0.1, 86400] seconds (got 0)");
+        row("unknown communication", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "communication": "nccl"})"),
+            R"(run.json: strategy.communication: unknown value "nccl"; expected one of: auto, ring)");
+        row("batch not dividing among workers",
+            minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 2}, "cluster": {"worker": ["localhost:1", "localhost:2", "localhost:3"]}, "data": {"global_batch_size": 8})"),
+            "run.json: data.global_batch_size: 8 does not divide among 6 replicas x 1 accumulation steps");
+        row("cluster on mirrored", minimalWith(R"("strategy": {"type": "mirrored"}, "cluster": {"worker": ["localhost:1"]})"),
+            R"(run.json: cluster: tasks in several processes run multi_worker_mirrored (strategy.type is "mirrored"))");
+        row("cluster address without port", minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost"]})"),
+            R"(run.json: cluster.worker[0]: must be "host:port" (got "localhost"))");
+        row("cluster port out of range", minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost:70000"]})"),
+            R"(run.json: cluster.worker[0]: the port must be an integer in [1, 65535] (got "localhost:70000"))");
+        row("cluster address twice",
+            minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"chief": ["h:1"], "worker": ["h:2", "h:1"]})"),
+            R"(run.json: cluster.worker[1]: "h:1" is listed twice (also at cluster.chief[0]))");
+        row("two chiefs", minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"chief": ["h:1", "h:2"]})"),
+            "run.json: cluster.chief: a cluster has at most one chief (got 2)");
+        row("parameter servers under multi_worker_mirrored",
+            minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["h:1"], "ps": ["h:2"]})"),
+            "run.json: cluster.ps: multi_worker_mirrored has no parameter servers");
         row("residual without layers", std::string(R"({"model": {"layers": [{"type": "residual"}]}})"),
             R"(run.json: model.layers[0].layers: required key is missing (a residual block needs its inner layers))");
         row("parameter-server key on mirrored", minimalWith(R"("strategy": {"type": "mirrored", "workers": 2})"),

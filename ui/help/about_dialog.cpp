@@ -38,6 +38,7 @@ QString aboutText(const DeviceReport& report) {
     html += row(AboutDialog::tr("Qt"),
                 AboutDialog::tr("%1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
     html += row(AboutDialog::tr("Eigen"), text(report.eigenVersion));
+    html += row(AboutDialog::tr("Gloo"), AboutDialog::tr("%1 (between worker processes)").arg(text(report.glooVersion)));
     html += row(AboutDialog::tr("Matrix products"), text(report.cpuMatrixProduct));
     html += row(AboutDialog::tr("OpenBLAS kernels"),
                 AboutDialog::tr("%1 (chosen by %2)").arg(text(report.cpuOpenBlasKernels), text(report.cpuOpenBlasKernelsChosenBy)));

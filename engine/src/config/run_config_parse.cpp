@@ -2,6 +2,7 @@
 #include <distlab/config/run_config_json.hpp>
 
 #include "config/run_config_json_reader.hpp"
+#include "config/cluster_parse.hpp"
 #include "config/run_config_rules.hpp"
 
 #include <filesystem>
@@ -170,6 +171,17 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
                           "workers", "parameter_servers", "mode", "partitioner", "worker_speed", "replicas_per_worker",
                           "gradients_to_aggregate"});
         parseParameterServerKeys(reader, strategy);
+    } else if (strategy.type == StrategyKind::MultiWorkerMirrored) {
+        // One worker's replicas are `local_replicas` logical CPU devices (TensorFlow places them on
+        // the worker's own devices); the workers come from the cluster.
+        reader.allowOnly({"type", "local_replicas", "communication", "timeout_seconds", "cross_device_ops", "num_packs", "bytes_per_pack",
+                          "gradient_accumulation_steps"});
+        const std::int64_t local = reader.integer("local_replicas", 1);
+        if (local < 1 || local > kMaxReplicas)
+            reader.fail("local_replicas", "must be an integer in [1, " + std::to_string(kMaxReplicas) + "] (got " + std::to_string(local) + ")");
+        for (std::int64_t i = 0; i < local; ++i) strategy.devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(i)});
+        strategy.communication = reader.choice("communication", strategy.communication, kCollectiveImplementationNames);
+        strategy.timeoutSeconds = reader.number("timeout_seconds", strategy.timeoutSeconds);
     } else {
         reader.allowOnly(
             {"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack", "gradient_accumulation_steps", "gpu"});
@@ -178,10 +190,11 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
             strategy.gpu = parseGpuCarving(ObjectReader(*gpu, reader.pathOf("gpu"), reader.fileName()));
         }
     }
-    if (reader.has("devices") && reader.has("replicas")) {
+    if (strategy.type == StrategyKind::MultiWorkerMirrored) {
+        // devices came from local_replicas
+    } else if (reader.has("devices") && reader.has("replicas")) {
         reader.fail("replicas", "give either strategy.devices or strategy.replicas, not both");
-    }
-    if (const Json* devices = reader.find("devices")) {
+    } else if (const Json* devices = reader.find("devices")) {
         strategy.devices = parseDevices(*devices, reader.pathOf("devices"), reader.fileName());
     } else if (reader.has("replicas")) {
         const std::int64_t replicas = reader.integer("replicas", 1);
@@ -207,7 +220,7 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
 
 RunConfig parseRoot(const Json& document, const std::string& file) {
     const ObjectReader reader(document, "", file);
-    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "precision", "steps", "threads", "eval_every"});
+    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "cluster", "precision", "steps", "threads", "eval_every"});
     RunConfig config;
     config.name = reader.string("name", config.name);
     config.seed = reader.unsignedInteger("seed", config.seed);
@@ -223,6 +236,7 @@ RunConfig parseRoot(const Json& document, const std::string& file) {
     } else {
         config.strategy.devices = {DeviceName{}};  // cpu:0, as when the strategy object lists none
     }
+    if (const Json* cluster = reader.find("cluster")) config.cluster = parseClusterSpec(ObjectReader(*cluster, "cluster", file));
     config.precision = reader.choice("precision", config.precision, kPrecisionNames);
     if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {
         reader.fail("precision", problem);

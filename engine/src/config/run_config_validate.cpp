@@ -34,10 +34,11 @@ std::string layerTypeProblem(const std::string& type) {
 
 std::string strategyProblem(StrategyKind type) {
     if (type == StrategyKind::OneDevice || type == StrategyKind::Mirrored || type == StrategyKind::CentralStorage ||
-        type == StrategyKind::ParameterServer)
+        type == StrategyKind::ParameterServer || type == StrategyKind::MultiWorkerMirrored)
         return {};
     return quotedJson(configName(type)) +
-           " is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server)";
+           " is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server, "
+           "multi_worker_mirrored)";
 }
 
 std::string precisionProblem(Precision precision) {
@@ -212,12 +213,31 @@ void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     }
     requireAtLeast(file, "strategy.gradient_accumulation_steps", strategy.gradientAccumulationSteps, 1);
     if (strategy.type == StrategyKind::ParameterServer) validateParameterServer(strategy, file);
+    if (strategy.type == StrategyKind::MultiWorkerMirrored) {
+        requireRange(file, "strategy.timeout_seconds", strategy.timeoutSeconds, 0.1, false, kMaxTimeoutSeconds, false,
+                     "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
+        if (strategy.usesGpus()) fail(file, "strategy.local_replicas", "multi_worker_mirrored runs its local replicas on CPU devices");
+    }
+}
+
+// Tasks in other processes: multi_worker_mirrored's workers (parameter servers in processes are not
+// available yet: those run as threads of one process).
+void validateCluster(const RunConfig& config, const std::string& file) {
+    const ClusterSpec& cluster = config.cluster;
+    if (cluster.empty()) return;
+    if (config.strategy.type != StrategyKind::MultiWorkerMirrored)
+        fail(file, "cluster", "tasks in several processes run multi_worker_mirrored (strategy.type is " +
+                                  quotedJson(configName(config.strategy.type)) + ")");
+    if (!cluster.ps.empty()) fail(file, "cluster.ps", "multi_worker_mirrored has no parameter servers");
+    if (cluster.chief.size() + cluster.worker.size() == 0) fail(file, "cluster.worker", "must list at least one worker");
+    if (cluster.workerCount() > kMaxWorkers)
+        fail(file, "cluster.worker", "at most " + std::to_string(kMaxWorkers) + " workers" + got(cluster.workerCount()));
 }
 
 void validateBatchSplit(const RunConfig& config, const std::string& file) {
     // A parameter-server worker splits its own batch among its replicas.
     const std::int64_t replicas =
-        config.strategy.type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.strategy.replicaCount();
+        config.strategy.type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.globalReplicaCount();
     const std::int64_t steps = config.strategy.gradientAccumulationSteps;
     const std::int64_t batch = config.data.globalBatchSize;
     // replicas * steps may overflow; then it exceeds any batch, which cannot divide.
@@ -238,6 +258,7 @@ Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
         validateData(config.data, fileName);
         validateOptimizer(config.optimizer, fileName);
         validateStrategy(config.strategy, fileName);
+        validateCluster(config, fileName);
         if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {
             fail(fileName, "precision", problem);
         }

@@ -131,6 +131,17 @@ Json strategyJson(const StrategyConfig& strategy) {
         if (strategy.partitioner.kind != PartitionerConfig::Kind::None) json["partitioner"] = partitionerJson(strategy.partitioner);
         return json;
     }
+    if (strategy.type == StrategyKind::MultiWorkerMirrored) {
+        // The local replicas are cpu:0..N-1 (parseStrategy), written as their count.
+        json["local_replicas"] = strategy.replicaCount();
+        json["communication"] = nameOf(kCollectiveImplementationNames, strategy.communication);
+        json["timeout_seconds"] = strategy.timeoutSeconds;
+        json["cross_device_ops"] = configName(strategy.crossDeviceOps);
+        json["num_packs"] = strategy.numPacks;
+        if (strategy.bytesPerPack > 0) json["bytes_per_pack"] = strategy.bytesPerPack;
+        json["gradient_accumulation_steps"] = strategy.gradientAccumulationSteps;
+        return json;
+    }
     Json devices = Json::array();
     for (const DeviceName& device : strategy.devices) devices.push_back(device.toString());
     if (devices.empty()) devices.push_back(DeviceName{}.toString());  // empty means cpu:0
@@ -182,6 +193,8 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
     if (!strategy.usesGpus() || strategy.type == StrategyKind::ParameterServer) strategy.gpu = strategyDefaults.gpu;
     if (strategy.type == StrategyKind::ParameterServer) {
         strategy.devices = {DeviceName{}};
+        strategy.communication = strategyDefaults.communication;
+        strategy.timeoutSeconds = strategyDefaults.timeoutSeconds;
         strategy.numPacks = strategyDefaults.numPacks;
         strategy.bytesPerPack = strategyDefaults.bytesPerPack;
         strategy.gradientAccumulationSteps = strategyDefaults.gradientAccumulationSteps;
@@ -204,6 +217,10 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
         strategy.workerSpeed = strategyDefaults.workerSpeed;
         strategy.replicasPerWorker = strategyDefaults.replicasPerWorker;
         strategy.gradientsToAggregate = strategyDefaults.gradientsToAggregate;
+        if (strategy.type != StrategyKind::MultiWorkerMirrored) {
+            strategy.communication = strategyDefaults.communication;
+            strategy.timeoutSeconds = strategyDefaults.timeoutSeconds;
+        }
         if (strategy.type == StrategyKind::OneDevice) {
             strategy.crossDeviceOps = strategyDefaults.crossDeviceOps;
             strategy.numPacks = strategyDefaults.numPacks;
@@ -232,6 +249,13 @@ std::string runConfigToJson(const RunConfig& config) {
     json["data"] = dataJson(config.data);
     json["optimizer"] = optimizerJson(config.optimizer);
     json["strategy"] = strategyJson(config.strategy);
+    if (!config.cluster.empty()) {
+        Json cluster = Json::object();
+        if (!config.cluster.chief.empty()) cluster["chief"] = config.cluster.chief;
+        if (!config.cluster.worker.empty()) cluster["worker"] = config.cluster.worker;
+        if (!config.cluster.ps.empty()) cluster["ps"] = config.cluster.ps;
+        json["cluster"] = std::move(cluster);
+    }
     json["precision"] = configName(config.precision);
     json["steps"] = config.steps;
     json["threads"] = config.threads;

@@ -3,6 +3,7 @@
 #include "distlab/device/device_info.hpp"
 
 #include <Eigen/Core>
+#include <gloo/config.h>
 
 #include <cctype>
 #include <fstream>
@@ -149,6 +150,8 @@ DeviceReport queryDevices() {
     report.cpuOpenBlasLibrary = kernels::openBlasLibrary();
     report.eigenVersion =
         std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
+    report.glooVersion =
+        std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." + std::to_string(GLOO_VERSION_PATCH);
     report.distlabVersion = DISTLAB_VERSION;
     return report;
 }

@@ -68,6 +68,7 @@ ordered_json versionsJson(const DeviceReport& report) {
     versions["nvidia_driver"] = report.nvidiaDriverVersion;
     versions["nccl"] = report.ncclVersion;
     versions["eigen"] = report.eigenVersion;
+    versions["gloo"] = report.glooVersion;
     return versions;
 }
 
@@ -90,7 +91,7 @@ std::string deviceReportToJson(const DeviceReport& report) {
     root["gpu_usable"] = !report.gpus.empty();
     root["gpu_unavailable_reason"] = report.gpus.empty() ? ordered_json(report.gpuUnavailableReason) : ordered_json();
     root["gpu_training"] = gpuTrainingStatus(report);
-    root["built_in"] = {{"cuda", report.cudaBuiltIn}, {"nccl", report.ncclBuiltIn}};
+    root["built_in"] = {{"cuda", report.cudaBuiltIn}, {"nccl", report.ncclBuiltIn}, {"gloo", report.glooBuiltIn}};
     root["versions"] = versionsJson(report);
     root["logical_devices"] = logicalDevicesJson(report);
     // Replace invalid UTF-8 (a driver could report odd bytes) instead of throwing.

@@ -17,7 +17,9 @@ double l2Norm(std::span<const float> values) { return std::sqrt(sumOfSquares(val
 MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs)
     : m_config(config),
       m_communicator(communicator),
-      m_device(communicator.rank()),
+      // Its device in this process: under multi_worker_mirrored the rank is global (worker *
+      // local replicas + local rank), the device the worker's local one.
+      m_device(communicator.rank() % static_cast<int>(config.strategy.replicaCount())),
       m_centralStorage(config.strategy.type == StrategyKind::CentralStorage),
       m_clockOriginNs(clockOriginNs),
       m_loss(config.model.loss),

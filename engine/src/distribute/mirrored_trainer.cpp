@@ -20,26 +20,33 @@ int threadsPerReplica(const RunConfig& config) {
 }
 }  // namespace
 
-MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data)
+MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers)
     : m_config(config),
       m_data(std::move(data)),
       m_loss(config.model.loss),
       m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
       m_clockOriginNs(nowNs()),
       m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
+    m_workers = std::move(workers);
     const int ranks = static_cast<int>(config.strategy.replicaCount());
     m_group = std::make_unique<InProcessGroup>(ranks, config.strategy.crossDeviceOps);
     for (int r = 0; r < ranks; ++r) {
+        Communicator* communicator = &m_group->communicator(r);
+        if (m_workers) {
+            m_replicaCommunicators.push_back(std::make_unique<HierarchicalCommunicator>(*communicator, *m_workers));
+            communicator = m_replicaCommunicators.back().get();
+        }
         const DeviceMemoryScope memory(r);  // rank r's copy counts on its device (cpu:r)
-        m_ranks.push_back(std::make_unique<MirroredRank>(m_config, m_data.train.features, m_group->communicator(r), m_clockOriginNs));
+        m_ranks.push_back(std::make_unique<MirroredRank>(m_config, m_data.train.features, *communicator, m_clockOriginNs));
     }
     m_evaluation = std::make_unique<EvaluationBuffers>(m_ranks[0]->model());
     m_report.replicas.resize(static_cast<std::size_t>(ranks));
     // A rank that throws aborts the group, so peers waiting for it in a collective are released.
     m_pool = std::make_unique<ReplicaPool>(
         ranks, threadsPerReplica(config), [this](int r) { runRank(r); }, [this] { m_group->abort(); });
-    // Every copy starts from the same initial value (TF initialises on one device and copies).
-    m_ranks[0]->model().initialize(config.model.init, config.seed);
+    // Every copy starts from the same initial value (TF initialises on one device and copies);
+    // the workers' processes from worker 0's.
+    if (!m_workers || m_workers->rank() == 0) m_ranks[0]->model().initialize(config.model.init, config.seed);
     broadcastParameters();
 }
 

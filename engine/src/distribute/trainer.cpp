@@ -68,7 +68,9 @@ ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> i
     return scratch;
 }
 
-Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {
+Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config, std::unique_ptr<Communicator> workers) {
+    if (!config.cluster.empty() && !workers)
+        return Error{"cluster: this run's workers are processes; start each task with distlab-worker (docs/cluster.md)"};
     // A GPU run is planned before its data loads, so a refusal (no GPU, a device past the carving,
     // a layer the GPU path lacks) comes at once.
     std::optional<GpuPlan> gpuPlan;
@@ -92,17 +94,17 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config) {
             return Error{error.what()};
         }
     }
-    return create(config, std::move(data.value()));
+    return create(config, std::move(data.value()), std::move(workers));
 }
 
-std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data) {
+std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers) {
     if (config.strategy.usesGpus()) {
         Result<GpuPlan> plan = planGpuRunHere(config);
         if (!plan) throw TrainingError(plan.error().message);
         return makeGpuTrainer(config, std::move(data), std::move(*plan));
     }
     if (config.strategy.type == StrategyKind::ParameterServer) return std::make_unique<ParameterServerTrainer>(config, std::move(data));
-    return std::make_unique<MirroredTrainer>(config, std::move(data));
+    return std::make_unique<MirroredTrainer>(config, std::move(data), std::move(workers));
 }
 
 }  // namespace distlab

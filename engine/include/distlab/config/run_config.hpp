@@ -96,6 +96,22 @@ struct PartitionerConfig {
 
 enum class ParameterServerMode { Async, Sync };
 
+/// How workers in different processes reduce (TensorFlow's CommunicationImplementation). On CPUs
+/// both run Gloo's ring all-reduce; `auto` lets a later backend (NCCL between GPUs) choose.
+enum class CollectiveImplementation { Auto, Ring };
+
+/// The tasks of a run in several processes, TF_CONFIG's `cluster`: "host:port" addresses by task
+/// type. The chief (when there is one) is worker 0 of the collective, the `worker` list follows.
+struct ClusterSpec {
+    std::vector<std::string> chief;   ///< at most one address
+    std::vector<std::string> worker;  ///< the workers' addresses
+    std::vector<std::string> ps;      ///< parameter servers
+    bool empty() const { return chief.empty() && worker.empty() && ps.empty(); }
+    /// The tasks that compute: the chief and the workers (>= 1: a run without a cluster is one worker).
+    std::int64_t workerCount() const { return std::max<std::int64_t>(1, static_cast<std::int64_t>(chief.size() + worker.size())); }
+    bool operator==(const ClusterSpec&) const = default;
+};
+
 /// How each physical GPU is carved into logical GPUs, as tf.config.set_logical_device_configuration
 /// does: gpu:K is logical GPU K % logicalPerPhysical of physical GPU K / logicalPerPhysical.
 struct GpuCarving {
@@ -120,8 +136,12 @@ struct StrategyConfig {
     std::vector<double> workerSpeed;  ///< per worker, 0.1-1.0; missing entries are 1.0
     std::int64_t replicasPerWorker = 1;
     std::int64_t gradientsToAggregate = 0;  ///< sync mode: gradients per update; 0 = every worker
+    // multi_worker_mirrored (the local replicas are `devices`, written `local_replicas`)
+    CollectiveImplementation communication = CollectiveImplementation::Auto;
+    double timeoutSeconds = 30.0;  ///< how long a collective or the rendezvous waits for a peer before the run stops
 
-    /// Replicas (devices) that compute in step; for parameter_server, the workers (telemetry lanes).
+    /// Replicas (devices) that compute in step in this process; for parameter_server, the workers
+    /// (telemetry lanes); for multi_worker_mirrored, one worker's local replicas.
     std::int64_t replicaCount() const {
         if (type == StrategyKind::ParameterServer) return workers;
         return devices.empty() ? 1 : static_cast<std::int64_t>(devices.size());
@@ -147,7 +167,15 @@ struct RunConfig {
     std::int64_t threads = 0;    ///< 0: every core
     std::int64_t evalEvery = 0;  ///< steps between test evaluations; 0: only at the end
     std::string baseDirectory;   ///< where relative data paths resolve (the config file's folder)
+    ClusterSpec cluster;         ///< tasks in processes (`cluster`, or TF_CONFIG's); empty: this process only
     bool operator==(const RunConfig&) const = default;
+
+    /// Replicas whose shards make up one global batch: every worker's local replicas under
+    /// multi_worker_mirrored, else strategy.replicaCount().
+    std::int64_t globalReplicaCount() const {
+        if (strategy.type != StrategyKind::MultiWorkerMirrored) return strategy.replicaCount();
+        return strategy.replicaCount() * cluster.workerCount();
+    }
 
     /// Samples whose gradients reach one update when every worker takes part (docs/semantics.md §10,
     /// what StepReport::samples measures): the global batch G, and for synchronous parameter servers

@@ -24,6 +24,8 @@ inline constexpr std::int64_t kMaxGpuMemoryLimitMb = std::int64_t{1} << 20;
 /// Parameter servers: strategy.workers, strategy.parameter_servers and
 /// strategy.replicas_per_worker are each 1 to this many.
 inline constexpr std::int64_t kMaxWorkers = 64;
+/// The longest a multi-worker collective or rendezvous may wait for a peer (strategy.timeout_seconds): a day.
+inline constexpr double kMaxTimeoutSeconds = 86400.0;
 inline constexpr std::int64_t kMaxParameterServers = 64;
 inline constexpr std::int64_t kMaxReplicasPerWorker = 64;
 /// strategy.worker_speed[i]: 1 is full speed, 0.5 twice as slow, down to this.

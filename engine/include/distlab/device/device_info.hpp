@@ -46,6 +46,8 @@ struct DeviceReport {
     std::string nvidiaDriverVersion;         ///< kernel module version from /proc/driver/nvidia/version, or "none"
     std::string ncclVersion;                 ///< "2.28.9", "not built in" (a module without NCCL), or "not loaded"
     std::string eigenVersion;                ///< "3.4.0"
+    bool glooBuiltIn = true;                 ///< Gloo carries multi-worker runs between processes (always linked)
+    std::string glooVersion;                 ///< "0.5.0"
     std::string cpuMatrixProduct;            ///< cpuMatrixProduct(): where float products run
     std::string cpuOpenBlasKernels;          ///< cpuOpenBlasKernels(): OpenBLAS's kernel type, "SkylakeX"
     std::string cpuOpenBlasKernelsChosenBy;  ///< who chose it: the user's OPENBLAS_CORETYPE, DistLab or OpenBLAS

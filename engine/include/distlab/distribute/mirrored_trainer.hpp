@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "distlab/comm/hierarchical_communicator.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/core/error.hpp"
 #include "distlab/data/batch_sampler.hpp"
@@ -31,7 +32,11 @@ struct EvaluationBuffers;  // distribute/model_evaluation.hpp
 class MirroredTrainer final : public Trainer {
 public:
     /// Builds a trainer on data already loaded (tests, benchmarks, the GUI's regenerate).
-    MirroredTrainer(const RunConfig& config, DataSplit data);
+    /// multi_worker_mirrored in several processes passes `workers`, this process's rank in the
+    /// group of one rank per worker (connectGlooGroup): the local replicas then reduce through
+    /// HierarchicalCommunicator, their ranks global, and every worker starts from worker 0's
+    /// parameters. Null: every replica is here.
+    MirroredTrainer(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers = nullptr);
     ~MirroredTrainer() override;
 
     /// Runs one optimizer step on every replica and blocks until it is applied. The report stays
@@ -81,6 +86,8 @@ private:
     BatchSampler m_sampler;
     std::int64_t m_clockOriginNs;
     std::unique_ptr<InProcessGroup> m_group;
+    std::unique_ptr<Communicator> m_workers;                            ///< the other workers' processes, or null
+    std::vector<std::unique_ptr<Communicator>> m_replicaCommunicators;  ///< each local replica's view of every replica
     std::vector<std::unique_ptr<MirroredRank>> m_ranks;
     std::unique_ptr<ReplicaPool> m_pool;
     RankTask m_task = RankTask::Step;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 
+#include "distlab/comm/communicator.hpp"
 #include "distlab/core/error.hpp"
 #include "distlab/data/batch_sampler.hpp"
 #include "distlab/data/dataset.hpp"
@@ -23,9 +24,11 @@ public:
 
     /// Loads the data and builds the strategy a validated config names. Blocks (file I/O).
     /// Errors are input errors (a data file, GPU devices that are not available, ...).
-    static Result<std::unique_ptr<Trainer>> create(const RunConfig& config);
+    /// A multi_worker_mirrored run whose config names a cluster needs `workers`, this process's
+    /// rank in the group of one rank per worker (distlab-worker joins it: distribute/cluster_task.hpp).
+    static Result<std::unique_ptr<Trainer>> create(const RunConfig& config, std::unique_ptr<Communicator> workers = nullptr);
     /// Builds the strategy on data already loaded (tests, benchmarks).
-    static std::unique_ptr<Trainer> create(const RunConfig& config, DataSplit data);
+    static std::unique_ptr<Trainer> create(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers = nullptr);
 
     /// Runs until one more optimizer update is applied and blocks until then. The report stays
     /// valid until the next call. Allocation-free once warmed up. Call from one thread.

@@ -1,0 +1,41 @@
+#pragma once
+// Ranks in different processes or hosts talk through Gloo (TCP): this is how a process joins such a
+// group. Gloo's types stay inside the engine; a rank sees only the Communicator.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "distlab/comm/communicator.hpp"
+#include "distlab/core/error.hpp"
+
+namespace distlab {
+
+class ClusterStoreClient;  // distlab/comm/cluster_store.hpp
+
+/// Where the ranks of a Gloo group find each other.
+struct GlooRendezvous {
+    /// The chief's store (ClusterStoreClient), or nullptr to use a Redis server instead.
+    ClusterStoreClient* chiefStore = nullptr;
+    std::string redisHost;  ///< Gloo's RedisStore, when chiefStore is null
+    int redisPort = 6379;
+    /// Keys of this group start with it, so one store serves several groups and runs.
+    std::string prefix = "distlab";
+};
+
+struct GlooGroupOptions {
+    int rank = 0;
+    int size = 1;
+    /// The address this rank's TCP device listens on (loopback unless the user names one).
+    std::string listenHost = "127.0.0.1";
+    /// How long a collective, and the rendezvous itself, waits for a peer.
+    std::chrono::milliseconds timeout{30000};
+};
+
+/// Joins the group: every rank calls it with the same size and rendezvous. Returns this rank's
+/// communicator once every rank has connected (a full mesh of TCP pairs), or an error naming what
+/// failed within options.timeout (a peer that never came, an address that cannot be bound).
+/// Every call of the communicator is done when it returns (Gloo's algorithms block). A peer lost
+/// mid-call, or silent past the timeout, makes the call throw TrainingError naming the call.
+Result<std::unique_ptr<Communicator>> connectGlooGroup(const GlooRendezvous& rendezvous, const GlooGroupOptions& options);
+
+}  // namespace distlab

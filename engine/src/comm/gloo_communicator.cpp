@@ -1,0 +1,254 @@
+#include "comm/gloo_communicator.hpp"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/math.h>
+#include <gloo/reduce.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "distlab/comm/spin_barrier.hpp"
+#include "distlab/core/error.hpp"
+
+namespace distlab::comm_detail {
+namespace {
+
+using ReduceFunction = void (*)(void*, const void*, const void*, std::size_t);
+
+ReduceFunction reduceFunction(ReduceOp op) {
+    switch (op) {
+        case ReduceOp::Min:
+            return &gloo::min<float>;
+        case ReduceOp::Max:
+            return &gloo::max<float>;
+        case ReduceOp::Sum:
+        case ReduceOp::Mean:
+            break;
+    }
+    return &gloo::sum<float>;
+}
+
+/// Point-to-point slots live far above the collectives' (Gloo builds those from an 8-bit prefix
+/// and the call's tag), so a message can never be taken by a collective.
+constexpr std::uint64_t kPointToPointSlots = std::uint64_t{0x7f} << 56;
+
+std::int64_t bytesOf(std::size_t elements) { return static_cast<std::int64_t>(elements * sizeof(float)); }
+
+}  // namespace
+
+GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout)
+    : m_context(std::move(context)),
+      m_timeout(timeout),
+      m_rank(m_context->rank),
+      m_size(m_context->size),
+      m_sentTo(static_cast<std::size_t>(m_size)),
+      m_receivedOf(static_cast<std::size_t>(m_size)) {}
+
+template <typename Call>
+void GlooCommunicator::guarded(const char* what, Call call) {
+    try {
+        call();
+    } catch (const gloo::Exception& error) {
+        // The pair to a lost peer fails at once (its connection closed) or after the timeout
+        // (a peer that stopped answering). Either way the group cannot go on.
+        throw TrainingError(std::string("Gloo ") + what + " failed on rank " + std::to_string(m_rank) + " of " + std::to_string(m_size) +
+                            ": " + error.what());
+    }
+}
+
+void GlooCommunicator::checkPeer(const char* what, int peer) const {
+    if (peer < 0 || peer >= m_size || peer == m_rank)
+        throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) + " is not another rank of " + std::to_string(m_size));
+}
+
+void GlooCommunicator::allReduceInPlace(std::span<float> values, ReduceOp op) {
+    if (values.empty() || m_size == 1) return;
+    gloo::AllreduceOptions options(m_context);
+    options.setOutput(values.data(), values.size());
+    options.setReduceFunction(reduceFunction(op));
+    options.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
+    options.setTag(nextTag());
+    options.setTimeout(m_timeout);
+    guarded("all-reduce", [&] { gloo::allreduce(options); });
+}
+
+Work GlooCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions& options) {
+    if (options.companion.size() > kMaxCompanionValues)
+        throw std::invalid_argument("allReduce: at most " + std::to_string(kMaxCompanionValues) + " companion values");
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    // The companion is a second, tiny ring: it costs one more round trip, not a copy of the buffer.
+    for (const std::span<float> values : {buffer, options.companion}) {
+        allReduceInPlace(values, options.op);
+        if (options.op == ReduceOp::Mean) {
+            const float ranks = static_cast<float>(m_size);
+            for (float& value : values) value /= ranks;
+        }
+        // A ring sends and receives 2 (n - 1) / n of the buffer.
+        const std::int64_t moved = m_size > 1 ? bytesOf(values.size()) * 2 * (m_size - 1) / m_size : 0;
+        timing.bytesSent += moved;
+        timing.bytesReceived += moved;
+    }
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
+    if (root < 0 || root >= m_size) throw std::invalid_argument("reduce: root " + std::to_string(root) + " is not a rank");
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    // Gloo reduces in place through every rank's buffer; the others' buffers must stay as they were.
+    m_scratch.assign(buffer.begin(), buffer.end());
+    if (m_size > 1 && !buffer.empty()) {
+        gloo::ReduceOptions options(m_context);
+        options.setOutput(m_scratch.data(), m_scratch.size());
+        options.setRoot(root);
+        options.setReduceFunction(reduceFunction(op));
+        options.setTag(nextTag());
+        options.setTimeout(m_timeout);
+        guarded("reduce", [&] { gloo::reduce(options); });
+    }
+    if (m_rank == root) {
+        if (op == ReduceOp::Mean)
+            for (float& value : m_scratch) value /= static_cast<float>(m_size);
+        std::copy(m_scratch.begin(), m_scratch.end(), buffer.begin());
+        timing.bytesReceived = bytesOf(buffer.size()) * (m_size - 1);
+    } else {
+        timing.bytesSent = bytesOf(buffer.size());
+    }
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::broadcast(std::span<float> buffer, int root) {
+    if (root < 0 || root >= m_size) throw std::invalid_argument("broadcast: root " + std::to_string(root) + " is not a rank");
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    if (m_size > 1 && !buffer.empty()) {
+        gloo::BroadcastOptions options(m_context);
+        options.setOutput(buffer.data(), buffer.size());
+        options.setRoot(root);
+        options.setTag(nextTag());
+        options.setTimeout(m_timeout);
+        guarded("broadcast", [&] { gloo::broadcast(options); });
+        if (m_rank == root)
+            timing.bytesSent = bytesOf(buffer.size()) * (m_size - 1);
+        else
+            timing.bytesReceived = bytesOf(buffer.size());
+    }
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::allGather(std::span<const float> input, std::span<float> output) {
+    if (output.size() != input.size() * static_cast<std::size_t>(m_size))
+        throw std::invalid_argument("allGather: the output must hold size() inputs (" + std::to_string(m_size) + " x " +
+                                    std::to_string(input.size()) + ", got " + std::to_string(output.size()) + ")");
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    if (m_size == 1 || input.empty()) {
+        std::copy(input.begin(), input.end(), output.begin());
+    } else {
+        gloo::AllgatherOptions options(m_context);
+        // Gloo only reads its input; its options take a mutable pointer.
+        options.setInput(const_cast<float*>(input.data()), input.size());  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+        options.setOutput(output.data(), output.size());
+        options.setTag(nextTag());
+        options.setTimeout(m_timeout);
+        guarded("all-gather", [&] { gloo::allgather(options); });
+        timing.bytesSent = bytesOf(input.size()) * (m_size - 1);
+        timing.bytesReceived = timing.bytesSent;
+    }
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) {
+    if (input.size() != output.size() * static_cast<std::size_t>(m_size))
+        throw std::invalid_argument("reduceScatter: the input must hold size() outputs (" + std::to_string(m_size) + " x " +
+                                    std::to_string(output.size()) + ", got " + std::to_string(input.size()) + ")");
+    // An all-reduce of a copy, keeping this rank's block: the bytes of a ring all-reduce, twice a
+    // reduce-scatter's; Debian's Gloo has no reduce-scatter in its options API.
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    m_scratch.assign(input.begin(), input.end());
+    allReduceInPlace(m_scratch, op);
+    const auto first = m_scratch.begin() + static_cast<std::ptrdiff_t>(output.size() * static_cast<std::size_t>(m_rank));
+    std::copy(first, first + static_cast<std::ptrdiff_t>(output.size()), output.begin());
+    if (op == ReduceOp::Mean)
+        for (float& value : output) value /= static_cast<float>(m_size);
+    const std::int64_t moved = m_size > 1 ? bytesOf(input.size()) * 2 * (m_size - 1) / m_size : 0;
+    timing.bytesSent = moved;
+    timing.bytesReceived = moved;
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::send(std::span<const float> buffer, int peer) {
+    checkPeer("send", peer);
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    // The count goes first, so the receiver can take a message of any length.
+    std::uint64_t count = buffer.size();
+    const std::uint64_t slot = kPointToPointSlots | (m_sentTo[static_cast<std::size_t>(peer)]++ << 1U);
+    guarded("send", [&] {
+        auto header = m_context->createUnboundBuffer(&count, sizeof count);
+        header->send(peer, slot);
+        if (!header->waitSend(m_timeout)) throw gloo::IoException("timed out sending to rank " + std::to_string(peer));
+        if (count == 0) return;
+        // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): Gloo only reads a buffer it sends
+        auto data = m_context->createUnboundBuffer(const_cast<float*>(buffer.data()), buffer.size_bytes());
+        data->send(peer, slot | 1U);
+        if (!data->waitSend(m_timeout)) throw gloo::IoException("timed out sending to rank " + std::to_string(peer));
+    });
+    timing.bytesSent = bytesOf(buffer.size());
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::recv(std::span<float> buffer, int peer) {
+    checkPeer("recv", peer);
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    std::uint64_t count = 0;
+    const std::uint64_t slot = kPointToPointSlots | (m_receivedOf[static_cast<std::size_t>(peer)]++ << 1U);
+    guarded("recv", [&] {
+        auto header = m_context->createUnboundBuffer(&count, sizeof count);
+        header->recv(peer, slot);
+        if (!header->waitRecv(m_timeout)) throw gloo::IoException("timed out receiving from rank " + std::to_string(peer));
+        if (count == 0) return;
+        // A longer message than the buffer is taken whole, and its first buffer.size() values kept.
+        float* target = buffer.data();
+        if (count > buffer.size()) {
+            m_scratch.resize(count);
+            target = m_scratch.data();
+        }
+        auto data = m_context->createUnboundBuffer(target, count * sizeof(float));
+        data->recv(peer, slot | 1U);
+        if (!data->waitRecv(m_timeout)) throw gloo::IoException("timed out receiving from rank " + std::to_string(peer));
+        if (target != buffer.data()) std::copy_n(m_scratch.begin(), buffer.size(), buffer.begin());
+    });
+    timing.bytesReceived = bytesOf(std::min<std::size_t>(count, buffer.size()));
+    timing.endNs = nowNs();
+    return timing;
+}
+
+Work GlooCommunicator::barrier() {
+    CollectiveTiming timing;
+    timing.startNs = nowNs();
+    if (m_size > 1) {
+        gloo::BarrierOptions options(m_context);
+        options.setTag(nextTag());
+        options.setTimeout(m_timeout);
+        guarded("barrier", [&] { gloo::barrier(options); });
+    }
+    timing.endNs = nowNs();
+    return timing;
+}
+
+}  // namespace distlab::comm_detail

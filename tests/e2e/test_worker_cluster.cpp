@@ -1,0 +1,236 @@
+// distlab-worker end to end: a multi-worker run in processes ends where the same run on threads
+// and on one device ends; what a refused task, a lost one and a stalled one see; the backup a
+// lost run leaves and the resume that finishes it; Redis as the rendezvous.
+#include <QtTest>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <cmath>
+
+#include "cluster_runner.hpp"
+#include "distlab/formats/safetensors.hpp"
+
+namespace {
+
+/// A run of `steps` with `optimizer`, under `strategy` (a JSON object's members).
+QString config(const QString& strategy, const QString& optimizer, int steps) {
+    return QStringLiteral(R"({
+  "name": "cluster", "seed": 11,
+  "model": {"layers": [{"type": "dense", "units": 16, "activation": "tanh"}, {"type": "dense", "units": 2}]},
+  "data": {"source": "synthetic", "kind": "spiral", "samples": 800, "noise": 0.1, "global_batch_size": 32},
+  "optimizer": %1,
+  "strategy": {%2},
+  "steps": %3
+})")
+        .arg(optimizer, strategy)
+        .arg(steps);
+}
+
+const QString kAdam = QStringLiteral(R"({"type": "adam", "learning_rate": 0.01})");
+const QString kMomentum = QStringLiteral(R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.9})");
+const QString kTwoLocal = QStringLiteral(R"("type": "multi_worker_mirrored", "local_replicas": 2, "timeout_seconds": 5)");
+
+QJsonObject lastJsonLine(const QString& text) {
+    const QStringList lines = text.trimmed().split('\n');
+    return QJsonDocument::fromJson(lines.last().toUtf8()).object();
+}
+
+/// The largest relative error (‖a − b‖ / ‖b‖) over the tensors of two weight files.
+double relativeError(const QString& actualPath, const QString& expectedPath) {
+    const auto actual = distlab::readSafeTensors(actualPath.toStdString());
+    const auto expected = distlab::readSafeTensors(expectedPath.toStdString());
+    if (!actual || !expected || actual->tensors.size() != expected->tensors.size()) return INFINITY;
+    double worst = 0.0;
+    for (const auto& [name, tensor] : expected->tensors) {
+        const auto found = actual->tensors.find(name);
+        if (found == actual->tensors.end() || found->second.bytes.size() != tensor.bytes.size()) return INFINITY;
+        const auto* a = reinterpret_cast<const float*>(found->second.bytes.data());
+        const auto* b = reinterpret_cast<const float*>(tensor.bytes.data());
+        double difference = 0.0, norm = 0.0;
+        for (std::size_t i = 0; i < tensor.bytes.size() / sizeof(float); ++i) {
+            difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+            norm += double(b[i]) * b[i];
+        }
+        worst = std::max(worst, std::sqrt(difference / std::max(norm, 1e-30)));
+    }
+    return worst;
+}
+
+bool sameBytes(const QString& a, const QString& b) {
+    QFile first(a), second(b);
+    return first.open(QIODevice::ReadOnly) && second.open(QIODevice::ReadOnly) && first.readAll() == second.readAll();
+}
+
+}  // namespace
+
+class TestWorkerCluster : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+    QString write(const QString& name, const QString& text) const {
+        QFile file(path(name));
+        if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0) qFatal("cannot write %s", qPrintable(name));
+        return path(name);
+    }
+
+private slots:
+    void twoProcessesOfTwoReplicasEndAsMirroredFourAndOneDevice_data() {
+        QTest::addColumn<QString>("optimizer");
+        QTest::newRow("adam") << kAdam;
+        QTest::newRow("momentum sgd") << kMomentum;
+    }
+    void twoProcessesOfTwoReplicasEndAsMirroredFourAndOneDevice() {
+        QFETCH(QString, optimizer);
+        const QString tag = QString(QTest::currentDataTag()).replace(' ', '-');
+        const QString multi = write(tag + "-multi.json", config(kTwoLocal, optimizer, 50));
+        const QString mirrored = write(tag + "-mirrored.json", config(R"("type": "mirrored", "replicas": 4)", optimizer, 50));
+        const QString single = write(tag + "-one.json", config(R"("type": "one_device")", optimizer, 50));
+        const QStringList workers = loopbackWorkers(2);
+        auto tasks = startCluster(workers, {multi, "--quiet", "--save-weights", path(tag + "-multi.safetensors")});
+        const auto results = finishAll(tasks);
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY2(results[i].finished && results[i].exitCode == 0, qPrintable(QString("task %1: %2").arg(i).arg(results[i].err)));
+            const QJsonObject summary = lastJsonLine(results[i].out);
+            QCOMPARE(summary["steps"].toInt(), 50);
+            QCOMPARE(summary["task"].toString(), QString("worker:%1").arg(i));
+            QCOMPARE(summary["workers"].toInt(), 2);
+            QCOMPARE(summary["replicas"].toInt(), 2);
+            QCOMPARE(summary["coordinator"].toBool(), i == 0);
+            // Every worker saw the same global loss (it comes out of the all-reduce).
+            QCOMPARE(summary["final_loss"].toDouble(), lastJsonLine(results[0].out)["final_loss"].toDouble());
+        }
+        QVERIFY(runCli({"train", mirrored, "--quiet", "--save-weights", path(tag + "-mirrored.safetensors")}).exitCode == 0);
+        QVERIFY(runCli({"train", single, "--quiet", "--save-weights", path(tag + "-one.safetensors")}).exitCode == 0);
+        const double toMirrored = relativeError(path(tag + "-multi.safetensors"), path(tag + "-mirrored.safetensors"));
+        const double toOne = relativeError(path(tag + "-multi.safetensors"), path(tag + "-one.safetensors"));
+        QVERIFY2(toMirrored <= 1e-5, qPrintable(QString::number(toMirrored)));
+        QVERIFY2(toOne <= 1e-5, qPrintable(QString::number(toOne)));
+        // And it trained: the initial weights are far away.
+        const QString initial = write(tag + "-zero.json", config(kTwoLocal, optimizer, 0));
+        auto none = startCluster(loopbackWorkers(2), {initial, "--quiet", "--save-weights", path(tag + "-initial.safetensors")});
+        const auto untrained = finishAll(none);
+        QVERIFY2(untrained[0].exitCode == 0, qPrintable(untrained[0].err));
+        QVERIFY(relativeError(path(tag + "-initial.safetensors"), path(tag + "-one.safetensors")) > 1e-2);
+    }
+
+    void onlyTheCoordinatorWrites() {
+        const QString multi = write("coordinator.json", config(kTwoLocal, kAdam, 5));
+        auto tasks = startCluster(loopbackWorkers(2), {multi, "--quiet"},
+                                  {{"--save-weights", path("w0.safetensors")}, {"--save-weights", path("w1.safetensors")}});
+        const auto results = finishAll(tasks);
+        QVERIFY2(results[1].exitCode == 0, qPrintable(results[1].err));
+        QVERIFY(QFile::exists(path("w0.safetensors")));
+        QVERIFY(!QFile::exists(path("w1.safetensors")));
+    }
+
+    void aWrongTokenOrADifferentConfigIsRefused() {
+        const QString multi = write("refused.json", config(kTwoLocal, kAdam, 5));
+        const QStringList workers = loopbackWorkers(2);
+        TaskProcess chief(DISTLAB_WORKER_PATH, {multi, "--quiet"}, taskEnvironment(workers, 0, "right"));
+        const CliResult wrong = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, taskEnvironment(workers, 1, "wrong"));
+        QCOMPARE(wrong.exitCode, 2);
+        QVERIFY2(wrong.err.contains("token"), qPrintable(wrong.err));
+        const CliResult different =
+            runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet", "--set", "optimizer.learning_rate=0.5"}, 30000, taskEnvironment(workers, 1, "right"));
+        QCOMPARE(different.exitCode, 2);
+        QVERIFY2(different.err.contains("config") && different.err.contains("worker:1"), qPrintable(different.err));
+        // The refusals changed nothing: the right task still joins and the run completes.
+        const CliResult right = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 60000, taskEnvironment(workers, 1, "right"));
+        QVERIFY2(right.exitCode == 0, qPrintable(right.err));
+        const CliResult first = chief.finish(60000);
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+    }
+
+    void aPeerThatNeverComesTimesOut() {
+        const QString multi = write("alone.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 1.5)", kAdam, 5));
+        QElapsedTimer clock;
+        clock.start();
+        const CliResult alone = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, taskEnvironment(loopbackWorkers(2), 0, "t"));
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY2(alone.err.contains("worker:0"), qPrintable(alone.err));
+        QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    void aPortInUseAndATaskNotInTheClusterAreInputErrors() {
+        const QString multi = write("port.json", config(kTwoLocal, kAdam, 5));
+        const QStringList workers = loopbackWorkers(2);
+        // Something else holds the coordinator's port.
+        const int squatter = listenOn(workers[0].section(':', 1).toInt());
+        QVERIFY(squatter >= 0);
+        const CliResult inUse = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, taskEnvironment(workers, 0, "t"));
+        QCOMPARE(inUse.exitCode, 2);
+        QVERIFY2(inUse.err.contains(workers[0].section(':', 1)) && inUse.err.contains("in use"), qPrintable(inUse.err));
+        const CliResult missing = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet", "--task", "worker:5"}, 30000, taskEnvironment(workers, 0, "t"));
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains("task worker:5 is not in the cluster"), qPrintable(missing.err));
+        ::close(squatter);
+    }
+
+    void aKilledWorkerStopsTheRunAndTheBackupResumesIt() {
+        // 400 steps uninterrupted, for reference.
+        const QString multi = write("backup.json", config(kTwoLocal, kMomentum, 400));
+        auto whole = startCluster(loopbackWorkers(2), {multi, "--quiet", "--save-weights", path("whole.safetensors")});
+        QVERIFY(finishAll(whole)[0].exitCode == 0);
+        // The same run with a backup every 10 steps; worker 1 is killed once the first backup exists.
+        const QStringList workers = loopbackWorkers(2);
+        const QString backup = path("backup.ckpt");
+        auto tasks = startCluster(workers, {multi, "--quiet", "--checkpoint", backup, "--checkpoint-every", "10", "--steps", "100000"});
+        QElapsedTimer clock;
+        clock.start();
+        while (!QFile::exists(backup) && clock.elapsed() < 60000) QTest::qWait(20);
+        QVERIFY(QFile::exists(backup));
+        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGKILL);
+        clock.restart();
+        const CliResult chief = tasks[0]->finish(30000);
+        QVERIFY2(chief.finished, "the chief did not notice the lost worker");
+        QVERIFY2(clock.elapsed() < 5000 + 3000, qPrintable(QString::number(clock.elapsed())));  // within timeout_seconds
+        QCOMPARE(chief.exitCode, 3);
+        QVERIFY2(chief.err.contains("worker:1"), qPrintable(chief.err));
+        tasks[1]->finish(5000);
+        // The backup is whole (written atomically), and resuming the cluster from it ends exactly
+        // where the uninterrupted run did.
+        QVERIFY(distlab::readSafeTensors(backup.toStdString()));
+        auto resumed = startCluster(loopbackWorkers(2), {multi, "--quiet", "--resume", backup, "--save-weights", path("resumed.safetensors")});
+        const auto results = finishAll(resumed);
+        QVERIFY2(results[0].exitCode == 0, qPrintable(results[0].err));
+        QVERIFY2(results[1].exitCode == 0, qPrintable(results[1].err));
+        QCOMPARE(lastJsonLine(results[0].out)["steps"].toInt(), 400);
+        QVERIFY2(sameBytes(path("resumed.safetensors"), path("whole.safetensors")), "the resumed run's weights differ");
+    }
+
+    void aStalledWorkerIsLostAfterTheTimeoutAndOneThatWakesGoesOn() {
+        const QString multi = write("stall.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 3)", kAdam, 100000));
+        // Stopped for 1 s with a 3 s timeout: the run goes on.
+        {
+            const QString shortRun = write("wake.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 3)", kAdam, 3000));
+            auto tasks = startCluster(loopbackWorkers(2), {shortRun, "--quiet"});
+            QTest::qWait(1500);
+            ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGSTOP);
+            QTest::qWait(1000);
+            ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGCONT);
+            const auto results = finishAll(tasks);
+            QVERIFY2(results[0].exitCode == 0, qPrintable(results[0].err));
+            QVERIFY2(results[1].exitCode == 0, qPrintable(results[1].err));
+        }
+        // Stopped for good: lost after the timeout.
+        auto tasks = startCluster(loopbackWorkers(2), {multi, "--quiet"});
+        QTest::qWait(1500);
+        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGSTOP);
+        QElapsedTimer clock;
+        clock.start();
+        const CliResult chief = tasks[0]->finish(30000);
+        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGKILL);
+        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGCONT);
+        tasks[1]->finish(5000);
+        QCOMPARE(chief.exitCode, 3);
+        QVERIFY2(clock.elapsed() >= 2500 && clock.elapsed() < 3000 + 4000, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY2(chief.err.contains("Timed out", Qt::CaseInsensitive) || chief.err.contains("timeout", Qt::CaseInsensitive), qPrintable(chief.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkerCluster)
+#include "test_worker_cluster.moc"

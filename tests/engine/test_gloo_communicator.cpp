@@ -1,0 +1,194 @@
+// The Gloo backend against exact expected buffers: every collective on 3 ranks (threads, each
+// with its own TCP pairs on loopback, met through Gloo's in-memory HashStore), then the
+// hierarchy of a multi-worker run (2 workers x 2 local replicas: in-process groups joined by
+// Gloo), and what a rank sees when a peer is lost.
+#include <QtTest>
+
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/hash_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "collective_fixtures.hpp"
+#include "comm/gloo_communicator.hpp"
+#include "distlab/comm/hierarchical_communicator.hpp"
+#include "distlab/comm/in_process_group.hpp"
+#include "distlab/core/error.hpp"
+
+using namespace distlab;
+using namespace distlab::testing;
+using comm_detail::GlooCommunicator;
+
+namespace {
+
+constexpr std::chrono::milliseconds kTimeout{5000};
+
+/// `ranks` Gloo communicators connected through one HashStore (each built on its own thread,
+/// since connectFullMesh waits for every peer).
+std::vector<std::unique_ptr<GlooCommunicator>> connectGroup(int ranks, std::chrono::milliseconds timeout = kTimeout) {
+    gloo::rendezvous::HashStore store;
+    std::vector<std::unique_ptr<GlooCommunicator>> group(static_cast<std::size_t>(ranks));
+    onEveryRank(ranks, [&](int rank) {
+        gloo::transport::tcp::attr attr;
+        attr.hostname = "127.0.0.1";
+        auto device = gloo::transport::tcp::CreateDevice(attr);
+        auto context = std::make_shared<gloo::rendezvous::Context>(rank, ranks);
+        context->setTimeout(timeout);
+        context->connectFullMesh(store, device);
+        group[static_cast<std::size_t>(rank)] = std::make_unique<GlooCommunicator>(std::move(context), timeout);
+    });
+    return group;
+}
+
+}  // namespace
+
+class TestGlooCommunicator : public QObject {
+    Q_OBJECT
+private slots:
+    void allReduceEveryOpWithCompanion() {
+        const int ranks = 3;
+        auto group = connectGroup(ranks);
+        for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Min, ReduceOp::Max}) {
+            for (const std::int64_t size : {std::int64_t{1}, std::int64_t{7}, std::int64_t{300001}}) {
+                auto buffers = filled(ranks, size);
+                std::vector<std::vector<float>> companions(ranks);
+                for (int r = 0; r < ranks; ++r) companions[r] = {fillValue(r, 1000), fillValue(r, 1001)};
+                std::vector<CollectiveTiming> timings(ranks);
+                onEveryRank(ranks, [&](int r) {
+                    timings[r] = group[r]->allReduce(buffers[r], AllReduceOptions{op, 0, companions[r]}).wait();
+                });
+                QVERIFY2(wrongElements(buffers, op) == 0, qPrintable(QString("%1, %2 values").arg(opName(op)).arg(size)));
+                for (int r = 0; r < ranks; ++r) {
+                    QCOMPARE(companions[r][0], expectedAt(ranks, 1000, op));
+                    QCOMPARE(companions[r][1], expectedAt(ranks, 1001, op));
+                    // A ring moves 2 (n - 1) / n of each buffer (the values, then the companion) each way.
+                    QCOMPARE(timings[r].bytesSent, size * 4 * 2 * (ranks - 1) / ranks + 2 * 4 * 2 * (ranks - 1) / ranks);
+                    QVERIFY(timings[r].endNs >= timings[r].startNs);
+                }
+            }
+        }
+    }
+
+    void broadcastReduceGatherScatter() {
+        const int ranks = 3;
+        auto group = connectGroup(ranks);
+        const std::int64_t size = 1001;
+        // broadcast from rank 2
+        auto buffers = filled(ranks, size);
+        onEveryRank(ranks, [&](int r) { group[r]->broadcast(buffers[r], 2).wait(); });
+        for (int r = 0; r < ranks; ++r)
+            for (std::int64_t i = 0; i < size; ++i) QCOMPARE(buffers[r][i], fillValue(2, i));
+        // reduce to rank 1: the others keep their values
+        buffers = filled(ranks, size);
+        onEveryRank(ranks, [&](int r) { group[r]->reduce(buffers[r], 1, ReduceOp::Sum).wait(); });
+        for (std::int64_t i = 0; i < size; ++i) {
+            QCOMPARE(buffers[1][i], expectedAt(ranks, i, ReduceOp::Sum));
+            QCOMPARE(buffers[0][i], fillValue(0, i));
+            QCOMPARE(buffers[2][i], fillValue(2, i));
+        }
+        // all-gather: rank order
+        buffers = filled(ranks, size);
+        std::vector<std::vector<float>> gathered(ranks, std::vector<float>(size * ranks));
+        onEveryRank(ranks, [&](int r) { group[r]->allGather(buffers[r], gathered[r]).wait(); });
+        for (int r = 0; r < ranks; ++r)
+            for (int from = 0; from < ranks; ++from)
+                for (std::int64_t i = 0; i < size; ++i) QCOMPARE(gathered[r][from * size + i], fillValue(from, i));
+        // reduce-scatter: block r of the sum
+        auto inputs = filled(ranks, size * ranks);
+        std::vector<std::vector<float>> blocks(ranks, std::vector<float>(size));
+        onEveryRank(ranks, [&](int r) { group[r]->reduceScatter(inputs[r], blocks[r], ReduceOp::Mean).wait(); });
+        for (int r = 0; r < ranks; ++r)
+            for (std::int64_t i = 0; i < size; ++i) QCOMPARE(blocks[r][i], expectedAt(ranks, r * size + i, ReduceOp::Mean));
+        onEveryRank(ranks, [&](int r) { group[r]->barrier().wait(); });
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, group[0]->broadcast(buffers[0], 3));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, group[0]->allGather(buffers[0], buffers[1]));
+    }
+
+    void sendAndReceiveAnyLength() {
+        auto group = connectGroup(2);
+        std::vector<float> message{1, 2, 3, 4, 5};
+        std::vector<float> shorter(3, 0), longer(8, -1), empty;
+        onEveryRank(2, [&](int r) {
+            if (r == 0) {
+                group[0]->send(message, 1).wait();
+                group[0]->send(message, 1).wait();
+                group[0]->send(empty, 1).wait();
+            } else {
+                const CollectiveTiming first = group[1]->recv(shorter, 0).wait();
+                const CollectiveTiming second = group[1]->recv(longer, 0).wait();
+                QCOMPARE(first.bytesReceived, 12);
+                QCOMPARE(second.bytesReceived, 20);
+                QCOMPARE(group[1]->recv(longer, 0).wait().bytesReceived, 0);
+            }
+        });
+        QCOMPARE(shorter, (std::vector<float>{1, 2, 3}));
+        QCOMPARE(longer, (std::vector<float>{1, 2, 3, 4, 5, -1, -1, -1}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, group[0]->send(message, 0));
+    }
+
+    void hierarchyOfTwoWorkersEqualsOneGroupOfFour() {
+        const int workers = 2, local = 2, ranks = workers * local;
+        auto across = connectGroup(workers);
+        std::vector<std::unique_ptr<InProcessGroup>> groups;
+        for (int w = 0; w < workers; ++w) groups.push_back(std::make_unique<InProcessGroup>(local, CrossDeviceOps::Ring));
+        std::vector<std::unique_ptr<HierarchicalCommunicator>> replicas;
+        for (int w = 0; w < workers; ++w)
+            for (int l = 0; l < local; ++l) replicas.push_back(std::make_unique<HierarchicalCommunicator>(groups[w]->communicator(l), *across[w]));
+        for (int r = 0; r < ranks; ++r) {
+            QCOMPARE(replicas[r]->rank(), r);
+            QCOMPARE(replicas[r]->size(), ranks);
+        }
+        const std::int64_t size = 4099;
+        for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max}) {
+            auto buffers = filled(ranks, size);
+            std::vector<std::vector<float>> companions(ranks);
+            for (int r = 0; r < ranks; ++r) companions[r] = {fillValue(r, 7)};
+            onEveryRank(ranks, [&](int r) { replicas[r]->allReduce(buffers[r], AllReduceOptions{op, 0, companions[r]}).wait(); });
+            QCOMPARE(wrongElements(buffers, op), 0);
+            for (int r = 0; r < ranks; ++r) QCOMPARE(companions[r][0], expectedAt(ranks, 7, op));
+        }
+        // broadcast from a replica that is not a lead, on the second worker
+        auto buffers = filled(ranks, size);
+        onEveryRank(ranks, [&](int r) { replicas[r]->broadcast(buffers[r], 3).wait(); });
+        for (int r = 0; r < ranks; ++r) QCOMPARE(buffers[r][17], fillValue(3, 17));
+        // all-gather in global rank order
+        buffers = filled(ranks, 5);
+        std::vector<std::vector<float>> gathered(ranks, std::vector<float>(5 * ranks));
+        onEveryRank(ranks, [&](int r) { replicas[r]->allGather(buffers[r], gathered[r]).wait(); });
+        for (int r = 0; r < ranks; ++r)
+            for (int from = 0; from < ranks; ++from) QCOMPARE(gathered[r][from * 5 + 4], fillValue(from, 4));
+        onEveryRank(ranks, [&](int r) { replicas[r]->barrier().wait(); });
+        // point to point stays inside a worker
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, replicas[0]->send(buffers[0], 2));
+    }
+
+    void aLostPeerFailsTheCallWithTrainingError() {
+        auto group = connectGroup(2, std::chrono::milliseconds(2000));
+        group[1].reset();  // rank 1's process is gone: its sockets close
+        std::vector<float> values(1000, 1.0f);
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            group[0]->allReduce(values, ReduceOp::Sum).wait();
+            QFAIL("the all-reduce with a lost peer returned");
+        } catch (const TrainingError& error) {
+            QVERIFY2(QString(error.what()).contains("Gloo all-reduce failed on rank 0 of 2"), error.what());
+        }
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(4));
+    }
+
+    void aSilentPeerTimesOut() {
+        auto group = connectGroup(2, std::chrono::milliseconds(500));
+        std::vector<float> values(10, 1.0f);
+        const auto start = std::chrono::steady_clock::now();
+        QVERIFY_THROWS_EXCEPTION(TrainingError, group[0]->allReduce(values, ReduceOp::Sum).wait());  // rank 1 never calls it
+        const auto waited = std::chrono::steady_clock::now() - start;
+        QVERIFY(waited >= std::chrono::milliseconds(400));
+        QVERIFY(waited < std::chrono::seconds(3));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGlooCommunicator)
+#include "test_gloo_communicator.moc"
