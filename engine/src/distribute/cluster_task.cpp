@@ -1,0 +1,116 @@
+#include "distlab/distribute/cluster_task.hpp"
+
+#include <array>
+#include <cstdio>
+#include <thread>
+
+#include "distlab/comm/cluster_store.hpp"
+#include "distlab/comm/gloo_group.hpp"
+#include "distlab/config/run_config_json.hpp"
+
+namespace distlab {
+
+namespace {
+
+/// Gloo and the store listen on what the cluster names; "localhost" as IPv4 loopback, so every
+/// task resolves it the same way.
+std::string listenHost(const std::string& host) { return host == "localhost" ? "127.0.0.1" : host; }
+
+}  // namespace
+
+std::string ClusterTask::configHash(const RunConfig& config) {
+    std::uint64_t hash = 14695981039346656037ULL;
+    for (const char c : runConfigToJson(config)) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 1099511628211ULL;
+    }
+    std::array<char, 17> text{};
+    std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(hash));
+    return text.data();
+}
+
+Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, const TaskId& task, const ClusterJoinOptions& options) {
+    std::unique_ptr<ClusterTask> self(new ClusterTask());
+    self->m_task = task;
+    const ClusterSpec& cluster = config.cluster;
+    if (task.type == TaskId::Type::Ps)
+        return Error{"task " + task.name() + ": parameter servers in processes are not available yet (multi_worker_mirrored has none)"};
+    Result<HostPort> own = taskAddress(cluster, task);
+    if (!own) return own.error();
+    const TaskId coordinator = coordinatorTask(cluster);
+    Result<HostPort> coordinatorAddress = taskAddress(cluster, coordinator);
+    if (!coordinatorAddress) return coordinatorAddress.error();
+    self->m_coordinator = task == coordinator;
+    self->m_coordinatorName = coordinator.name();
+    self->m_workerRank = static_cast<int>(workerRank(cluster, task));
+    self->m_workerCount = static_cast<int>(cluster.workerCount());
+    const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config.strategy.timeoutSeconds * 1000.0));
+    const std::string hash = configHash(config);
+
+    if (!options.redis) {
+        if (self->m_coordinator) {
+            if (options.token.empty()) return Error{"task " + task.name() + ": the run has no token (ClusterJoinOptions::token)"};
+            self->m_token = options.token;
+            auto server = ClusterStoreServer::start(listenHost(coordinatorAddress->host), coordinatorAddress->port, self->m_token, hash);
+            if (!server) return Error{"task " + task.name() + " serves the rendezvous: " + server.error().message};
+            self->m_server = std::move(*server);
+        } else {
+            if (options.token.empty())
+                return Error{"task " + task.name() + ": DISTLAB_CLUSTER_TOKEN is not set: give every task the token " + coordinator.name() +
+                             " printed (or one of your own to every task)"};
+            self->m_token = options.token;
+        }
+        auto client = ClusterStoreClient::connect(listenHost(coordinatorAddress->host), coordinatorAddress->port,
+                                                  ClusterIdentity{self->m_token, hash, task.name()}, timeout);
+        if (!client) return Error{"task " + task.name() + ": " + client.error().message};
+        self->m_client = std::move(*client);
+    } else {
+        self->m_token = options.token;
+    }
+
+    GlooRendezvous rendezvous;
+    rendezvous.chiefStore = self->m_client.get();
+    if (options.redis) {
+        rendezvous.redisHost = options.redis->host;
+        rendezvous.redisPort = options.redis->port;
+    }
+    // One prefix per run config and token: a Redis server shared by several runs keeps them apart.
+    rendezvous.prefix = "distlab/" + hash + "/" + self->m_token.substr(0, 8);
+    GlooGroupOptions group;
+    group.rank = self->m_workerRank;
+    group.size = self->m_workerCount;
+    group.listenHost = listenHost(own->host);
+    group.timeout = timeout;
+    auto workers = connectGlooGroup(rendezvous, group);
+    if (!workers) return Error{"task " + task.name() + ": " + workers.error().message};
+    self->m_workers = std::move(*workers);
+    return self;
+}
+
+ClusterTask::~ClusterTask() = default;
+
+std::string ClusterTask::describeFailure(const std::string& cause) {
+    // The store notices a closed connection a moment after Gloo's pair does.
+    std::vector<std::string> lost;
+    for (int attempt = 0; attempt < 20 && lost.empty(); ++attempt) {
+        try {
+            if (m_server) lost = m_server->lostTasks();
+            else if (m_client) lost = m_client->lostTasks();
+            else break;
+        } catch (const std::exception&) {
+            // The coordinator's store is gone with it.
+            return "lost " + m_coordinatorName + " (the coordinator: its rendezvous connection closed); " + cause;
+        }
+        if (lost.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (lost.empty()) return cause;
+    std::string names;
+    for (const std::string& task : lost) names += (names.empty() ? "" : ", ") + task;
+    return "lost task " + names + " (its connection closed without goodbye); " + cause;
+}
+
+void ClusterTask::leave() {
+    if (m_client) m_client->goodbye();
+}
+
+}  // namespace distlab
