@@ -7,7 +7,10 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <QScopeGuard>
+
 #include <csignal>
+#include <unistd.h>
 #include <cmath>
 
 #include "cluster_runner.hpp"
@@ -200,6 +203,66 @@ private slots:
         QVERIFY2(results[1].exitCode == 0, qPrintable(results[1].err));
         QCOMPARE(lastJsonLine(results[0].out)["steps"].toInt(), 400);
         QVERIFY2(sameBytes(path("resumed.safetensors"), path("whole.safetensors")), "the resumed run's weights differ");
+    }
+
+    void redisServesTheRendezvous() {
+        // A real redis-server on a free loopback port (Debian's redis-server, which the set-up installs).
+        const int port = freePort();
+        QProcess redis;
+        redis.start("redis-server", {"--port", QString::number(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"});
+        QVERIFY2(redis.waitForStarted(10000), "redis-server did not start (packaging/setup-debian.sh installs it)");
+        QElapsedTimer clock;
+        clock.start();
+        for (int probe = listenOn(port); probe >= 0 && clock.elapsed() < 10000; probe = listenOn(port)) {  // until it holds its port
+            ::close(probe);
+            QTest::qWait(50);
+        }
+        const QString multi = write("redis.json", config(kTwoLocal, kAdam, 20));
+        auto tasks = startCluster(loopbackWorkers(2), {multi, "--quiet", "--redis", QString("127.0.0.1:%1").arg(port)});
+        const auto results = finishAll(tasks);
+        redis.kill();
+        redis.waitForFinished(5000);
+        for (int i = 0; i < 2; ++i) QVERIFY2(results[i].exitCode == 0, qPrintable(results[i].err));
+        QCOMPARE(lastJsonLine(results[1].out)["steps"].toInt(), 20);
+    }
+
+    void twoHostsInNetworkNamespaces() {
+        // Two "hosts": network namespaces joined by a veth pair, 10.231.0.1 and 10.231.0.2, each
+        // running one worker that listens on its own address only.
+        if (::geteuid() != 0) QSKIP("creating network namespaces needs root (CI runs as root; run this test as root)");
+        const QString a = QString("distlab-a-%1").arg(::getpid()), b = QString("distlab-b-%1").arg(::getpid());
+        const QString veth = QString("dlv%1").arg(::getpid() % 100000);
+        auto ip = [](const QStringList& arguments) { return runProgram("ip", arguments, 10000); };
+        const CliResult added = ip({"netns", "add", a});
+        QVERIFY2(added.exitCode == 0, qPrintable("ip netns add failed: " + added.err));
+        ip({"netns", "add", b});
+        const auto cleanup = qScopeGuard([&] {
+            ip({"netns", "del", a});
+            ip({"netns", "del", b});
+        });
+        QCOMPARE(ip({"link", "add", veth + "a", "type", "veth", "peer", "name", veth + "b"}).exitCode, 0);
+        QCOMPARE(ip({"link", "set", veth + "a", "netns", a}).exitCode, 0);
+        QCOMPARE(ip({"link", "set", veth + "b", "netns", b}).exitCode, 0);
+        QCOMPARE(ip({"-n", a, "addr", "add", "10.231.0.1/24", "dev", veth + "a"}).exitCode, 0);
+        QCOMPARE(ip({"-n", b, "addr", "add", "10.231.0.2/24", "dev", veth + "b"}).exitCode, 0);
+        for (const QString& space : {a, b}) {
+            QCOMPARE(ip({"-n", space, "link", "set", "lo", "up"}).exitCode, 0);
+            QCOMPARE(ip({"-n", space, "link", "set", space == a ? veth + "a" : veth + "b", "up"}).exitCode, 0);
+        }
+        const QStringList workers{"10.231.0.1:23456", "10.231.0.2:23456"};
+        const QString multi = write("hosts.json", config(kTwoLocal, kAdam, 30));
+        std::vector<std::unique_ptr<TaskProcess>> tasks;
+        for (int i = 0; i < 2; ++i)
+            tasks.push_back(std::make_unique<TaskProcess>(
+                "ip", QStringList{"netns", "exec", i == 0 ? a : b, DISTLAB_WORKER_PATH, multi, "--quiet", "--save-weights", path(QString("host%1.safetensors").arg(i))},
+                taskEnvironment(workers, i, "hosts")));
+        const auto results = finishAll(tasks);
+        for (int i = 0; i < 2; ++i) QVERIFY2(results[i].exitCode == 0, qPrintable(QString("host %1: %2").arg(i).arg(results[i].err)));
+        QCOMPARE(lastJsonLine(results[1].out)["steps"].toInt(), 30);
+        // The same run on loopback ends with the same bits: the network changed nothing.
+        auto local = startCluster(loopbackWorkers(2), {multi, "--quiet", "--save-weights", path("loopback.safetensors")});
+        QVERIFY(finishAll(local)[0].exitCode == 0);
+        QVERIFY(sameBytes(path("host0.safetensors"), path("loopback.safetensors")));
     }
 
     void aStalledWorkerIsLostAfterTheTimeoutAndOneThatWakesGoesOn() {

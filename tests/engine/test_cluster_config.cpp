@@ -55,7 +55,7 @@ private slots:
             {R"({"cluster": {"workers": ["a:1"]}})", R"(TF_CONFIG: cluster.workers: unknown key (did you mean "worker"?))"},
             {R"({"cluster": {"worker": ["a b:1"]}})",
              R"(TF_CONFIG: cluster.worker[0]: the host may hold letters, digits, '.', '-' and '_' (got "a b:1"))"},
-            {"{", "TF_CONFIG: byte 1 (line 1, column 2): syntax error while parsing object key - unexpected end of input; expected string literal"},
+            {"{", "TF_CONFIG: byte 2 (line 1, column 2): syntax error: while parsing object key - unexpected end of input; expected string literal"},
         };
         for (const auto& [text, message] : cases) {
             const auto config = parseTfConfig(text, "TF_CONFIG");

@@ -42,7 +42,7 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     if (!coordinatorAddress) return coordinatorAddress.error();
     self->m_coordinator = task == coordinator;
     self->m_coordinatorName = coordinator.name();
-    self->m_workerRank = static_cast<int>(workerRank(cluster, task));
+    self->m_workerRank = static_cast<int>(distlab::workerRank(cluster, task));
     self->m_workerCount = static_cast<int>(cluster.workerCount());
     const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config.strategy.timeoutSeconds * 1000.0));
     const std::string hash = configHash(config);
