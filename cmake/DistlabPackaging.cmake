@@ -48,7 +48,7 @@ endif()
 # --- Man pages, compressed as Debian policy asks (gzip -9n: no name or time stamp) ---------------
 find_program(DISTLAB_GZIP gzip)
 if(DISTLAB_GZIP)
-  set(_distlab_man_pages distlab-cli.1)
+  set(_distlab_man_pages distlab-cli.1 distlab-worker.1)
   if(DISTLAB_GUI)
     list(APPEND _distlab_man_pages distlab.1)
   endif()

@@ -2,6 +2,7 @@
 // reads the cluster and its task from TF_CONFIG (or --task and the config's cluster), meets the
 // other tasks, trains its local replicas in step with theirs, and prints a JSON summary last.
 // Engine only, no Qt: it runs on hosts without a display. See docs/cluster.md.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -18,6 +19,9 @@ int main(int argc, char** argv) {
         "presents DISTLAB_CLUSTER_TOKEN; the coordinator (the chief, else worker 0) prints one when none is set.\n"
         "Exit codes: 0 success; 2 invalid input or a refused join; 3 a training failure (a lost task); 130 interrupted.");
     app.parse_complete_callback([] { distlab::loadOpenBlas(); });
+    // Gloo writes to its peers with writev, which raises SIGPIPE on a connection a lost peer
+    // closed: ignored, so a lost task is an error this task reports, not the end of it.
+    std::signal(SIGPIPE, SIG_IGN);
     int exitCode = 0;
     distlab::cli::configureWorker(app, exitCode);
     try {

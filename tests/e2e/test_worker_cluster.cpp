@@ -113,8 +113,7 @@ private slots:
         QVERIFY2(toMirrored <= 1e-5, qPrintable(QString::number(toMirrored)));
         QVERIFY2(toOne <= 1e-5, qPrintable(QString::number(toOne)));
         // And it trained: the initial weights are far away.
-        const QString initial = write(tag + "-zero.json", config(kTwoLocal, optimizer, 0));
-        auto none = startCluster(loopbackWorkers(2), {initial, "--quiet", "--save-weights", path(tag + "-initial.safetensors")});
+        auto none = startCluster(loopbackWorkers(2), {multi, "--quiet", "--steps", "0", "--save-weights", path(tag + "-initial.safetensors")});
         const auto untrained = finishAll(none);
         QVERIFY2(untrained[0].exitCode == 0, qPrintable(untrained[0].err));
         QVERIFY(relativeError(path(tag + "-initial.safetensors"), path(tag + "-one.safetensors")) > 1e-2);

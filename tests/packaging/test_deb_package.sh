@@ -87,11 +87,11 @@ ok "control fields (Depends: $depends)"
 dpkg-deb -c "$deb" >"$work/contents.txt" || fail "dpkg-deb -c cannot list $deb"
 awk '{print $6}' "$work/contents.txt" >"$work/paths.txt"
 required=(
-  ./usr/bin/distlab ./usr/bin/distlab-cli
+  ./usr/bin/distlab ./usr/bin/distlab-cli ./usr/bin/distlab-worker
   "./usr/share/applications/$APP_ID.desktop"
   "./usr/share/icons/hicolor/scalable/apps/$APP_ID.svg"
   "./usr/share/metainfo/$APP_ID.metainfo.xml"
-  ./usr/share/man/man1/distlab.1.gz ./usr/share/man/man1/distlab-cli.1.gz
+  ./usr/share/man/man1/distlab.1.gz ./usr/share/man/man1/distlab-cli.1.gz ./usr/share/man/man1/distlab-worker.1.gz
 )
 examples=()
 for example in "$source_dir"/resources/examples/*.json; do
@@ -126,7 +126,7 @@ dpkg-deb -x "$deb" "$root" || fail "dpkg-deb -x cannot unpack $deb"
 bin="$root/usr/bin"
 
 # --- Every library the binaries load: from a package named in Depends (or named in the description) -
-for program in distlab distlab-cli; do
+for program in distlab distlab-cli distlab-worker; do
   [[ -x "$bin/$program" ]] || fail "usr/bin/$program is not executable"
   ldd "$bin/$program" >"$work/ldd.txt" 2>&1 || fail "ldd usr/bin/$program failed: $(cat "$work/ldd.txt")"
   if grep -q 'not found' "$work/ldd.txt"; then fail "usr/bin/$program: $(grep 'not found' "$work/ldd.txt" | tr -s ' \t' ' ')"; fi
@@ -252,12 +252,18 @@ for command in "${listed[@]}"; do
     fail "distlab-cli --help lists a command '$command' that this test (and maybe distlab-cli.1) does not know"
 done
 
+"$bin/distlab-worker" --help >"$work/worker-help.txt" 2>&1 || fail "distlab-worker --help failed: $(cat "$work/worker-help.txt")"
+worker_options=()
+while read -r option; do worker_options+=("$option"); done < <(help_options <"$work/worker-help.txt")
+((${#worker_options[@]} >= 10)) || fail "distlab-worker --help lists only: ${worker_options[*]}"
+check_man_page distlab-worker "${worker_options[@]}"
+
 QT_QPA_PLATFORM=offscreen "$bin/distlab" --help >"$work/app-help.txt" 2>&1 || fail "distlab --help failed: $(cat "$work/app-help.txt")"
 app_options=()
 while read -r option; do app_options+=("$option"); done < <(help_options <"$work/app-help.txt")
 ((${#app_options[@]} >= 5)) || fail "distlab --help lists only: ${app_options[*]}"
 check_man_page distlab "${app_options[@]}"
-ok "man pages: compressed with gzip -9n, render without warnings, document ${#cli_options[@]} + ${#app_options[@]} options of --help"
+ok "man pages: compressed with gzip -9n, render without warnings, document ${#cli_options[@]} + ${#worker_options[@]} + ${#app_options[@]} options of --help"
 
 # --- The unpacked programs run --------------------------------------------------------------------
 out="$("$bin/distlab-cli" --version)" || fail "distlab-cli --version failed"

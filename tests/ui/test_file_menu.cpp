@@ -272,6 +272,22 @@ private slots:
         QVERIFY(m_recorder->errors.isEmpty());
     }
 
+    void aMultiWorkerConfigIsRefusedNamingDistlabWorker() {
+        MainWindow& window = *m_window;
+        QTemporaryDir folder;
+        const QString path = folder.filePath(QStringLiteral("cluster.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"model": {"layers": [{"units": 2}]}, "strategy": {"type": "multi_worker_mirrored", "local_replicas": 2}})");
+        file.close();
+        const RunConfig before = window.controller().config();
+        QVERIFY(!window.openConfig(path));
+        QVERIFY2(!m_recorder->errors.isEmpty() && m_recorder->errors.back().contains(QStringLiteral("distlab-worker")),
+                 qPrintable(m_recorder->errors.join('\n')));
+        QVERIFY(window.controller().config() == before);  // nothing changed
+        m_recorder->errors.clear();
+    }
+
     void savedParameterServerConfigHoldsOnlyWhatTheRunUses() {
         MainWindow& window = *m_window;
         // As a person would: the built-in example (synthetic circle, one device) switched to
