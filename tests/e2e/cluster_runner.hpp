@@ -42,6 +42,20 @@ inline int listenOn(int port) {
     return fd;
 }
 
+/// A connection to 127.0.0.1:port, or -1. The caller closes it.
+inline int connectTo(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /// {"cluster": {"worker": [addresses]}, "task": {"type": "worker", "index": i}}
 inline QString tfConfig(const QStringList& workers, int index) {
     return QStringLiteral(R"({"cluster": {"worker": ["%1"]}, "task": {"type": "worker", "index": %2}})")

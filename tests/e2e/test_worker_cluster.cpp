@@ -113,7 +113,8 @@ private slots:
         QVERIFY2(toMirrored <= 1e-5, qPrintable(QString::number(toMirrored)));
         QVERIFY2(toOne <= 1e-5, qPrintable(QString::number(toOne)));
         // And it trained: the initial weights are far away.
-        auto none = startCluster(loopbackWorkers(2), {multi, "--quiet", "--steps", "0", "--save-weights", path(tag + "-initial.safetensors")});
+        auto none =
+            startCluster(loopbackWorkers(2), {multi, "--quiet", "--steps", "0", "--save-weights", path(tag + "-initial.safetensors")});
         const auto untrained = finishAll(none);
         QVERIFY2(untrained[0].exitCode == 0, qPrintable(untrained[0].err));
         QVERIFY(relativeError(path(tag + "-initial.safetensors"), path(tag + "-one.safetensors")) > 1e-2);
@@ -136,10 +137,19 @@ private slots:
         const CliResult wrong = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, taskEnvironment(workers, 1, "wrong"));
         QCOMPARE(wrong.exitCode, 2);
         QVERIFY2(wrong.err.contains("token"), qPrintable(wrong.err));
-        const CliResult different =
-            runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet", "--set", "optimizer.learning_rate=0.5"}, 30000, taskEnvironment(workers, 1, "right"));
+        const CliResult different = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet", "--set", "optimizer.learning_rate=0.5"}, 30000,
+                                               taskEnvironment(workers, 1, "right"));
         QCOMPARE(different.exitCode, 2);
         QVERIFY2(different.err.contains("config") && different.err.contains("worker:1"), qPrintable(different.err));
+        // Garbage on the coordinator's port (random bytes, a huge length, a truncated frame) is refused.
+        const int port = workers[0].section(':', 1).toInt();
+        for (const QByteArray& garbage : {QByteArray("\x13\x37GET / HTTP/1.1\r\n\r\n"), QByteArray("\xff\xff\xff\xf0", 4),
+                                          QByteArray("\x00\x00\x00\x20\xa1\x62op", 8)}) {
+            const int fd = connectTo(port);
+            QVERIFY(fd >= 0);
+            QVERIFY(::write(fd, garbage.constData(), static_cast<std::size_t>(garbage.size())) == garbage.size());
+            ::close(fd);
+        }
         // The refusals changed nothing: the right task still joins and the run completes.
         const CliResult right = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 60000, taskEnvironment(workers, 1, "right"));
         QVERIFY2(right.exitCode == 0, qPrintable(right.err));
@@ -166,7 +176,8 @@ private slots:
         const CliResult inUse = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, taskEnvironment(workers, 0, "t"));
         QCOMPARE(inUse.exitCode, 2);
         QVERIFY2(inUse.err.contains(workers[0].section(':', 1)) && inUse.err.contains("in use"), qPrintable(inUse.err));
-        const CliResult missing = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet", "--task", "worker:5"}, 30000, taskEnvironment(workers, 0, "t"));
+        const CliResult missing =
+            runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet", "--task", "worker:5"}, 30000, taskEnvironment(workers, 0, "t"));
         QCOMPARE(missing.exitCode, 2);
         QVERIFY2(missing.err.contains("task worker:5 is not in the cluster"), qPrintable(missing.err));
         ::close(squatter);
@@ -196,7 +207,8 @@ private slots:
         // The backup is whole (written atomically), and resuming the cluster from it ends exactly
         // where the uninterrupted run did.
         QVERIFY(distlab::readSafeTensors(backup.toStdString()));
-        auto resumed = startCluster(loopbackWorkers(2), {multi, "--quiet", "--resume", backup, "--save-weights", path("resumed.safetensors")});
+        auto resumed =
+            startCluster(loopbackWorkers(2), {multi, "--quiet", "--resume", backup, "--save-weights", path("resumed.safetensors")});
         const auto results = finishAll(resumed);
         QVERIFY2(results[0].exitCode == 0, qPrintable(results[0].err));
         QVERIFY2(results[1].exitCode == 0, qPrintable(results[1].err));
@@ -252,9 +264,11 @@ private slots:
         const QString multi = write("hosts.json", config(kTwoLocal, kAdam, 30));
         std::vector<std::unique_ptr<TaskProcess>> tasks;
         for (int i = 0; i < 2; ++i)
-            tasks.push_back(std::make_unique<TaskProcess>(
-                "ip", QStringList{"netns", "exec", i == 0 ? a : b, DISTLAB_WORKER_PATH, multi, "--quiet", "--save-weights", path(QString("host%1.safetensors").arg(i))},
-                taskEnvironment(workers, i, "hosts")));
+            tasks.push_back(
+                std::make_unique<TaskProcess>("ip",
+                                              QStringList{"netns", "exec", i == 0 ? a : b, DISTLAB_WORKER_PATH, multi, "--quiet",
+                                                          "--save-weights", path(QString("host%1.safetensors").arg(i))},
+                                              taskEnvironment(workers, i, "hosts")));
         const auto results = finishAll(tasks);
         for (int i = 0; i < 2; ++i) QVERIFY2(results[i].exitCode == 0, qPrintable(QString("host %1: %2").arg(i).arg(results[i].err)));
         QCOMPARE(lastJsonLine(results[1].out)["steps"].toInt(), 30);
@@ -290,7 +304,8 @@ private slots:
         tasks[1]->finish(5000);
         QCOMPARE(chief.exitCode, 3);
         QVERIFY2(clock.elapsed() >= 2500 && clock.elapsed() < 3000 + 4000, qPrintable(QString::number(clock.elapsed())));
-        QVERIFY2(chief.err.contains("Timed out", Qt::CaseInsensitive) || chief.err.contains("timeout", Qt::CaseInsensitive), qPrintable(chief.err));
+        QVERIFY2(chief.err.contains("Timed out", Qt::CaseInsensitive) || chief.err.contains("timeout", Qt::CaseInsensitive),
+                 qPrintable(chief.err));
     }
 };
 

@@ -48,14 +48,17 @@ private slots:
 
     void badTfConfigsNameTheField() {
         const std::pair<const char*, const char*> cases[] = {
-            {R"({"task": {"type": "worker", "index": 0}})", "TF_CONFIG: cluster: required key is missing (TF_CONFIG names the cluster's tasks)"},
+            {R"({"task": {"type": "worker", "index": 0}})",
+             "TF_CONFIG: cluster: required key is missing (TF_CONFIG names the cluster's tasks)"},
             {R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "evaluator", "index": 0}})",
              R"(TF_CONFIG: task.type: "evaluator" tasks are not run by DistLab (it runs chief, worker and ps tasks))"},
             {R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker"}})", "TF_CONFIG: task.index: required key is missing"},
             {R"({"cluster": {"workers": ["a:1"]}})", R"(TF_CONFIG: cluster.workers: unknown key (did you mean "worker"?))"},
             {R"({"cluster": {"worker": ["a b:1"]}})",
              R"(TF_CONFIG: cluster.worker[0]: the host may hold letters, digits, '.', '-' and '_' (got "a b:1"))"},
-            {"{", "TF_CONFIG: byte 2 (line 1, column 2): syntax error: while parsing object key - unexpected end of input; expected string literal"},
+            {"{",
+             "TF_CONFIG: byte 2 (line 1, column 2): syntax error: while parsing object key - unexpected end of input; expected string "
+             "literal"},
         };
         for (const auto& [text, message] : cases) {
             const auto config = parseTfConfig(text, "TF_CONFIG");
@@ -76,7 +79,8 @@ private slots:
 
     void aMultiWorkerConfigRoundTrips() {
         const auto config = parseRunConfig(
-            minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 2, "communication": "ring", "timeout_seconds": 12.5, "bytes_per_pack": 4096},
+            minimalWith(
+                R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 2, "communication": "ring", "timeout_seconds": 12.5, "bytes_per_pack": 4096},
                            "cluster": {"worker": ["localhost:12345", "localhost:12346"]}, "data": {"global_batch_size": 8})"),
             "run.json");
         QVERIFY2(config, config ? "" : config.error().message.c_str());
@@ -90,7 +94,9 @@ private slots:
         QVERIFY(*again == withUnusedKeysReset(*config));
         QCOMPARE(again->cluster.worker.size(), std::size_t{2});
         // Without a cluster it is one worker: the local replicas are every replica.
-        const auto alone = parseRunConfig(minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 3}, "data": {"global_batch_size": 6})"), "run.json");
+        const auto alone = parseRunConfig(
+            minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 3}, "data": {"global_batch_size": 6})"),
+            "run.json");
         QVERIFY(alone);
         QCOMPARE(alone->globalReplicaCount(), 3);
         QVERIFY(alone->cluster.empty());

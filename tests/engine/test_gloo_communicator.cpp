@@ -136,7 +136,8 @@ private slots:
         for (int w = 0; w < workers; ++w) groups.push_back(std::make_unique<InProcessGroup>(local, CrossDeviceOps::Ring));
         std::vector<std::unique_ptr<HierarchicalCommunicator>> replicas;
         for (int w = 0; w < workers; ++w)
-            for (int l = 0; l < local; ++l) replicas.push_back(std::make_unique<HierarchicalCommunicator>(groups[w]->communicator(l), *across[w]));
+            for (int l = 0; l < local; ++l)
+                replicas.push_back(std::make_unique<HierarchicalCommunicator>(groups[w]->communicator(l), *across[w]));
         for (int r = 0; r < ranks; ++r) {
             QCOMPARE(replicas[r]->rank(), r);
             QCOMPARE(replicas[r]->size(), ranks);

@@ -61,7 +61,7 @@ private slots:
         };
         row("unknown top-level key", minimalWith(R"("stepz": 5)"), R"(run.json: stepz: unknown key (did you mean "steps"?))");
         row("unknown key far from any", minimalWith(R"("colour": 5)"),
-            "run.json: colour: unknown key (expected one of: name, seed, model, data, optimizer, strategy, precision, "
+            "run.json: colour: unknown key (expected one of: name, seed, model, data, optimizer, strategy, cluster, precision, "
             "steps, threads, eval_every)");
         row("unknown nested key", minimalWith(R"("optimizer": {"learnin_rate": 0.1})"),
             R"(run.json: optimizer.learnin_rate: unknown key (did you mean "learning_rate"?))");
@@ -113,13 +113,16 @@ private slots:
         row("unknown communication", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "communication": "nccl"})"),
             R"(run.json: strategy.communication: unknown value "nccl"; expected one of: auto, ring)");
         row("batch not dividing among workers",
-            minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 2}, "cluster": {"worker": ["localhost:1", "localhost:2", "localhost:3"]}, "data": {"global_batch_size": 8})"),
+            minimalWith(
+                R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 2}, "cluster": {"worker": ["localhost:1", "localhost:2", "localhost:3"]}, "data": {"global_batch_size": 8})"),
             "run.json: data.global_batch_size: 8 does not divide among 6 replicas x 1 accumulation steps");
         row("cluster on mirrored", minimalWith(R"("strategy": {"type": "mirrored"}, "cluster": {"worker": ["localhost:1"]})"),
             R"(run.json: cluster: tasks in several processes run multi_worker_mirrored (strategy.type is "mirrored"))");
-        row("cluster address without port", minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost"]})"),
+        row("cluster address without port",
+            minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost"]})"),
             R"(run.json: cluster.worker[0]: must be "host:port" (got "localhost"))");
-        row("cluster port out of range", minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost:70000"]})"),
+        row("cluster port out of range",
+            minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost:70000"]})"),
             R"(run.json: cluster.worker[0]: the port must be an integer in [1, 65535] (got "localhost:70000"))");
         row("cluster address twice",
             minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"chief": ["h:1"], "worker": ["h:2", "h:1"]})"),

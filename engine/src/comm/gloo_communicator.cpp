@@ -63,7 +63,8 @@ void GlooCommunicator::guarded(const char* what, Call call) {
 
 void GlooCommunicator::checkPeer(const char* what, int peer) const {
     if (peer < 0 || peer >= m_size || peer == m_rank)
-        throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) + " is not another rank of " + std::to_string(m_size));
+        throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) + " is not another rank of " +
+                                    std::to_string(m_size));
 }
 
 void GlooCommunicator::allReduceInPlace(std::span<float> values, ReduceOp op) {

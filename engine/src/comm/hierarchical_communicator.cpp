@@ -77,10 +77,12 @@ Work HierarchicalCommunicator::reduceScatter(std::span<const float> input, std::
 
 int HierarchicalCommunicator::localPeer(const char* what, int peer) const {
     if (peer < 0 || peer >= size() || peer == rank())
-        throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) + " is not another rank of " + std::to_string(size()));
+        throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) + " is not another rank of " +
+                                    std::to_string(size()));
     if (peer / m_local.size() != m_workers.rank())
         throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(peer) + " is a replica of worker " +
-                                    std::to_string(peer / m_local.size()) + ", not of this rank's worker " + std::to_string(m_workers.rank()) +
+                                    std::to_string(peer / m_local.size()) + ", not of this rank's worker " +
+                                    std::to_string(m_workers.rank()) +
                                     " (replicas of different workers exchange values through collectives)");
     return peer % m_local.size();
 }

@@ -29,11 +29,13 @@ std::string addressProblem(std::string_view text, HostPort& out) {
     if (error != std::errc{} || end != portText.data() + portText.size() || port < 1 || port > 65535)
         return "the port must be an integer in [1, 65535] (got " + quotedJson(text) + ")";
     if (host.front() == '[') {  // IPv6, as TensorFlow writes it
-        if (host.size() < 3 || host.back() != ']') return "an IPv6 host is written in brackets, \"[::1]:port\" (got " + quotedJson(text) + ")";
+        if (host.size() < 3 || host.back() != ']')
+            return "an IPv6 host is written in brackets, \"[::1]:port\" (got " + quotedJson(text) + ")";
         host = host.substr(1, host.size() - 2);
     } else {
         for (const char c : host) {
-            const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+            const bool allowed =
+                (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
             if (!allowed) return "the host may hold letters, digits, '.', '-' and '_' (got " + quotedJson(text) + ")";
         }
     }
@@ -85,7 +87,8 @@ ClusterSpec parseClusterSpec(const ObjectReader& reader) {
             addresses.push_back(address);
         }
     }
-    if (cluster.chief.size() > 1) reader.fail("chief", "a cluster has at most one chief (got " + std::to_string(cluster.chief.size()) + ")");
+    if (cluster.chief.size() > 1)
+        reader.fail("chief", "a cluster has at most one chief (got " + std::to_string(cluster.chief.size()) + ")");
     return cluster;
 }
 
@@ -122,28 +125,28 @@ Result<TfConfig> parseTfConfig(std::string_view json, const std::string& source)
 Result<TaskId> parseTaskName(std::string_view text, const std::string& field) {
     const std::size_t colon = text.find(':');
     const std::string problem = field + ": must be TYPE:INDEX, e.g. worker:1 (got " + quotedJson(text) + ")";
-    if (colon == std::string_view::npos) return Error(problem);
+    if (colon == std::string_view::npos) return Error{problem};
     const std::string_view type = text.substr(0, colon);
     const std::string_view indexText = text.substr(colon + 1);
     const auto* known = std::find(kTaskTypeNames.begin(), kTaskTypeNames.end(), type);
     std::int64_t index = -1;
     const auto [end, error] = std::from_chars(indexText.data(), indexText.data() + indexText.size(), index);
     if (known == kTaskTypeNames.end() || error != std::errc{} || end != indexText.data() + indexText.size() || index < 0)
-        return Error(problem);
+        return Error{problem};
     return TaskId{static_cast<TaskId::Type>(known - kTaskTypeNames.begin()), index};
 }
 
 Result<HostPort> parseHostPort(std::string_view text, const std::string& where) {
     HostPort parsed;
-    if (const std::string problem = addressProblem(text, parsed); !problem.empty()) return Error(where + ": " + problem);
+    if (const std::string problem = addressProblem(text, parsed); !problem.empty()) return Error{where + ": " + problem};
     return parsed;
 }
 
 Result<HostPort> taskAddress(const ClusterSpec& cluster, const TaskId& task) {
     const std::vector<std::string>& addresses = tasksOf(cluster, task.type);
     if (task.index >= static_cast<std::int64_t>(addresses.size()))
-        return Error("task " + task.name() + " is not in the cluster (it has " + std::to_string(addresses.size()) + " " +
-                     std::string(typeName(task.type)) + " task" + (addresses.size() == 1 ? "" : "s") + ")");
+        return Error{"task " + task.name() + " is not in the cluster (it has " + std::to_string(addresses.size()) + " " +
+                     std::string(typeName(task.type)) + " task" + (addresses.size() == 1 ? "" : "s") + ")"};
     return parseHostPort(addresses[static_cast<std::size_t>(task.index)], "cluster." + std::string(typeName(task.type)));
 }
 

@@ -178,7 +178,8 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
                           "gradient_accumulation_steps"});
         const std::int64_t local = reader.integer("local_replicas", 1);
         if (local < 1 || local > kMaxReplicas)
-            reader.fail("local_replicas", "must be an integer in [1, " + std::to_string(kMaxReplicas) + "] (got " + std::to_string(local) + ")");
+            reader.fail("local_replicas",
+                        "must be an integer in [1, " + std::to_string(kMaxReplicas) + "] (got " + std::to_string(local) + ")");
         for (std::int64_t i = 0; i < local; ++i) strategy.devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(i)});
         strategy.communication = reader.choice("communication", strategy.communication, kCollectiveImplementationNames);
         strategy.timeoutSeconds = reader.number("timeout_seconds", strategy.timeoutSeconds);

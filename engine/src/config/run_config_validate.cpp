@@ -226,8 +226,9 @@ void validateCluster(const RunConfig& config, const std::string& file) {
     const ClusterSpec& cluster = config.cluster;
     if (cluster.empty()) return;
     if (config.strategy.type != StrategyKind::MultiWorkerMirrored)
-        fail(file, "cluster", "tasks in several processes run multi_worker_mirrored (strategy.type is " +
-                                  quotedJson(configName(config.strategy.type)) + ")");
+        fail(
+            file, "cluster",
+            "tasks in several processes run multi_worker_mirrored (strategy.type is " + quotedJson(configName(config.strategy.type)) + ")");
     if (!cluster.ps.empty()) fail(file, "cluster.ps", "multi_worker_mirrored has no parameter servers");
     if (cluster.chief.size() + cluster.worker.size() == 0) fail(file, "cluster.worker", "must list at least one worker");
     if (cluster.workerCount() > kMaxWorkers)

@@ -94,9 +94,12 @@ std::string ClusterTask::describeFailure(const std::string& cause) {
     std::vector<std::string> lost;
     for (int attempt = 0; attempt < 20 && lost.empty(); ++attempt) {
         try {
-            if (m_server) lost = m_server->lostTasks();
-            else if (m_client) lost = m_client->lostTasks();
-            else break;
+            if (m_server)
+                lost = m_server->lostTasks();
+            else if (m_client)
+                lost = m_client->lostTasks();
+            else
+                break;
         } catch (const std::exception&) {
             // The coordinator's store is gone with it.
             return "lost " + m_coordinatorName + " (the coordinator: its rendezvous connection closed); " + cause;
