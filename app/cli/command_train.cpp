@@ -267,7 +267,9 @@ int runTrain(TrainOptions options) {
     if (member && exitCode != 3) member->leave();
     std::puts(summary.c_str());
     if (!failure.empty()) std::fprintf(stderr, "error: %s\n", failure.c_str());
-    if (interrupted() && exitCode == 0) return 130;
+    // A task interrupted with the others (one Ctrl-C for every task of a terminal) may find its
+    // peers gone in the step it was in: still an interruption, not a failure of the run.
+    if (interrupted() && (exitCode == 0 || (member && exitCode == 3))) return 130;
     return exitCode;
 }
 
