@@ -73,7 +73,7 @@ void printMemcpy(int threadCount, long long bytes, const Options& options) {
         std::printf("%s\n", out.dump().c_str());
     } else {
         std::printf("# memcpy %d thread%s x %lld bytes: %.2f us, %.2f GB/s copied (%.2f GB/s read + written)\n", threadCount,
-                    threadCount == 1 ? "" : "s", static_cast<long long>(elements * 4), timeUs, copyGbps, 2 * copyGbps);
+                    threadCount == 1 ? "" : "s", static_cast<long long>(elements) * 4, timeUs, copyGbps, 2 * copyGbps);
     }
 }
 
