@@ -1,7 +1,8 @@
 // `distlab-cli collectives`: measures the all-reduce the way nccl-tests does. Sizes double from
-// --min-bytes to --max-bytes; each is measured by the engine's measureAllReduce
-// (comm/all_reduce_benchmark.hpp: warm-up, timed iterations, the result checked against the exact
-// one), which the study's step-time model fits too.
+// --min-bytes to --max-bytes (collectives_sizes.hpp); each is measured by the engine's
+// measureAllReduce (comm/all_reduce_benchmark.hpp: warm-up, timed iterations, the result checked
+// against the exact one), which the study's step-time model fits too. The replicas are threads of
+// this process (inprocess) or processes joined in a Gloo group (gloo, collectives_gloo.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -13,8 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_options.hpp"
+#include "collectives_gloo.hpp"
+#include "collectives_sizes.hpp"
 #include "commands.hpp"
-#include "distlab/comm/all_reduce_benchmark.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/config/run_config_json.hpp"
 #include "distlab/tensor/aligned_allocator.hpp"
@@ -31,15 +33,10 @@ struct Arguments {
     int replicas = 2;
     long long iters = 20, warmup = 5;
     bool json = false, memcpy = false;
+    GlooRankRole role;  ///< the hidden options of a rank process
 };
 
-struct Options {
-    std::vector<CrossDeviceOps> algorithms{CrossDeviceOps::Ring};
-    int replicas = 2;
-    long long minBytes = 1024, maxBytes = 16LL << 20, iters = 20, warmup = 5;
-    ReduceOp op = ReduceOp::Sum;
-    bool json = false, memcpy = false;
-};
+using Options = CollectivesOptions;
 
 std::optional<long long> parseBytes(std::string_view text) {
     long long scale = 1;
@@ -76,12 +73,17 @@ void printMemcpy(int threadCount, long long bytes, const Options& options) {
         std::printf("%s\n", out.dump().c_str());
     } else {
         std::printf("# memcpy %d thread%s x %lld bytes: %.2f us, %.2f GB/s copied (%.2f GB/s read + written)\n", threadCount,
-                    threadCount == 1 ? "" : "s", static_cast<long long>(elements * 4), timeUs, copyGbps, 2 * copyGbps);
+                    threadCount == 1 ? "" : "s", static_cast<long long>(elements) * 4, timeUs, copyGbps, 2 * copyGbps);
     }
 }
 
 Result<Options> resolve(const Arguments& args) {
     Options options;
+    options.backend = args.backend;
+    if (args.backend == "gloo" && args.algorithm != "ring")
+        return Error{"--algorithm " + args.algorithm + ": the gloo backend runs Gloo's own ring all-reduce; only ring is accepted"};
+    if (args.role.rank > 0 && (args.backend != "gloo" || args.role.rank >= args.replicas))
+        return Error{"--rank-process: only for the ranks 1 to N-1 of --backend gloo"};
     if (args.algorithm == "all") {
         options.algorithms = {CrossDeviceOps::ReductionToOneDevice, CrossDeviceOps::HierarchicalCopy, CrossDeviceOps::Ring,
                               CrossDeviceOps::Tree};
@@ -115,55 +117,40 @@ CLI::Validator byteCount() {
         "", "bytes");
 }
 
+// Every algorithm over threads of this process: rank r is a thread with buffers[r].
+long long measureInProcess(const Options& options) {
+    std::vector<AlignedVector<float>> buffers(static_cast<std::size_t>(options.replicas));
+    for (auto& buffer : buffers) buffer.resize(static_cast<std::size_t>(options.maxBytes / 4));
+    long long wrong = 0;
+    for (CrossDeviceOps algorithm : options.algorithms) {
+        InProcessGroup group(options.replicas, algorithm);
+        wrong += measureSizes(options, configName(algorithm), true, [&](long long elements) {
+            return measureAllReduce(group, buffers, elements, options.op, options.warmup, options.iters);
+        });
+    }
+    return wrong;
+}
+
 int runCollectives(const Arguments& args) {
     auto resolved = resolve(args);
     if (!resolved) return inputError("collectives: " + resolved.error().message);
     const Options& options = *resolved;
+    const bool rankZero = args.role.rank == 0;  // the command the user started; it alone prints
 
-    const int n = options.replicas;
-    std::vector<AlignedVector<float>> buffers(static_cast<std::size_t>(n));
-    for (auto& buffer : buffers) buffer.resize(static_cast<std::size_t>(options.maxBytes / 4));
-    const char* opName = options.op == ReduceOp::Sum ? "sum" : "mean";
-    if (!options.json) {
-        std::printf("# all_reduce (%s), backend inprocess, %d replica%s, %lld iterations after %lld warm-up\n", opName, n,
-                    n == 1 ? "" : "s", options.iters, options.warmup);
-        std::printf("# %-24s %12s %11s %11s %11s %11s %6s\n", "algorithm", "bytes", "elements", "time_us", "algbw_gbps", "busbw_gbps",
-                    "wrong");
+    if (rankZero) printHeader(options);
+    const Result<long long> wrong =
+        options.backend == "gloo" ? measureGloo(options, args.role) : Result<long long>(measureInProcess(options));
+    if (!wrong) {
+        std::fprintf(stderr, "error: collectives: %s\n", wrong.error().message.c_str());
+        return 1;
     }
-    long long wrong = 0;
-    for (CrossDeviceOps algorithm : options.algorithms) {
-        InProcessGroup group(n, algorithm);
-        for (long long bytes = options.minBytes; bytes <= options.maxBytes; bytes *= 2) {
-            const AllReduceMeasurement row = measureAllReduce(group, buffers, bytes / 4, options.op, options.warmup, options.iters);
-            wrong += row.wrong;
-            if (options.json) {
-                nlohmann::ordered_json out{{"collective", "all_reduce"},
-                                           {"backend", "inprocess"},
-                                           {"algorithm", configName(algorithm)},
-                                           {"op", opName},
-                                           {"replicas", n},
-                                           {"bytes", row.bytes},
-                                           {"elements", row.elements},
-                                           {"iters", options.iters},
-                                           {"time_us", row.timeUs},
-                                           {"algbw_gbps", row.algbwGbps},
-                                           {"busbw_gbps", row.busbwGbps},
-                                           {"wrong", row.wrong}};
-                std::printf("%s\n", out.dump().c_str());
-            } else {
-                std::printf("  %-24s %12lld %11lld %11.2f %11.3f %11.3f %6lld\n", configName(algorithm), row.bytes, row.elements,
-                            row.timeUs, row.algbwGbps, row.busbwGbps, row.wrong);
-            }
-            std::fflush(stdout);
-            if (bytes > options.maxBytes / 2) break;  // the next doubling would pass max (or overflow)
-        }
-    }
+    if (!rankZero) return 0;  // rank 0 reports every rank's wrong elements
     if (options.memcpy) {
         printMemcpy(1, options.maxBytes, options);
-        if (n > 1) printMemcpy(n, options.maxBytes, options);
+        if (options.replicas > 1) printMemcpy(options.replicas, options.maxBytes, options);
     }
-    if (wrong > 0) {
-        std::fprintf(stderr, "error: collectives: %lld elements differ from the expected result\n", wrong);
+    if (*wrong > 0) {
+        std::fprintf(stderr, "error: collectives: %lld elements differ from the expected result\n", *wrong);
         return 1;
     }
     return 0;
@@ -176,14 +163,21 @@ void addCollectivesCommand(CLI::App& app, int& exitCode) {
     CLI::App* command = app.add_subcommand("collectives",
                                            "Measure the all-reduce the way nccl-tests does: sizes double from --min-bytes to --max-bytes, "
                                            "each timed after warm-up and checked against the exact result.");
-    // Only backends that run are offered: Gloo and NCCL come with multi-process training.
-    command->add_option("--backend", args->backend, "one of: inprocess (the default: replicas are threads of this process)")
+    // Only backends that run are offered: NCCL comes with multi-process training on GPUs.
+    command
+        ->add_option("--backend", args->backend,
+                     "one of: inprocess, gloo (the default inprocess: replicas are threads of this process; gloo: processes of "
+                     "this program joined by Gloo over loopback TCP)")
         ->type_name("NAME")
-        ->check(oneOf({"inprocess"}));
-    command->add_option("--algorithm", args->algorithm, "ring (default), tree, hierarchical_copy, reduction_to_one_device or all")
+        ->check(oneOf({"inprocess", "gloo"}));
+    command
+        ->add_option("--algorithm", args->algorithm,
+                     "ring (default), tree, hierarchical_copy, reduction_to_one_device or all; gloo: ring only (Gloo's own)")
         ->type_name("ALGO")
         ->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all"}));
-    command->add_option("--replicas", args->replicas, "replicas (threads), 1 to 64 (default 2)")->type_name("N")->check(integerIn(1, 64));
+    command->add_option("--replicas", args->replicas, "replicas (threads, or processes with gloo), 1 to 64 (default 2)")
+        ->type_name("N")
+        ->check(integerIn(1, 64));
     command->add_option("--min-bytes", args->minBytes, "smallest buffer per replica (default 1K)")->type_name("B")->check(byteCount());
     command->add_option("--max-bytes", args->maxBytes, "largest buffer per replica (default 16M)")->type_name("B")->check(byteCount());
     command->add_option("--iters", args->iters, "timed iterations per size (default 20)")->type_name("K")->check(integerIn(1, 10'000'000));
@@ -193,6 +187,10 @@ void addCollectivesCommand(CLI::App& app, int& exitCode) {
     command->add_option("--op", args->op, "sum (default) or mean")->type_name("OP")->check(oneOf({"sum", "mean"}));
     command->add_flag("--memcpy", args->memcpy, "also measure this machine's memcpy bandwidth, for comparison");
     command->add_flag("--json", args->json, "one JSON object per line instead of a table");
+    // Hidden: how rank 0 starts the other ranks of --backend gloo (collectives_gloo.hpp).
+    command->add_option("--rank-process", args->role.rank)->group("")->check(integerIn(1, 63));
+    command->add_option("--store-port", args->role.storePort)->group("")->check(integerIn(1, 65535));
+    command->add_option("--parent-pid", args->role.parent)->group("")->check(integerIn(1, 1LL << 30));
     command->callback([args, &exitCode] { exitCode = runCollectives(*args); });
 }
 

@@ -9,6 +9,7 @@
 #include <gloo/reduce.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 
@@ -38,6 +39,9 @@ ReduceFunction reduceFunction(ReduceOp op) {
 constexpr std::uint64_t kPointToPointSlots = std::uint64_t{0x7f} << 56;
 
 std::int64_t bytesOf(std::size_t elements) { return static_cast<std::int64_t>(elements * sizeof(float)); }
+
+// Up to this many bytes a buffer is copied to share its companion's ring (see allReduce).
+constexpr std::int64_t kJoinedBytes = 4LL << 20;
 
 }  // namespace
 
@@ -83,8 +87,20 @@ Work GlooCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions
         throw std::invalid_argument("allReduce: at most " + std::to_string(kMaxCompanionValues) + " companion values");
     CollectiveTiming timing;
     timing.startNs = nowNs();
-    // The companion is a second, tiny ring: it costs one more round trip, not a copy of the buffer.
-    for (const std::span<float> values : {buffer, options.companion}) {
+    // A small buffer's companion rides in the same ring: a second ring, however tiny, costs a
+    // round trip between every pair (a millisecond or more on a loaded two-core host, and a
+    // training step of a small model is little else), while copying the buffer in and out costs
+    // a pass of memory. A large buffer's ring is long next to a round trip, so its companion
+    // keeps a tiny ring of its own rather than a copy of the buffer.
+    const bool join = !options.companion.empty() && bytesOf(buffer.size()) <= kJoinedBytes;
+    std::array<std::span<float>, 2> rings{buffer, options.companion};
+    if (join) {
+        m_joined.resize(buffer.size() + options.companion.size());
+        std::copy(buffer.begin(), buffer.end(), m_joined.begin());
+        std::copy(options.companion.begin(), options.companion.end(), m_joined.begin() + static_cast<std::ptrdiff_t>(buffer.size()));
+        rings = {std::span<float>(m_joined), std::span<float>()};
+    }
+    for (const std::span<float> values : rings) {
         allReduceInPlace(values, options.op);
         if (options.op == ReduceOp::Mean) {
             const float ranks = static_cast<float>(m_size);
@@ -94,6 +110,11 @@ Work GlooCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions
         const std::int64_t moved = m_size > 1 ? bytesOf(values.size()) * 2 * (m_size - 1) / m_size : 0;
         timing.bytesSent += moved;
         timing.bytesReceived += moved;
+    }
+    if (join) {
+        const auto split = m_joined.begin() + static_cast<std::ptrdiff_t>(buffer.size());
+        std::copy(m_joined.begin(), split, buffer.begin());
+        std::copy(split, m_joined.end(), options.companion.begin());
     }
     timing.endNs = nowNs();
     return timing;

@@ -51,6 +51,7 @@ private:
     std::vector<std::uint64_t> m_sentTo;      ///< point-to-point messages sent to each peer
     std::vector<std::uint64_t> m_receivedOf;  ///< and received from each
     std::vector<float> m_scratch;             ///< reduce and reduceScatter work on a copy
+    std::vector<float> m_joined;              ///< a buffer and its companion, reduced in one ring
 };
 
 }  // namespace distlab::comm_detail
