@@ -167,6 +167,23 @@ private slots:
         QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
     }
 
+    void aCoordinatorWithoutATokenMakesOneUpAndTheOthersNeedIt() {
+        const QString multi = write("token.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 1.5)", kAdam, 5));
+        const QStringList workers = loopbackWorkers(2);
+        QProcessEnvironment chiefEnvironment = taskEnvironment(workers, 0, "unused");
+        chiefEnvironment.remove("DISTLAB_CLUSTER_TOKEN");
+        const CliResult chief = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, chiefEnvironment);
+        QCOMPARE(chief.exitCode, 2);  // nobody came
+        const QRegularExpression printed(
+            "worker:0: the run's token is ([0-9a-f]{64}): start the other tasks with DISTLAB_CLUSTER_TOKEN=\\1");
+        QVERIFY2(printed.match(chief.err).hasMatch(), qPrintable(chief.err));
+        QProcessEnvironment otherEnvironment = taskEnvironment(workers, 1, "unused");
+        otherEnvironment.remove("DISTLAB_CLUSTER_TOKEN");
+        const CliResult other = runProgram(DISTLAB_WORKER_PATH, {multi, "--quiet"}, 30000, otherEnvironment);
+        QCOMPARE(other.exitCode, 2);
+        QVERIFY2(other.err.contains("task worker:1: DISTLAB_CLUSTER_TOKEN is not set"), qPrintable(other.err));
+    }
+
     void aPortInUseAndATaskNotInTheClusterAreInputErrors() {
         const QString multi = write("port.json", config(kTwoLocal, kAdam, 5));
         const QStringList workers = loopbackWorkers(2);
