@@ -81,7 +81,8 @@ Result<Options> resolve(const Arguments& args) {
     Options options;
     options.backend = args.backend;
     if (args.backend == "gloo" && args.algorithm != "ring")
-        return Error{"--algorithm " + args.algorithm + ": the gloo backend runs Gloo's own ring all-reduce; only ring is accepted"};
+        return Error{"--algorithm " + args.algorithm +
+                     ": the gloo backend runs its own all-reduce (a direct exchange, or Gloo's ring); only ring is accepted"};
     if (args.role.rank > 0 && (args.backend != "gloo" || args.role.rank >= args.replicas))
         return Error{"--rank-process: only for the ranks 1 to N-1 of --backend gloo"};
     if (args.algorithm == "all") {

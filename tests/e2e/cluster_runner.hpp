@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -78,6 +79,13 @@ public:
         m_process.start(program, arguments);
     }
     qint64 pid() const { return m_process.processId(); }
+    /// Sends `signal` to the task's process; false (and nothing sent) unless it is still running.
+    /// Never kill(0, ...): that would signal this test's whole process group.
+    bool signal(int signal) {
+        const qint64 id = m_process.processId();
+        if (id <= 0 || m_process.state() != QProcess::Running) return false;
+        return ::kill(static_cast<pid_t>(id), signal) == 0;
+    }
     QProcess& process() { return m_process; }
     /// Waits up to timeoutMs; a task still running then is killed (and reported unfinished).
     CliResult finish(int timeoutMs) {

@@ -224,8 +224,9 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         QTest::newRow("nccl") << QStringList{"--backend", "nccl"} << "--backend: expected one of inprocess, gloo (got \"nccl\")";
-        QTest::newRow("gloo algorithm") << QStringList{"--backend", "gloo", "--algorithm", "tree"}
-                                        << "--algorithm tree: the gloo backend runs Gloo's own ring all-reduce; only ring is accepted";
+        QTest::newRow("gloo algorithm")
+            << QStringList{"--backend", "gloo", "--algorithm", "tree"}
+            << "--algorithm tree: the gloo backend runs its own all-reduce (a direct exchange, or Gloo's ring); only ring is accepted";
         QTest::newRow("gloo all") << QStringList{"--backend", "gloo", "--algorithm", "all"} << "--algorithm all: the gloo backend";
         QTest::newRow("rank process") << QStringList{"--rank-process", "1"}
                                       << "--rank-process: only for the ranks 1 to N-1 of --backend gloo";

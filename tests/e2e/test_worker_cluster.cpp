@@ -213,7 +213,7 @@ private slots:
         clock.start();
         while (!QFile::exists(backup) && clock.elapsed() < 60000) QTest::qWait(20);
         QVERIFY(QFile::exists(backup));
-        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGKILL);
+        QVERIFY2(tasks[1]->signal(SIGKILL), "worker 1 ended before it could be killed");
         clock.restart();
         const CliResult chief = tasks[0]->finish(30000);
         QVERIFY2(chief.finished, "the chief did not notice the lost worker");
@@ -296,28 +296,33 @@ private slots:
     }
 
     void aStalledWorkerIsLostAfterTheTimeoutAndOneThatWakesGoesOn() {
-        const QString multi = write("stall.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 3)", kAdam, 100000));
-        // Stopped for 1 s with a 3 s timeout: the run goes on.
+        // Runs without a step limit (steps 0), so they are still training whatever this machine's speed.
+        const QString multi = write("stall.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 3)", kAdam, 0));
+        // Stopped for 1 s with a 3 s timeout: the run goes on, until both are interrupted.
         {
-            const QString shortRun = write("wake.json", config(R"("type": "multi_worker_mirrored", "timeout_seconds": 3)", kAdam, 3000));
-            auto tasks = startCluster(loopbackWorkers(2), {shortRun, "--quiet"});
+            auto tasks = startCluster(loopbackWorkers(2), {multi, "--quiet"});
             QTest::qWait(1500);
-            ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGSTOP);
+            QVERIFY2(tasks[1]->signal(SIGSTOP), "worker 1 is not running");
             QTest::qWait(1000);
-            ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGCONT);
-            const auto results = finishAll(tasks);
-            QVERIFY2(results[0].exitCode == 0, qPrintable(results[0].err));
-            QVERIFY2(results[1].exitCode == 0, qPrintable(results[1].err));
+            QVERIFY(tasks[1]->signal(SIGCONT));
+            QTest::qWait(1500);
+            QVERIFY2(tasks[0]->signal(SIGINT) && tasks[1]->signal(SIGINT), "a task ended during or after the stall");
+            const auto results = finishAll(tasks, 30000);
+            for (int i = 0; i < 2; ++i) {
+                QVERIFY2(results[i].exitCode == 130,
+                         qPrintable(QString("task %1 (exit %2): %3").arg(i).arg(results[i].exitCode).arg(results[i].err)));
+                QVERIFY(lastJsonLine(results[i].out)["steps"].toInt() > 0);
+            }
         }
         // Stopped for good: lost after the timeout.
         auto tasks = startCluster(loopbackWorkers(2), {multi, "--quiet"});
         QTest::qWait(1500);
-        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGSTOP);
+        QVERIFY2(tasks[1]->signal(SIGSTOP), "worker 1 is not running");
         QElapsedTimer clock;
         clock.start();
         const CliResult chief = tasks[0]->finish(30000);
-        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGKILL);
-        ::kill(static_cast<pid_t>(tasks[1]->pid()), SIGCONT);
+        tasks[1]->signal(SIGKILL);
+        tasks[1]->signal(SIGCONT);
         tasks[1]->finish(5000);
         QCOMPARE(chief.exitCode, 3);
         QVERIFY2(clock.elapsed() >= 2500 && clock.elapsed() < 3000 + 4000, qPrintable(QString::number(clock.elapsed())));

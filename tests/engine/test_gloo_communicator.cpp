@@ -65,13 +65,31 @@ private slots:
                 for (int r = 0; r < ranks; ++r) {
                     QCOMPARE(companions[r][0], expectedAt(ranks, 1000, op));
                     QCOMPARE(companions[r][1], expectedAt(ranks, 1001, op));
-                    // A ring moves 2 (n - 1) / n of what it reduces each way: the values and the
-                    // companion together, or each in its own ring.
+                    // Up to 64 KiB on 3 ranks the values and companion go by direct exchange, one
+                    // copy to each peer; a ring moves 2 (n - 1) / n of what it reduces each way: the
+                    // values and the companion together, or each in its own ring (the companion's
+                    // own, tiny, again by exchange).
+                    const std::int64_t exchanged = (size + 2) * 4 * (ranks - 1);
                     const std::int64_t joined = (size + 2) * 4 * 2 * (ranks - 1) / ranks;
-                    const std::int64_t apart = size * 4 * 2 * (ranks - 1) / ranks + 2 * 4 * 2 * (ranks - 1) / ranks;
-                    QCOMPARE(timings[r].bytesSent, size * 4 <= (4 << 20) ? joined : apart);
+                    const std::int64_t apart = size * 4 * 2 * (ranks - 1) / ranks + 2 * 4 * (ranks - 1);
+                    const std::int64_t bytes = (size + 2) * 4;
+                    QCOMPARE(timings[r].bytesSent, bytes <= 64 * 1024 ? exchanged : (size * 4 <= (4 << 20) ? joined : apart));
                     QVERIFY(timings[r].endNs >= timings[r].startNs);
                 }
+            }
+        }
+    }
+
+    void twoRanksExchangeAnySizeInOneMessage() {
+        // With 2 ranks every all-reduce goes by direct exchange: one copy of the buffer each way.
+        auto group = connectGroup(2);
+        for (const std::int64_t size : {std::int64_t{3}, std::int64_t{(8 << 20) / 4}}) {
+            for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
+                auto buffers = filled(2, size);
+                std::vector<CollectiveTiming> timings(2);
+                onEveryRank(2, [&](int r) { timings[r] = group[r]->allReduce(buffers[r], op).wait(); });
+                QCOMPARE(wrongElements(buffers, op), 0);
+                QCOMPARE(timings[0].bytesSent, size * 4);
             }
         }
     }

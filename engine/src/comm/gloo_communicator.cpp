@@ -7,6 +7,7 @@
 #include <gloo/common/error.h>
 #include <gloo/math.h>
 #include <gloo/reduce.h>
+#include <gloo/transport/unbound_buffer.h>
 
 #include <algorithm>
 #include <array>
@@ -43,6 +44,9 @@ std::int64_t bytesOf(std::size_t elements) { return static_cast<std::int64_t>(el
 // Up to this many bytes a buffer is copied to share its companion's ring (see allReduce).
 constexpr std::int64_t kJoinedBytes = 4LL << 20;
 
+// The direct exchange's slots, apart from the point-to-point ones and Gloo's collectives'.
+constexpr std::uint64_t kExchangeSlots = std::uint64_t{0x7e} << 56;
+
 }  // namespace
 
 GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout)
@@ -71,8 +75,47 @@ void GlooCommunicator::checkPeer(const char* what, int peer) const {
                                     std::to_string(m_size));
 }
 
+bool GlooCommunicator::exchanges(std::size_t elements) const { return m_size == 2 || bytesOf(elements) <= kExchangeBytes; }
+
+std::int64_t GlooCommunicator::allReduceBytes(std::size_t elements) const {
+    if (m_size == 1 || elements == 0) return 0;
+    // The exchange sends the buffer to every peer; a ring 2 (n - 1) / n of it.
+    return exchanges(elements) ? bytesOf(elements) * (m_size - 1) : bytesOf(elements) * 2 * (m_size - 1) / m_size;
+}
+
+void GlooCommunicator::exchangeAllReduce(std::span<float> values, ReduceOp op) {
+    const std::size_t count = values.size();
+    const auto block = [&](int rank) { return m_exchange.data() + static_cast<std::size_t>(rank) * count; };
+    m_exchange.resize(count * static_cast<std::size_t>(m_size));
+    std::copy(values.begin(), values.end(), block(m_rank));
+    const std::uint64_t slot = kExchangeSlots | nextTag();
+    guarded("all-reduce", [&] {
+        auto mine = m_context->createUnboundBuffer(block(m_rank), count * sizeof(float));
+        std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> theirs;
+        for (int peer = 0; peer < m_size; ++peer) {
+            if (peer == m_rank) continue;
+            theirs.push_back(m_context->createUnboundBuffer(block(peer), count * sizeof(float)));
+            theirs.back()->recv(peer, slot);  // posted before anything is sent: no peer waits on this one
+        }
+        for (int peer = 0; peer < m_size; ++peer)
+            if (peer != m_rank) mine->send(peer, slot);
+        for (auto& buffer : theirs)
+            if (!buffer->waitRecv(m_timeout)) throw gloo::IoException("timed out waiting for a peer's values");
+        for (int sent = 1; sent < m_size; ++sent)
+            if (!mine->waitSend(m_timeout)) throw gloo::IoException("timed out sending to a peer");
+    });
+    // Every rank sums the same blocks in rank order, so every rank ends with the same bits.
+    const ReduceFunction combine = reduceFunction(op);
+    std::copy(block(0), block(0) + count, values.begin());
+    for (int rank = 1; rank < m_size; ++rank) combine(values.data(), values.data(), block(rank), count);
+}
+
 void GlooCommunicator::allReduceInPlace(std::span<float> values, ReduceOp op) {
     if (values.empty() || m_size == 1) return;
+    if (exchanges(values.size())) {
+        exchangeAllReduce(values, op);
+        return;
+    }
     gloo::AllreduceOptions options(m_context);
     options.setOutput(values.data(), values.size());
     options.setReduceFunction(reduceFunction(op));
@@ -106,8 +149,7 @@ Work GlooCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions
             const float ranks = static_cast<float>(m_size);
             for (float& value : values) value /= ranks;
         }
-        // A ring sends and receives 2 (n - 1) / n of the buffer.
-        const std::int64_t moved = m_size > 1 ? bytesOf(values.size()) * 2 * (m_size - 1) / m_size : 0;
+        const std::int64_t moved = allReduceBytes(values.size());
         timing.bytesSent += moved;
         timing.bytesReceived += moved;
     }

@@ -13,6 +13,9 @@
 
 namespace distlab::comm_detail {
 
+/// Up to this many bytes an all-reduce among more than 2 ranks goes by direct exchange.
+inline constexpr std::int64_t kExchangeBytes = 64 * 1024;
+
 class GlooCommunicator final : public Communicator {
 public:
     GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout);
@@ -38,8 +41,18 @@ private:
     /// into TrainingError naming the call, this rank and the cause.
     template <typename Call>
     void guarded(const char* what, Call call);
-    /// Gloo's reduction of in-place floats, allreduce with `op`'s function (Mean sums; the caller divides).
+    /// The reduction of in-place floats with `op`'s function (Mean sums; the caller divides): the
+    /// direct exchange where exchanges() says so, else Gloo's ring.
     void allReduceInPlace(std::span<float> values, ReduceOp op);
+    /// Whether an all-reduce of `elements` goes by direct exchange: with 2 ranks always (it moves
+    /// what the ring moves, in one message each way instead of the ring's steps and notifications,
+    /// which made a small model's step a dozen socket round trips), with more up to
+    /// kExchangeBytes, where latency rules and (n - 1) copies of the buffer cost little.
+    bool exchanges(std::size_t elements) const;
+    /// Bytes this rank sends (and receives) in an all-reduce of `elements`.
+    std::int64_t allReduceBytes(std::size_t elements) const;
+    /// Every rank sends its values to every other and sums all of them in rank order.
+    void exchangeAllReduce(std::span<float> values, ReduceOp op);
     std::uint32_t nextTag() { return m_tag++; }
     void checkPeer(const char* what, int peer) const;
 
@@ -52,6 +65,7 @@ private:
     std::vector<std::uint64_t> m_receivedOf;  ///< and received from each
     std::vector<float> m_scratch;             ///< reduce and reduceScatter work on a copy
     std::vector<float> m_joined;              ///< a buffer and its companion, reduced in one ring
+    std::vector<float> m_exchange;            ///< the direct exchange's blocks, one per rank
 };
 
 }  // namespace distlab::comm_detail
