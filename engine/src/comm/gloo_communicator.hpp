@@ -14,7 +14,7 @@
 namespace distlab::comm_detail {
 
 /// Up to this many bytes an all-reduce among more than 2 ranks goes by direct exchange.
-inline constexpr std::int64_t kExchangeBytes = 64 * 1024;
+inline constexpr std::int64_t kExchangeBytes = std::int64_t{64} * 1024;
 
 class GlooCommunicator final : public Communicator {
 public:
