@@ -11,6 +11,7 @@
 
 #include "cli_runner.hpp"
 #include "distlab/formats/safetensors.hpp"
+#include "weight_files.hpp"
 
 namespace {
 
@@ -42,30 +43,6 @@ QByteArray config(const QByteArray& strategy, const QByteArray& optimizer, const
 bool writeText(const QString& path, const QByteArray& text) {
     QFile file(path);
     return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(text) == text.size();
-}
-
-/// max over parameters of ||a - b|| / ||b||, after checking both files hold the same F32 tensors.
-double relativeError(const QString& pytorchPath, const QString& distlabPath) {
-    const auto pytorch = distlab::readSafeTensors(pytorchPath.toStdString());
-    const auto distlab = distlab::readSafeTensors(distlabPath.toStdString());
-    if (!pytorch) qFatal("%s", pytorch.error().message.c_str());
-    if (!distlab) qFatal("%s", distlab.error().message.c_str());
-    if (pytorch->tensors.size() != distlab->tensors.size()) return INFINITY;
-    double worst = 0.0;
-    for (const auto& [name, expected] : distlab->tensors) {
-        const auto found = pytorch->tensors.find(name);
-        if (found == pytorch->tensors.end() || found->second.dtype != distlab::SafeDType::F32 || found->second.shape != expected.shape)
-            return INFINITY;
-        const auto* a = reinterpret_cast<const float*>(found->second.bytes.data());
-        const auto* b = reinterpret_cast<const float*>(expected.bytes.data());
-        double difference = 0.0, norm = 0.0;
-        for (std::size_t i = 0; i < expected.bytes.size() / sizeof(float); ++i) {
-            difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-            norm += double(b[i]) * b[i];
-        }
-        worst = std::max(worst, std::sqrt(difference) / std::max(std::sqrt(norm), 1e-30));
-    }
-    return worst;
 }
 
 bool pythonHasTorch() {
@@ -119,7 +96,7 @@ private slots:
             runCli({"train", run, "--steps", QString::number(kSteps), "--save-weights", dir.filePath("distlab.safetensors"), "--quiet"});
         QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
 
-        const double error = relativeError(dir.filePath("pytorch.safetensors"), dir.filePath("distlab.safetensors"));
+        const double error = weightRelativeError(dir.filePath("pytorch.safetensors"), dir.filePath("distlab.safetensors"));
         qInfo("%s: max relative error over parameters after %d steps: %.3g", QTest::currentDataTag(), kSteps, error);
         QVERIFY2(error <= kTolerance, qPrintable(QString("relative error %1").arg(error)));
     }
@@ -136,7 +113,7 @@ private slots:
         QVERIFY(exported.out.contains(R"("steps":3,"replicas":2)"));
         const CliResult initial = runCli({"train", run, "--steps", "0", "--save-weights", dir.filePath("w.safetensors"), "--quiet"});
         QVERIFY2(initial.exitCode == 0, qPrintable(initial.err));
-        QCOMPARE(relativeError(dir.filePath("run.init.safetensors"), dir.filePath("w.safetensors")), 0.0);
+        QCOMPARE(weightRelativeError(dir.filePath("run.init.safetensors"), dir.filePath("w.safetensors")), 0.0);
     }
 
     void refusesWhatItCannotExport() {

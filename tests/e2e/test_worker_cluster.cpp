@@ -15,6 +15,7 @@
 
 #include "cluster_runner.hpp"
 #include "distlab/formats/safetensors.hpp"
+#include "weight_files.hpp"
 
 namespace {
 
@@ -39,27 +40,6 @@ const QString kTwoLocal = QStringLiteral(R"("type": "multi_worker_mirrored", "lo
 QJsonObject lastJsonLine(const QString& text) {
     const QStringList lines = text.trimmed().split('\n');
     return QJsonDocument::fromJson(lines.last().toUtf8()).object();
-}
-
-/// The largest relative error (‖a − b‖ / ‖b‖) over the tensors of two weight files.
-double relativeError(const QString& actualPath, const QString& expectedPath) {
-    const auto actual = distlab::readSafeTensors(actualPath.toStdString());
-    const auto expected = distlab::readSafeTensors(expectedPath.toStdString());
-    if (!actual || !expected || actual->tensors.size() != expected->tensors.size()) return INFINITY;
-    double worst = 0.0;
-    for (const auto& [name, tensor] : expected->tensors) {
-        const auto found = actual->tensors.find(name);
-        if (found == actual->tensors.end() || found->second.bytes.size() != tensor.bytes.size()) return INFINITY;
-        const auto* a = reinterpret_cast<const float*>(found->second.bytes.data());
-        const auto* b = reinterpret_cast<const float*>(tensor.bytes.data());
-        double difference = 0.0, norm = 0.0;
-        for (std::size_t i = 0; i < tensor.bytes.size() / sizeof(float); ++i) {
-            difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-            norm += double(b[i]) * b[i];
-        }
-        worst = std::max(worst, std::sqrt(difference / std::max(norm, 1e-30)));
-    }
-    return worst;
 }
 
 bool sameBytes(const QString& a, const QString& b) {
@@ -108,8 +88,8 @@ private slots:
         }
         QVERIFY(runCli({"train", mirrored, "--quiet", "--save-weights", path(tag + "-mirrored.safetensors")}).exitCode == 0);
         QVERIFY(runCli({"train", single, "--quiet", "--save-weights", path(tag + "-one.safetensors")}).exitCode == 0);
-        const double toMirrored = relativeError(path(tag + "-multi.safetensors"), path(tag + "-mirrored.safetensors"));
-        const double toOne = relativeError(path(tag + "-multi.safetensors"), path(tag + "-one.safetensors"));
+        const double toMirrored = weightRelativeError(path(tag + "-multi.safetensors"), path(tag + "-mirrored.safetensors"));
+        const double toOne = weightRelativeError(path(tag + "-multi.safetensors"), path(tag + "-one.safetensors"));
         QVERIFY2(toMirrored <= 1e-5, qPrintable(QString::number(toMirrored)));
         QVERIFY2(toOne <= 1e-5, qPrintable(QString::number(toOne)));
         // And it trained: the initial weights are far away.
@@ -117,7 +97,7 @@ private slots:
             startCluster(loopbackWorkers(2), {multi, "--quiet", "--steps", "0", "--save-weights", path(tag + "-initial.safetensors")});
         const auto untrained = finishAll(none);
         QVERIFY2(untrained[0].exitCode == 0, qPrintable(untrained[0].err));
-        QVERIFY(relativeError(path(tag + "-initial.safetensors"), path(tag + "-one.safetensors")) > 1e-2);
+        QVERIFY(weightRelativeError(path(tag + "-initial.safetensors"), path(tag + "-one.safetensors")) > 1e-2);
     }
 
     void onlyTheCoordinatorWrites() {
