@@ -17,7 +17,7 @@ using namespace file_detail;
 
 namespace {
 
-constexpr std::size_t kStreamBufferBytes = 1 << 18;
+constexpr std::size_t kAtomicBufferBytes = 1 << 18;
 
 std::string errnoText(int error) { return std::strerror(error); }
 
@@ -72,7 +72,7 @@ Result<AtomicFileWriter> AtomicFileWriter::create(const std::string& path) {
         ::unlink(temporary->path.c_str());
         return Error{path + ": cannot open a temporary file: " + errnoText(error)};
     }
-    std::setvbuf(file, nullptr, _IOFBF, kStreamBufferBytes);
+    std::setvbuf(file, nullptr, _IOFBF, kAtomicBufferBytes);
     return AtomicFileWriter(path, std::move(*target), std::move(temporary->path), file);
 }
 

@@ -16,7 +16,7 @@ using namespace file_detail;
 
 namespace {
 
-constexpr std::size_t kStreamBufferBytes = 1 << 20;
+constexpr std::size_t kStagedBufferBytes = 1 << 20;
 constexpr std::size_t kCopyBlockBytes = 1 << 20;
 
 }  // namespace
@@ -34,7 +34,7 @@ Result<StagedFile> StagedFile::create(const std::string& path) {
         ::close(staging->fd);
         return Error{path + ": cannot open a temporary file: " + std::strerror(error)};
     }
-    std::setvbuf(file, nullptr, _IOFBF, kStreamBufferBytes);
+    std::setvbuf(file, nullptr, _IOFBF, kStagedBufferBytes);
     return StagedFile(path, file);
 }
 
