@@ -65,8 +65,17 @@ Bytes encodeFrame(const Message& message) {
 std::optional<Message> decodeMessage(std::span<const std::uint8_t> payload, std::string& why) {
     Message message;
     DepthLimitedBuilder builder(message);
-    // Strict: the frame must hold exactly one document. No exceptions: garbage is a value here.
-    const bool parsed = Message::sax_parse(payload.begin(), payload.end(), &builder, nlohmann::detail::input_format_t::cbor, true);
+    // Strict: the frame must hold exactly one document. Garbage is a value here: the parser reports
+    // syntax errors through the builder, but the DOM builder itself throws for an array or map that
+    // announces more elements than a container can hold (found by fuzz_cluster_wire; the server
+    // then answered "internal error" instead of refusing the frame as not CBOR).
+    bool parsed = false;
+    try {
+        parsed = Message::sax_parse(payload.begin(), payload.end(), &builder, nlohmann::detail::input_format_t::cbor, true);
+    } catch (const nlohmann::json::exception& error) {
+        why = std::string("not a CBOR message (") + error.what() + ")";
+        return std::nullopt;
+    }
     if (builder.tooDeep()) {
         why = "the message nests deeper than " + std::to_string(kMaxDepth) + " levels";
         return std::nullopt;
