@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bridge/run_history.hpp"
+#include "bridge/session_run.hpp"
 #include "bridge/telemetry_drain.hpp"
 
 namespace distlab::ui {
@@ -32,52 +33,6 @@ std::int64_t threadCpuNs() {
     return 0;
 }
 }  // namespace
-
-// Marshals the session's events (engine thread) to the controller's thread. Never blocks the engine.
-class SessionController::ObserverBridge : public SessionObserver {
-public:
-    ObserverBridge(SessionController* controller, std::uint64_t runId) : m_controller(controller), m_runId(runId) {}
-    void onStateChanged(SessionState state) override {
-        // A queued call to a destroyed controller is discarded by Qt; runs never outlive it anyway.
-        QMetaObject::invokeMethod(
-            m_controller, [controller = m_controller, id = m_runId, state] { controller->onRunState(id, state); }, Qt::QueuedConnection);
-    }
-    void onError(const std::string& message) override {
-        QMetaObject::invokeMethod(
-            m_controller,
-            [controller = m_controller, id = m_runId, text = QString::fromStdString(message)] { controller->onRunError(id, text); },
-            Qt::QueuedConnection);
-    }
-
-private:
-    SessionController* m_controller;
-    std::uint64_t m_runId;
-};
-
-// What a checkpoint task posted to the session answers.
-struct CheckpointAnswer {
-    std::string path;
-    std::int64_t step = -1;
-    std::string error;  // empty: written
-};
-
-struct SessionController::Run {
-    Run(std::uint64_t runId, int replicas) : id(runId), history(replicas), drain(replicas) {}
-    std::uint64_t id;
-    RunConfig config;
-    bool playWhenLoaded = false;
-    bool stepWhenLoaded = false;
-    bool loaded = false;
-    QString error;
-    RunHistory history;
-    TelemetryDrain drain;
-    std::unique_ptr<ObserverBridge> observer;
-    std::future<PlotPoints> points;            // the session's answer to requestPoints()
-    std::future<CheckpointAnswer> checkpoint;  // an automatic checkpoint on its way
-    std::future<CheckpointAnswer> resume;      // resumeFromCheckpoint()'s restore, run after loading
-    bool clearHistoryOnFailedResume = false;   // the history shown is a saved run's (openSavedRun)
-    std::unique_ptr<TrainingSession> session;  // last: stopped and joined before the rest goes
-};
 
 SessionController::SessionController(QObject* parent) : QObject(parent), m_emptyHistory(std::make_unique<RunHistory>(1)) {
     m_timer.setInterval(kTickIntervalMs);
@@ -402,152 +357,6 @@ bool SessionController::applyLive(const RunConfig& draft) {
     m_config.strategy.workerSpeed = speeds;  // as written (trailing 1.0 entries may be left out)
     if (draft.strategy.mode != m_config.strategy.mode) setParameterServerMode(draft.strategy.mode);
     return true;
-}
-
-std::string SessionController::newCheckpointPath() {
-    if (!m_checkpointDir.isValid()) return {};
-    const QString name = QStringLiteral("run-checkpoint-%1.safetensors").arg(++m_checkpointFiles);
-    return QFile::encodeName(QDir::toNativeSeparators(m_checkpointDir.filePath(name))).toStdString();
-}
-
-void SessionController::keepCheckpoint(const std::string& path, std::int64_t step) {
-    if (!m_checkpointPath.empty() && m_checkpointPath != path) QFile::remove(QFile::decodeName(m_checkpointPath.c_str()));
-    m_checkpointPath = path;
-    m_checkpointStep = step;
-    emit checkpointChanged();
-}
-
-void SessionController::autoCheckpoint() {
-    if (m_autoCheckpointMs <= 0 || !m_current || !m_current->loaded || m_current->checkpoint.valid()) return;
-    if (m_config.strategy.type != StrategyKind::ParameterServer) return;
-    if (m_current->session->state() != SessionState::Running) return;
-    if (m_checkpointClock.isValid() && m_checkpointClock.elapsed() < m_autoCheckpointMs) return;
-    m_checkpointClock.start();
-    const std::string path = newCheckpointPath();
-    if (path.empty()) return;
-    // Written on the session thread between two updates: only it may read the trainer.
-    m_current->checkpoint = m_current->session->post([path](Trainer& trainer) {
-        CheckpointAnswer answer;
-        answer.path = path;
-        answer.step = trainer.stepsDone();
-        if (Status written = saveCheckpoint(trainer, path); !written) answer.error = written.error().message;
-        return answer;
-    });
-}
-
-void SessionController::takeCheckpointAnswers() {
-    auto ready = [](std::future<CheckpointAnswer>& answer) {
-        return answer.valid() && answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    };
-    if (ready(m_current->checkpoint)) {
-        try {
-            CheckpointAnswer answer = m_current->checkpoint.get();
-            if (answer.error.empty() && answer.step > 0)
-                keepCheckpoint(answer.path, answer.step);
-            else
-                QFile::remove(QFile::decodeName(answer.path.c_str()));
-        } catch (const std::exception&) {
-            // the run ended before it was written: the checkpoint kept before stays
-        }
-    }
-    if (ready(m_current->resume)) {
-        QString message;
-        bool ok = false;
-        try {
-            CheckpointAnswer answer = m_current->resume.get();
-            ok = answer.error.empty();
-            message = ok ? tr("Resumed from the checkpoint at update %1.").arg(QLocale().toString(answer.step))
-                         : tr("Could not resume: %1").arg(QString::fromStdString(answer.error));
-        } catch (const std::exception& error) {
-            message = tr("Could not resume: %1").arg(QString::fromUtf8(error.what()));
-        }
-        if (ok) m_current->session->requestSnapshot();
-        if (!ok && m_current->clearHistoryOnFailedResume) {
-            // The saved curves must not stand beside weights that are not theirs.
-            m_current->history = RunHistory(static_cast<int>(m_current->config.strategy.replicaCount()));
-            emit ticked();
-        }
-        emit resumeFinished(ok, message);
-    }
-}
-
-void SessionController::saveCheckpointNow(QObject* context, std::function<void(const QString& error)> done) {
-    const std::string path = newCheckpointPath();
-    if (path.empty()) {
-        // Told later, as every other answer is.
-        QTimer::singleShot(0, context, [done = std::move(done)] { done(tr("no folder for temporary files")); });
-        return;
-    }
-    const std::uint64_t runId = m_current ? m_current->id : 0;
-    askTrainer(
-        this,
-        [path](Trainer& trainer) {
-            CheckpointAnswer answer;
-            answer.path = path;
-            answer.step = trainer.stepsDone();
-            if (Status written = saveCheckpoint(trainer, path); !written) answer.error = written.error().message;
-            return answer;
-        },
-        [this, path, runId, context = QPointer<QObject>(context), done = std::move(done)](std::optional<CheckpointAnswer> answer) {
-            QString error = !answer ? tr("the run has not loaded yet, or it has ended") : QString::fromStdString(answer->error);
-            // A checkpoint belongs to the run it was taken of (becomeCurrent drops the one before).
-            if (error.isEmpty() && (!m_current || m_current->id != runId)) error = tr("the run was replaced meanwhile");
-            if (error.isEmpty()) {
-                keepCheckpoint(path, answer->step);
-                if (m_current) m_checkpointClock.start();
-            } else {
-                QFile::remove(QFile::decodeName(path.c_str()));
-            }
-            if (!context.isNull()) done(error);
-        });
-}
-
-bool SessionController::resumeFromCheckpoint() {
-    if (!m_current || m_checkpointStep < 0 || m_checkpointPath.empty()) return false;
-    // The workers dead when the run ended stay dead in the resumed run (unless all were: then none is).
-    std::vector<int> dead;
-    int workers = 0;
-    if (ParameterServerControls* controls = parameterServerControls()) {
-        workers = controls->workerCount();
-        for (int w = 0; w < workers; ++w)
-            if (!controls->workerStatus(w).alive) dead.push_back(w);
-    }
-    if (static_cast<int>(dead.size()) >= workers) dead.clear();
-    const std::string path = m_checkpointPath;
-    // The curves go on from the checkpoint: what was drawn after it is redone by the resumed run.
-    SavedHistory kept = m_current->history.saved();
-    kept.truncate(m_checkpointStep);
-    m_keepCheckpoint = true;
-    restartRun(m_config, false);
-    m_current->history.restore(kept);
-    m_current->clearHistoryOnFailedResume = true;
-    postResume(path, std::move(dead));
-    emit ticked();
-    return true;
-}
-
-void SessionController::openSavedRun(const RunConfig& config, const std::string& path, const SavedHistory& history) {
-    restartRun(config, false);
-    m_current->history.restore(history);
-    m_current->clearHistoryOnFailedResume = true;
-    postResume(path, {});
-    emit ticked();
-}
-
-void SessionController::postResume(const std::string& path, std::vector<int> dead) {
-    // Runs on the session's thread once it has loaded, before any Play or Step queued later.
-    m_current->resume = m_current->session->post([path, dead = std::move(dead)](Trainer& trainer) {
-        CheckpointAnswer answer;
-        answer.path = path;
-        if (Status restored = resumeCheckpoint(trainer, path); !restored) {
-            answer.error = restored.error().message;
-            return answer;
-        }
-        answer.step = trainer.stepsDone();
-        if (ParameterServerControls* controls = trainer.parameterServerControls())
-            for (int w : dead) controls->killWorker(w);
-        return answer;
-    });
 }
 
 const RunHistory& SessionController::history() const { return m_current ? m_current->history : *m_emptyHistory; }
