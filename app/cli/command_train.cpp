@@ -22,6 +22,7 @@
 #include "interrupts.hpp"
 #include "run_setup.hpp"
 #include "step_recorder.hpp"
+#include "task_telemetry_stream.hpp"
 #include "train_files.hpp"
 #include "cluster_join.hpp"
 #include "distlab/distribute/cluster_task.hpp"
@@ -110,6 +111,7 @@ void applyFault(const Fault& fault, Trainer& trainer) {
 struct TrainOptions {
     bool worker = false;  ///< distlab-worker: one task of a multi-worker run (cluster_join.hpp)
     std::string task, redis;
+    std::string telemetry;  ///< distlab-worker --telemetry: the app's address (task_telemetry_stream.hpp)
     std::string configPath;
     std::optional<long long> steps;
     std::string initWeights, saveWeights, checkpoint, resume, metrics, trace;
@@ -162,6 +164,13 @@ int runTrain(TrainOptions options) {
     if (!options.resume.empty())
         if (auto status = resumeCheckpoint(trainer, options.resume, "--resume"); !status) return inputError(status.error().message);
 
+    std::unique_ptr<TaskTelemetryStream> telemetry;
+    if (!options.telemetry.empty()) {
+        auto opened = TaskTelemetryStream::open(options.telemetry, *member, trainer);
+        if (!opened) return inputError(opened.error().message);
+        telemetry = std::move(*opened);
+    }
+
     catchInterrupts();
     const std::int64_t firstStep = trainer.stepsDone();
     std::int64_t samplesRun = 0;  // whose gradients reached an update (StepReport::samples)
@@ -208,6 +217,7 @@ int runTrain(TrainOptions options) {
         std::optional<EvalResult> test;
         if (evaluateNow && !trainer.data().test.empty()) test = trainer.evaluate(trainer.data().test);
         recorder->record(report, test);
+        if (telemetry) telemetry->step(report, test, trainer.clockNs());
         const double seconds = double(nowNs() - startNs) * 1e-9;
         progress.update(report.step, report.loss, seconds > 0 ? double(samplesRun) / seconds : 0.0);
         if (options.haltOnNonFinite && !std::isfinite(report.loss)) {
@@ -269,7 +279,8 @@ int runTrain(TrainOptions options) {
     if (!failure.empty()) std::fprintf(stderr, "error: %s\n", failure.c_str());
     // A task interrupted with the others (one Ctrl-C for every task of a terminal) may find its
     // peers gone in the step it was in: still an interruption, not a failure of the run.
-    if (interrupted() && (exitCode == 0 || (member && exitCode == 3))) return 130;
+    if (interrupted() && (exitCode == 0 || (member && exitCode == 3))) exitCode = 130;
+    if (telemetry) telemetry->finish(exitCode, failure, summary);
     return exitCode;
 }
 
@@ -341,6 +352,9 @@ void configureWorker(CLI::App& app, int& exitCode) {
     app.add_option("--task", options->task,
                    "the task to run, TYPE:INDEX (worker:1, chief:0) of the config's cluster (default: TF_CONFIG's task)")
         ->type_name("TYPE:INDEX");
+    app.add_option("--telemetry", options->telemetry,
+                   "stream this task's steps and state to the app watching the cluster at this address (the app passes it)")
+        ->type_name("HOST:PORT");
     app.add_option("--redis", options->redis, "meet the other tasks through this Redis server instead of the coordinator's store")
         ->type_name("HOST:PORT");
     app.callback([options, finish, &exitCode] {

@@ -33,43 +33,11 @@ constexpr auto kPromptAnswer = std::chrono::seconds(10);
 /// The least time a hello's answer is given, however little of connect()'s timeout is left.
 constexpr auto kLeastHelloTime = std::chrono::milliseconds(500);
 
-int msLeft(ClientClock::time_point deadline) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - ClientClock::now()).count();
-    return static_cast<int>(std::clamp<std::int64_t>(left, 0, std::int64_t{24} * 3600 * 1000));
-}
 
 std::string quotedList(const std::vector<std::string>& keys) {
     std::string text;
     for (const std::string& key : keys) text += (text.empty() ? "'" : ", '") + key + "'";
     return text;
-}
-
-/// One attempt at a TCP connection, waiting at most until `deadline`; returns the socket, or an
-/// invalid one with `error` set to the errno.
-cluster_net::UniqueFd connectOnce(const cluster_net::SocketAddress& address, ClientClock::time_point deadline, int& error) {
-    cluster_net::UniqueFd fd(::socket(address.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!fd.valid()) {
-        error = errno;
-        return fd;
-    }
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.storage), address.length) != 0) {
-        if (errno != EINPROGRESS) {
-            error = errno;
-            return {};
-        }
-        pollfd polled{fd.get(), POLLOUT, 0};
-        const int ready = ::poll(&polled, 1, msLeft(deadline));
-        socklen_t length = sizeof(error);
-        if (ready <= 0) {
-            error = ready == 0 ? ETIMEDOUT : errno;
-            return {};
-        }
-        if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
-        if (error != 0) return {};
-    }
-    const int one = 1;  // small requests, answered at once: no Nagle delay
-    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    return fd;
 }
 
 }  // namespace
@@ -116,7 +84,7 @@ struct ClusterStoreClient::Connection {
             if (n < 0 && errno == EINTR) continue;
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 pollfd polled{fd.get(), POLLOUT, 0};
-                if (::poll(&polled, 1, msLeft(deadline)) == 0) fail("it took no data for too long");
+                if (::poll(&polled, 1, cluster_net::msLeft(deadline)) == 0) fail("it took no data for too long");
                 continue;
             }
             fail(cluster_net::errorText(errno));
@@ -136,7 +104,7 @@ struct ClusterStoreClient::Connection {
                 return std::move(*message);
             }
             pollfd polled{fd.get(), POLLIN, 0};
-            const int ready = ::poll(&polled, 1, msLeft(deadline));
+            const int ready = ::poll(&polled, 1, cluster_net::msLeft(deadline));
             if (ready == 0) fail("no answer in time");
             if (ready < 0 && errno == EINTR) continue;
             const ssize_t got = ::recv(fd.get(), chunk.data(), chunk.size(), 0);
@@ -172,7 +140,7 @@ Result<std::unique_ptr<ClusterStoreClient>> ClusterStoreClient::connect(const st
     int error = 0;
     // The chief may not be listening yet: connection refused is retried until the deadline.
     for (;;) {
-        connection->fd = connectOnce(*address, deadline, error);
+        connection->fd = cluster_net::connectOnce(*address, deadline, error);
         if (connection->fd.valid() || ClientClock::now() + kRetryInterval >= deadline) break;
         std::this_thread::sleep_for(kRetryInterval);
     }

@@ -4,8 +4,11 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -33,6 +36,37 @@ void setNonBlocking(int fd, bool on) {
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags < 0 || ::fcntl(fd, F_SETFL, on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK)) < 0)
         throw std::system_error(errno, std::generic_category(), "fcntl(O_NONBLOCK)");
+}
+
+int msLeft(std::chrono::steady_clock::time_point deadline) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    return static_cast<int>(std::clamp<std::int64_t>(left, 0, std::int64_t{24} * 3600 * 1000));
+}
+
+UniqueFd connectOnce(const SocketAddress& address, std::chrono::steady_clock::time_point deadline, int& error) {
+    UniqueFd fd(::socket(address.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!fd.valid()) {
+        error = errno;
+        return fd;
+    }
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.storage), address.length) != 0) {
+        if (errno != EINPROGRESS) {
+            error = errno;
+            return {};
+        }
+        pollfd polled{fd.get(), POLLOUT, 0};
+        const int ready = ::poll(&polled, 1, msLeft(deadline));
+        socklen_t length = sizeof(error);
+        if (ready <= 0) {
+            error = ready == 0 ? ETIMEDOUT : errno;
+            return {};
+        }
+        if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+        if (error != 0) return {};
+    }
+    const int one = 1;  // small messages that should leave at once: no Nagle delay
+    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return fd;
 }
 
 std::string errorText(int error) { return std::system_category().message(error); }

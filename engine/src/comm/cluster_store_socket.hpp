@@ -3,6 +3,7 @@
 // address, owning a descriptor, and the address text every message names.
 #include <sys/socket.h>
 
+#include <chrono>
 #include <string>
 
 #include "distlab/core/error.hpp"
@@ -46,5 +47,11 @@ private:
 
 /// O_NONBLOCK on or off; throws std::system_error when fcntl fails.
 void setNonBlocking(int fd, bool on);
+
+/// Milliseconds until `deadline` (0 once it has passed), for poll().
+int msLeft(std::chrono::steady_clock::time_point deadline);
+/// One attempt at a TCP connection (non-blocking, TCP_NODELAY), waiting at most until `deadline`;
+/// returns the socket, or an invalid one with `error` set to the errno.
+UniqueFd connectOnce(const SocketAddress& address, std::chrono::steady_clock::time_point deadline, int& error);
 
 }  // namespace distlab::cluster_net

@@ -1,0 +1,54 @@
+#include "task_telemetry_stream.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "distlab/telemetry/task_telemetry.hpp"
+
+namespace distlab::cli {
+
+Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std::string& address, const ClusterTask& task,
+                                                                       const Trainer& trainer) {
+    const RunConfig& config = trainer.config();
+    auto sender = TaskTelemetrySender::connect(address, config.strategy.timeoutSeconds);
+    if (!sender) return sender.error();
+    TaskHello hello;
+    hello.token = task.token();
+    hello.task = task.task().name();
+    hello.replicas = trainer.replicaCount();
+    hello.firstReplica = task.workerRank() * hello.replicas;
+    hello.globalReplicas = static_cast<int>(config.globalReplicaCount());
+    hello.pid = ::getpid();
+    // The wall-clock time of the trainer's clock 0, so the app lines every task's steps up.
+    const auto wallNs = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    hello.clockOriginUnixNs = wallNs - trainer.clockNs();
+    hello.configHash = ClusterTask::configHash(config);
+    hello.firstStep = trainer.stepsDone();
+    hello.steps = config.steps;
+    (*sender)->sendAlways(encodeTaskMessage(hello));
+    return std::unique_ptr<TaskTelemetryStream>(new TaskTelemetryStream(std::move(*sender), hello.firstReplica));
+}
+
+void TaskTelemetryStream::step(const StepReport& report, const std::optional<EvalResult>& test, std::int64_t clockNs) {
+    std::optional<EvalRecord> evaluation;
+    if (test) {
+        evaluation.emplace();
+        evaluation->step = report.step;
+        evaluation->testLoss = test->loss;
+        evaluation->testAccuracy = test->accuracy;
+        evaluation->hasTest = true;
+        evaluation->wallNs = clockNs;
+    }
+    m_sender->sendStep(encodeTaskStep(report, m_firstReplica, evaluation));
+}
+
+void TaskTelemetryStream::finish(int exitCode, const std::string& failure, const std::string& summary) {
+    TaskStateMessage state;
+    state.phase = exitCode == 0 ? TaskPhase::Finished : exitCode == 130 ? TaskPhase::Interrupted : TaskPhase::Failed;
+    state.message = failure;
+    m_sender->sendAlways(encodeTaskMessage(state));
+    m_sender->sendAlways(encodeTaskMessage(TaskSummaryMessage{summary}));
+}
+
+}  // namespace distlab::cli

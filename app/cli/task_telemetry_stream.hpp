@@ -1,0 +1,35 @@
+#pragma once
+// distlab-worker --telemetry: the task's hello, steps, last state and summary, streamed to the app
+// that started it (engine/proto/task_telemetry.proto; docs/interfaces.md §3.11). Training never
+// waits for the app (TaskTelemetrySender queues; steps it has no room for are dropped).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "distlab/config/run_config.hpp"
+#include "distlab/core/error.hpp"
+#include "distlab/distribute/cluster_task.hpp"
+#include "distlab/distribute/trainer.hpp"
+#include "distlab/telemetry/task_telemetry_sender.hpp"
+
+namespace distlab::cli {
+
+class TaskTelemetryStream {
+public:
+    /// Connects to the app at `address` (within the strategy's timeout_seconds) and says hello.
+    static Result<std::unique_ptr<TaskTelemetryStream>> open(const std::string& address, const ClusterTask& task,
+                                                             const Trainer& trainer);
+    /// One step, with the test evaluation taken after it, if any.
+    void step(const StepReport& report, const std::optional<EvalResult>& test, std::int64_t clockNs);
+    /// The run's end: its exit code (0, 1, 3, 130), the failure's message, and the summary line.
+    void finish(int exitCode, const std::string& failure, const std::string& summary);
+
+private:
+    TaskTelemetryStream(std::unique_ptr<TaskTelemetrySender> sender, int firstReplica)
+        : m_sender(std::move(sender)), m_firstReplica(firstReplica) {}
+    std::unique_ptr<TaskTelemetrySender> m_sender;
+    int m_firstReplica;
+};
+
+}  // namespace distlab::cli

@@ -1,0 +1,233 @@
+// The telemetry a cluster's tasks stream to the app: protobuf's delimited frames read back as sent,
+// whatever pieces the bytes arrive in; what is not task telemetry refused with a reason; and the
+// steps of several tasks joined into one run's records with worked numbers.
+#include <QtTest>
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include "distlab/telemetry/cluster_steps.hpp"
+#include "distlab/telemetry/task_telemetry.hpp"
+
+using namespace distlab;
+
+namespace {
+
+TaskHello exampleHello() {
+    TaskHello hello;
+    hello.token = "0123456789abcdef0123456789abcdef";
+    hello.task = "worker:1";
+    hello.firstReplica = 2;
+    hello.replicas = 2;
+    hello.globalReplicas = 4;
+    hello.pid = 4242;
+    hello.clockOriginUnixNs = 1'790'000'000'000'000'000;
+    hello.configHash = "3cc9a1b2ca42e001";
+    hello.firstStep = 10;
+    hello.steps = 500;
+    return hello;
+}
+
+// One replica's record, its times in microseconds: start, compute end, communication end, update end.
+ReplicaRecord lane(int replica, std::int64_t step, std::int64_t start, std::int64_t compute, std::int64_t comm, std::int64_t update,
+                   float watched) {
+    ReplicaRecord record;
+    record.step = step;
+    record.replica = replica;
+    record.startNs = start * 1000;
+    record.computeEndNs = compute * 1000;
+    record.commEndNs = comm * 1000;
+    record.updateEndNs = update * 1000;
+    record.stepEndNs = update * 1000;
+    record.watched[0] = watched;
+    record.localLoss = 0.5f + static_cast<float>(replica);
+    record.bytesSent = 1000 + replica;
+    return record;
+}
+
+TaskStep taskStep(std::int64_t step, std::vector<ReplicaRecord> replicas) {
+    TaskStep out;
+    out.step.step = step;
+    out.step.loss = 0.25;
+    out.step.accuracy = 0.75;
+    out.step.samples = 32;
+    out.step.learningRate = 0.01f;
+    out.step.startNs = replicas.front().startNs;
+    out.step.endNs = replicas.front().stepEndNs;
+    for (ReplicaRecord& record : replicas) record.stepEndNs = out.step.endNs;
+    out.replicas = std::move(replicas);
+    return out;
+}
+
+std::vector<TaskMessage> readAll(TaskTelemetryReader& reader) {
+    std::vector<TaskMessage> messages;
+    for (;;) {
+        auto next = reader.next();
+        if (!next) QTest::qFail(next.error().message.c_str(), __FILE__, __LINE__);
+        if (!next || !next->has_value()) return messages;
+        messages.push_back(std::move(**next));
+    }
+}
+
+std::string varint(std::uint32_t value) {
+    std::string out(5, '\0');
+    auto* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(value, reinterpret_cast<std::uint8_t*>(out.data()));
+    out.resize(static_cast<std::size_t>(end - reinterpret_cast<std::uint8_t*>(out.data())));
+    return out;
+}
+
+}  // namespace
+
+class TestTaskTelemetry : public QObject {
+    Q_OBJECT
+private slots:
+    void everyMessageReadsBackAsSentByteByByte() {
+        const TaskHello hello = exampleHello();
+        TaskStep step = taskStep(11, {lane(2, 11, 100, 300, 450, 500, 1.5f), lane(3, 11, 110, 320, 450, 510, -2.0f)});
+        step.step.evaluation.step = 11;
+        step.step.evaluation.testLoss = 0.125;
+        step.step.evaluation.testAccuracy = 0.875;
+        step.step.evaluation.hasTest = true;
+        const std::string stream = encodeTaskMessage(hello) + encodeTaskMessage(step) +
+                                   encodeTaskMessage(TaskStateMessage{TaskPhase::Failed, "lost task worker:0"}) +
+                                   encodeTaskMessage(TaskSummaryMessage{R"({"steps":11})"});
+        // A slow socket: one byte at a time; every message comes whole, once.
+        TaskTelemetryReader reader;
+        std::vector<TaskMessage> messages;
+        for (char byte : stream) {
+            reader.append(std::string_view(&byte, 1));
+            for (TaskMessage& message : readAll(reader)) messages.push_back(std::move(message));
+        }
+        QCOMPARE(reader.buffered(), std::size_t{0});
+        QCOMPARE(messages.size(), std::size_t{4});
+        const auto& backHello = std::get<TaskHello>(messages[0]);
+        QCOMPARE(backHello.token, hello.token);
+        QCOMPARE(backHello.task, std::string("worker:1"));
+        QCOMPARE(backHello.firstReplica, 2);
+        QCOMPARE(backHello.globalReplicas, 4);
+        QCOMPARE(backHello.clockOriginUnixNs, hello.clockOriginUnixNs);
+        QCOMPARE(backHello.configHash, hello.configHash);
+        QCOMPARE(backHello.firstStep, std::int64_t{10});
+        QCOMPARE(backHello.steps, std::int64_t{500});
+        const auto& backStep = std::get<TaskStep>(messages[1]);
+        QCOMPARE(backStep.step.step, std::int64_t{11});
+        QCOMPARE(backStep.step.loss, 0.25);
+        QCOMPARE(backStep.step.evaluation.testAccuracy, 0.875);
+        QCOMPARE(backStep.replicas.size(), std::size_t{2});
+        QCOMPARE(backStep.replicas[1].replica, 3);
+        QCOMPARE(backStep.replicas[1].computeEndNs, std::int64_t{320'000});
+        QCOMPARE(backStep.replicas[1].watched[0], -2.0f);
+        QCOMPARE(backStep.replicas[1].bytesSent, std::int64_t{1003});
+        QCOMPARE(backStep.replicas[1].stepEndNs, backStep.step.endNs);
+        QCOMPARE(std::get<TaskStateMessage>(messages[2]).phase, TaskPhase::Failed);
+        QCOMPARE(std::get<TaskStateMessage>(messages[2]).message, std::string("lost task worker:0"));
+        QCOMPARE(std::get<TaskSummaryMessage>(messages[3]).json, std::string(R"({"steps":11})"));
+    }
+
+    void aStepFromAReportNumbersItsReplicasGlobally() {
+        StepReport report;
+        report.step = 7;
+        report.loss = 0.5;
+        report.samples = 32;
+        report.replicas.resize(2);
+        report.replicas[0].lossSum = 4.0;
+        report.replicas[0].examples = 8;
+        report.replicas[1].bytesSent = 77;
+        TaskTelemetryReader reader;
+        reader.append(encodeTaskStep(report, 6, std::nullopt));
+        const std::vector<TaskMessage> messages = readAll(reader);
+        QCOMPARE(messages.size(), std::size_t{1});
+        const auto& step = std::get<TaskStep>(messages[0]);
+        QCOMPARE(step.replicas[0].replica, 6);
+        QCOMPARE(step.replicas[1].replica, 7);
+        QCOMPARE(step.replicas[0].localLoss, 0.5f);  // 4 / 8
+        QCOMPARE(step.replicas[1].bytesSent, std::int64_t{77});
+        QCOMPARE(step.step.evaluation.step, std::int64_t{0});  // no evaluation
+    }
+
+    void whatIsNotTaskTelemetryIsRefusedWithAReason() {
+        struct Case {
+            const char* name;
+            std::string bytes;
+            const char* why;
+        };
+        const std::vector<Case> cases{
+            {"a huge length", varint(2'000'000'000) + "x", "at most"},
+            {"an empty frame", varint(0), "empty frame"},
+            {"not protobuf", varint(4) + std::string("\xff\xff\xff\xff", 4), "not a task message"},
+            {"a length that never ends", std::string("\xff\xff\xff\xff\xff\xff", 6), "not a varint"},
+            {"no known message", varint(2) + std::string("\x28\x01", 2), "no known kind"},  // field 5: not in the oneof
+            {"replicas out of range", [] {
+                 TaskHello hello = exampleHello();
+                 hello.firstReplica = 3;  // 3 + 2 > 4
+                 return encodeTaskMessage(hello);
+             }(), "out of range"},
+        };
+        for (const Case& c : cases) {
+            TaskTelemetryReader reader;
+            reader.append(c.bytes);
+            auto next = reader.next();
+            QVERIFY2(!next, c.name);
+            QVERIFY2(next.error().message.find(c.why) != std::string::npos, (std::string(c.name) + ": " + next.error().message).c_str());
+            // The reader stays failed: the connection is dropped, never resynchronized.
+            reader.append(encodeTaskMessage(TaskSummaryMessage{"{}"}));
+            QVERIFY2(!reader.next(), c.name);
+        }
+        // A truncated frame is not an error: its rest may come.
+        const std::string whole = encodeTaskMessage(exampleHello());
+        TaskTelemetryReader reader;
+        reader.append(std::string_view(whole).substr(0, whole.size() - 1));
+        auto next = reader.next();
+        QVERIFY(next && !next->has_value());
+    }
+
+    void tasksStepsJoinIntoOneRunsRecords() {
+        // Two tasks of two replicas each. Task 1's clock started 1 ms (1000 us) after task 0's, so
+        // its times move 1000 us later on the run's clock.
+        ClusterStepJoin join(2);
+        join.add(0, taskStep(1, {lane(0, 1, 0, 400, 600, 700, 1.0f), lane(1, 1, 0, 400, 600, 700, 1.0f)}), 0);
+        QVERIFY(join.takeReady().empty());  // waits for task 1
+        join.add(1, taskStep(1, {lane(2, 1, -1000, -500, -400, -300, 1.25f), lane(3, 1, -1000, -600, -400, -300, 0.75f)}), 1'000'000);
+        join.add(0, taskStep(2, {lane(0, 2, 800, 900, 1000, 1100, 2.0f), lane(1, 2, 800, 900, 1000, 1100, 2.0f)}), 0);
+        std::vector<ClusterStep> ready = join.takeReady();
+        QCOMPARE(ready.size(), std::size_t{1});  // step 2 still waits for task 1
+        const ClusterStep& step = ready[0];
+        QCOMPARE(step.step.step, std::int64_t{1});
+        QCOMPARE(step.replicas.size(), std::size_t{4});
+        QCOMPARE(step.replicas[2].replica, 2);
+        QCOMPARE(step.replicas[2].startNs, std::int64_t{0});          // -1000 us + 1000 us
+        QCOMPARE(step.replicas[3].computeEndNs, std::int64_t{400'000});  // -600 + 1000
+        QCOMPARE(step.step.startNs, std::int64_t{0});
+        QCOMPARE(step.step.endNs, std::int64_t{700'000});
+        QCOMPARE(step.step.durationNs, std::int64_t{700'000});
+        for (const ReplicaRecord& record : step.replicas) QCOMPARE(record.stepEndNs, std::int64_t{700'000});
+        // Compute: 400, 400, 500, 400 us -> mean 425; communication: 200, 200, 100, 200 -> 175;
+        // optimizer: 100 each; idle: 0, 0, 0, 0.
+        QCOMPARE(step.step.phases[Phase::Compute], 425'000.0);
+        QCOMPARE(step.step.phases[Phase::Communication], 175'000.0);
+        QCOMPARE(step.step.phases[Phase::Optimizer], 100'000.0);
+        QCOMPARE(step.step.phases[Phase::Idle], 0.0);
+        QCOMPARE(step.step.watchedSpread, 0.5f);  // 1.25 - 0.75
+        QVERIFY(step.step.hasLanes);
+        // Task 1 ends: step 2 goes on with task 0's replicas only.
+        join.taskEnded(1);
+        ready = join.takeReady();
+        QCOMPARE(ready.size(), std::size_t{1});
+        QCOMPARE(ready[0].replicas.size(), std::size_t{2});
+        QCOMPARE(join.pending(), std::size_t{0});
+    }
+
+    void aTaskFarBehindDoesNotHoldTheOthers() {
+        ClusterStepJoin join(2);
+        const auto steps = static_cast<std::int64_t>(ClusterStepJoin::kMaxPendingSteps) + 1;
+        for (std::int64_t s = 1; s <= steps; ++s) join.add(0, taskStep(s, {lane(0, s, s, s + 1, s + 2, s + 3, 0.0f)}), 0);
+        const std::vector<ClusterStep> ready = join.takeReady();
+        QCOMPARE(ready.size(), std::size_t{1});  // the oldest went on without task 1
+        QCOMPARE(join.pending(), ClusterStepJoin::kMaxPendingSteps);
+        // Task 1's report of it, too late, is dropped rather than waited for again.
+        join.add(1, taskStep(1, {lane(1, 1, 1, 2, 3, 4, 0.0f)}), 0);
+        QCOMPARE(join.pending(), ClusterStepJoin::kMaxPendingSteps);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTaskTelemetry)
+#include "test_task_telemetry.moc"
