@@ -31,6 +31,8 @@ readonly PACKAGES=(
   # traffic; its RedisStore rendezvous is tested against a real redis-server; ip netns for the
   # two-host test (docs/cluster.md)
   libgloo-dev libhiredis-dev redis-server iproute2
+  # the telemetry a cluster's tasks stream to the app (engine/proto/task_telemetry.proto)
+  libprotobuf-dev protobuf-compiler
 )
 readonly APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 readonly CTEST_JOBS=2  # CI machines have two cores

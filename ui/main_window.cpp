@@ -29,6 +29,7 @@
 #include "views/parameter_server_view.hpp"
 #include "views/replica_view.hpp"
 #include "views/throughput_view.hpp"
+#include "views/tasks_view.hpp"
 #include "views/timeline_view.hpp"
 #include "wheel_guard.hpp"
 #include "window/export_actions.hpp"
@@ -135,6 +136,12 @@ void MainWindow::buildViews() {
     m_parameterServers = new ParameterServerView(*m_controller);
     m_views->addTab(m_parameterServers, tr("Servers"));
     m_views->setTabToolTip(m_views->indexOf(m_parameterServers), tr("Parameter servers: topology, worker controls, staleness"));
+    // A cluster run's tasks: shown, with the views a cluster can feed, only for a cluster run.
+    m_tasks = new TasksView(*m_controller);
+    m_views->addTab(m_tasks, tr("Tasks"));
+    m_views->setTabToolTip(m_views->indexOf(m_tasks), tr("The cluster's tasks: processes, states, steps"));
+    connect(m_controller, &SessionController::runReplaced, this, &MainWindow::showViewsOfRun);
+    showViewsOfRun();
     connect(m_parameterServers, &ParameterServerView::compareRequested, this, [this] { m_studies->openComparison(); });
     connect(m_parameterServers, &ParameterServerView::useParameterServersRequested, this, [this] {
         RunConfig config = m_controller->config();
@@ -170,6 +177,17 @@ void MainWindow::buildViews() {
         view->addAction(action);
         view->setContextMenuPolicy(Qt::ActionsContextMenu);
     }
+}
+
+void MainWindow::showViewsOfRun() {
+    // A cluster's tasks are processes: the app draws what they stream (every replica's steps), not
+    // what needs the model in this process (the decision boundary) or parameter servers.
+    const bool cluster = m_controller->cluster() != nullptr;
+    m_views->setTabVisible(m_views->indexOf(m_tasks), cluster);
+    m_views->setTabVisible(m_views->indexOf(m_boundary), !cluster);
+    m_views->setTabVisible(m_views->indexOf(m_parameterServers), !cluster);
+    if (cluster && (m_views->currentWidget() == m_boundary || m_views->currentWidget() == m_parameterServers))
+        m_views->setCurrentWidget(m_tasks);
 }
 
 void MainWindow::buildDocks() {

@@ -41,6 +41,7 @@ class LearningView;
 class LessonPanel;
 class NetworkView;
 class ParameterServerView;
+class TasksView;
 class ReplicaView;
 class RunControl;
 class RunHistory;
@@ -138,6 +139,7 @@ public:
     NetworkView& networkView() const { return *m_network; }
     CommunicationView& communicationView() const { return *m_communication; }
     ParameterServerView& parameterServerView() const { return *m_parameterServers; }
+    TasksView& tasksView() const { return *m_tasks; }
     ExplainPanel& explainPanel() const { return *m_explain; }
     QDockWidget& explainDock() const { return *m_explainDock; }
     // RunControl's.
@@ -167,6 +169,8 @@ protected:
 
 private:
     void buildViews();
+    /// Shows the tabs the current run can feed (a cluster run: Tasks, no Boundary or Servers).
+    void showViewsOfRun();
     void buildDocks();
     void buildToolBar();
     void buildMenus();
@@ -193,6 +197,7 @@ private:
     NetworkView* m_network = nullptr;
     CommunicationView* m_communication = nullptr;
     ParameterServerView* m_parameterServers = nullptr;
+    TasksView* m_tasks = nullptr;
     NetworkView* m_setupDiagram = nullptr;
     QMenu* m_examples = nullptr;
     RunControl* m_runControl = nullptr;

@@ -33,14 +33,7 @@ void appendNumber(std::string& line, double value) {
 Result<RunConfig> openRunConfigFile(const QString& path, const QStringList& overrides) {
     std::vector<std::string> sets;
     for (const QString& set : overrides) sets.push_back(set.toStdString());
-    Result<RunConfig> config = loadRunConfig(local(path), sets);
-    // A multi-worker run is processes the app cannot start or watch yet; refused where it is opened,
-    // not with a half-working strategy panel.
-    if (config && config->strategy.type == StrategyKind::MultiWorkerMirrored)
-        return Error{local(path) +
-                     ": strategy.type: multi_worker_mirrored runs as distlab-worker processes, one per task "
-                     "(docs/cluster.md); the app does not start or watch a cluster yet"};
-    return config;
+    return loadRunConfig(local(path), sets);
 }
 
 RunConfig rebaseDataPaths(const RunConfig& config, const QString& directory) {

@@ -9,7 +9,7 @@
 namespace distlab::cli {
 
 Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std::string& address, const ClusterTask& task,
-                                                                       const Trainer& trainer) {
+                                                                       Trainer& trainer) {
     const RunConfig& config = trainer.config();
     auto sender = TaskTelemetrySender::connect(address, config.strategy.timeoutSeconds);
     if (!sender) return sender.error();
@@ -26,6 +26,9 @@ Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std
     hello.configHash = ClusterTask::configHash(config);
     hello.firstStep = trainer.stepsDone();
     hello.steps = config.steps;
+    // Every replica reports its copy of parameter 0's element 0, the value the app follows by default.
+    const std::int64_t watched = 0;
+    trainer.setWatched({&watched, 1});
     (*sender)->sendAlways(encodeTaskMessage(hello));
     return std::unique_ptr<TaskTelemetryStream>(new TaskTelemetryStream(std::move(*sender), hello.firstReplica));
 }

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
 
@@ -17,8 +18,10 @@
 
 #include <distlab/config/run_config_json.hpp>
 
+#include "bridge/cluster_run.hpp"
 #include "file_dialogs.hpp"
 #include "main_window.hpp"
+#include "panels/cluster_options.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/strategy_panel.hpp"
 #include "run_files.hpp"
@@ -272,20 +275,26 @@ private slots:
         QVERIFY(m_recorder->errors.isEmpty());
     }
 
-    void aMultiWorkerConfigIsRefusedNamingDistlabWorker() {
+    void aMultiWorkerConfigOpensAsAClusterNotYetStarted() {
         MainWindow& window = *m_window;
         QTemporaryDir folder;
         const QString path = folder.filePath(QStringLiteral("cluster.json"));
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"({"model": {"layers": [{"units": 2}]}, "strategy": {"type": "multi_worker_mirrored", "local_replicas": 2}})");
+        file.write(R"({"model": {"layers": [{"units": 2}]}, "strategy": {"type": "multi_worker_mirrored", "local_replicas": 2},
+                       "cluster": {"worker": ["localhost:23901", "localhost:23902"]}})");
         file.close();
-        const RunConfig before = window.controller().config();
-        QVERIFY(!window.openConfig(path));
-        QVERIFY2(!m_recorder->errors.isEmpty() && m_recorder->errors.back().contains(QStringLiteral("distlab-worker")),
-                 qPrintable(m_recorder->errors.join('\n')));
-        QVERIFY(window.controller().config() == before);  // nothing changed
-        m_recorder->errors.clear();
+        QVERIFY(window.openConfig(path));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().cluster() != nullptr, kLoadTimeoutMs);
+        QVERIFY2(m_recorder->errors.isEmpty(), qPrintable(m_recorder->errors.join('\n')));
+        // Loaded as the cluster it names, its tasks not started until Play.
+        const ClusterRun& cluster = *window.controller().cluster();
+        QCOMPARE(window.controller().state(), SessionState::Paused);
+        QCOMPARE(cluster.tasks().size(), std::size_t{2});
+        QCOMPARE(cluster.tasks()[1].address, QStringLiteral("localhost:23902"));
+        for (const ClusterRun::Task& task : cluster.tasks()) QCOMPARE(task.pid, qint64{0});
+        QCOMPARE(window.setup().strategyPanel().clusterOptions().workersBox().value(), 2);
+        QCOMPARE(window.setup().strategyPanel().devicesBox().value(), 2);
     }
 
     void savedParameterServerConfigHoldsOnlyWhatTheRunUses() {

@@ -74,7 +74,7 @@ void SessionController::takeCheckpointAnswers() {
         if (ok) m_current->session->requestSnapshot();
         if (!ok && m_current->clearHistoryOnFailedResume) {
             // The saved curves must not stand beside weights that are not theirs.
-            m_current->history = RunHistory(static_cast<int>(m_current->config.strategy.replicaCount()));
+            m_current->history = RunHistory(static_cast<int>(m_current->config.globalReplicaCount()));
             emit ticked();
         }
         emit resumeFinished(ok, message);
@@ -145,6 +145,12 @@ void SessionController::openSavedRun(const RunConfig& config, const std::string&
 }
 
 void SessionController::postResume(const std::string& path, std::vector<int> dead) {
+    if (!m_current->session) {  // a cluster's tasks resume with distlab-worker --resume (docs/cluster.md)
+        QMetaObject::invokeMethod(
+            this, [this] { emit resumeFinished(false, tr("A cluster run is not resumed from the app: start its tasks with --resume.")); },
+            Qt::QueuedConnection);
+        return;
+    }
     // Runs on the session's thread once it has loaded, before any Play or Step queued later.
     m_current->resume = m_current->session->post([path, dead = std::move(dead)](Trainer& trainer) {
         CheckpointAnswer answer;

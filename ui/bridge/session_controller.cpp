@@ -48,11 +48,21 @@ SessionController::~SessionController() {
 }
 
 std::unique_ptr<SessionController::Run> SessionController::makeRun(const RunConfig& config, bool playWhenLoaded) {
-    const auto replicas = static_cast<int>(config.strategy.replicaCount());
+    const auto replicas = static_cast<int>(config.globalReplicaCount());  // a cluster's: every task's
     auto run = std::make_unique<Run>(m_nextRunId++, replicas);
     run->config = config;
     run->playWhenLoaded = playWhenLoaded;
     run->observer = std::make_unique<ObserverBridge>(this, run->id);
+    if (isClusterRun(config)) {
+        // Loaded at once (nothing to read yet: the tasks read the data when Play starts them).
+        run->cluster = std::make_unique<ClusterRun>(config);
+        const std::uint64_t id = run->id;
+        connect(run->cluster.get(), &ClusterRun::stateChanged, this, [this, id](SessionState state) { onRunState(id, state); });
+        connect(run->cluster.get(), &ClusterRun::failed, this, [this, id](const QString& message) { onRunError(id, message); });
+        connect(run->cluster.get(), &ClusterRun::tasksChanged, this, &SessionController::clusterTasksChanged);
+        QMetaObject::invokeMethod(this, [this, id] { onRunState(id, SessionState::Paused); }, Qt::QueuedConnection);
+        return run;
+    }
     SessionOptions options;
     run->session = std::make_unique<TrainingSession>(config, options, run->observer.get());
     run->session->setSpeedLimit(m_speedLimit);
@@ -142,9 +152,13 @@ void SessionController::onRunState(std::uint64_t runId, SessionState newState) {
     }
     if (!m_current->loaded && newState != SessionState::Loading && newState != SessionState::Failed) {
         m_current->loaded = true;
-        requestPoints();
-        if (m_current->stepWhenLoaded && !m_current->playWhenLoaded) m_current->session->stepOnce();
-        if (m_current->playWhenLoaded) m_current->session->play();
+        if (m_current->cluster) {
+            if (m_current->playWhenLoaded || m_current->stepWhenLoaded) m_current->cluster->start();
+        } else {
+            requestPoints();
+            if (m_current->stepWhenLoaded && !m_current->playWhenLoaded) m_current->session->stepOnce();
+            if (m_current->playWhenLoaded) m_current->session->play();
+        }
     }
     emit stateChanged(state());
     if (newState == SessionState::Failed) {
@@ -188,46 +202,52 @@ void SessionController::takeReadyPoints() {
 }
 
 bool SessionController::isLoading() const {
-    return m_pending != nullptr || (m_current && m_current->session->state() == SessionState::Loading);
+    return m_pending != nullptr || (m_current && m_current->state() == SessionState::Loading);
 }
 
-SessionState SessionController::state() const { return m_current ? m_current->session->state() : SessionState::Stopped; }
+SessionState SessionController::state() const { return m_current ? m_current->state() : SessionState::Stopped; }
 
-std::int64_t SessionController::stepsDone() const { return m_current ? m_current->session->stepsDone() : 0; }
+std::int64_t SessionController::stepsDone() const { return m_current ? m_current->stepsDone() : 0; }
 
 TrainingSession* SessionController::session() { return m_current ? m_current->session.get() : nullptr; }
+
+ClusterRun* SessionController::cluster() { return m_current ? m_current->cluster.get() : nullptr; }
+
+bool SessionController::isClusterRun(const RunConfig& config) { return config.strategy.type == StrategyKind::MultiWorkerMirrored; }
 
 void SessionController::play() {
     // A run still loading replaces the current one soon: play that one, not the one it replaces.
     if (m_pending)
         m_pending->playWhenLoaded = true;
+    else if (m_current && m_current->cluster)
+        m_current->cluster->start();
     else if (m_current)
         m_current->session->play();
 }
 
 void SessionController::pause() {
     if (m_pending) m_pending->playWhenLoaded = false;
-    if (m_current) m_current->session->pause();
+    if (m_current && m_current->session) m_current->session->pause();
 }
 
 void SessionController::stepOnce() {
     // A run still loading replaces the current one soon: step that one, not the one it replaces.
     if (m_pending)
         m_pending->stepWhenLoaded = true;
-    else if (m_current)
+    else if (m_current && m_current->session)
         m_current->session->stepOnce();
 }
 
 bool SessionController::isLive() const {
     if (!m_current) return false;
-    const SessionState current = m_current->session->state();
+    const SessionState current = m_current->state();
     return current != SessionState::Finished && current != SessionState::Stopped && current != SessionState::Failed;
 }
 
 ParameterServerControls* SessionController::liveControls(const QString& what) {
     if (!m_current) return nullptr;
     if (!isLive()) {
-        const SessionState current = m_current->session->state();
+        const SessionState current = m_current->state();
         emit liveControlRefused(
             current == SessionState::Finished
                 ? tr("The run has finished (%1 steps): %2 acts only on a live run. Press Play to train again from the start.")
@@ -255,20 +275,20 @@ bool SessionController::setWorkerPaused(int worker, bool paused) {
 void SessionController::setLearningRate(double rate) {
     if (!(rate > 0.0)) return;
     m_config.optimizer.learningRate = rate;
-    if (m_current) m_current->session->setLearningRate(static_cast<float>(rate));
-    if (m_pending) m_pending->session->setLearningRate(static_cast<float>(rate));
+    if (m_current && m_current->session) m_current->session->setLearningRate(static_cast<float>(rate));
+    if (m_pending && m_pending->session) m_pending->session->setLearningRate(static_cast<float>(rate));
 }
 
 void SessionController::setSpeedLimit(double stepsPerSecond) {
     m_speedLimit = std::max(0.0, stepsPerSecond);
-    if (m_current) m_current->session->setSpeedLimit(m_speedLimit);
-    if (m_pending) m_pending->session->setSpeedLimit(m_speedLimit);
+    if (m_current && m_current->session) m_current->session->setSpeedLimit(m_speedLimit);
+    if (m_pending && m_pending->session) m_pending->session->setSpeedLimit(m_speedLimit);
 }
 
 void SessionController::setWatched(int parameter, std::int64_t element) {
     m_watchedParameter = parameter;
     m_watchedElement = element;
-    if (!m_current) return;
+    if (!m_current || !m_current->session) return;  // a cluster's tasks watch parameter 0, element 0
     m_current->session->setWatched({WatchedValue{parameter, element}});
     m_current->history.clearWatched();
 }
@@ -283,7 +303,7 @@ struct SessionController::BetweenStepsTask {
 void SessionController::runBetweenSteps(std::function<void(Trainer&)> fn, QObject* context, std::function<void(bool ran)> done) {
     BetweenStepsTask task{{}, context, std::move(done)};
     // Not while loading: the task would wait for the whole load.
-    if (m_current && m_current->session->state() != SessionState::Loading)
+    if (m_current && m_current->session && m_current->session->state() != SessionState::Loading)
         task.answer = m_current->session->post([fn = std::move(fn)](Trainer& trainer) { fn(trainer); });
     // Collected by a tick whichever run it went to: a run replaced meanwhile answers SessionEnded.
     m_tasks.push_back(std::move(task));
@@ -319,7 +339,7 @@ void SessionController::finishTasks() {
 }
 
 ParameterServerControls* SessionController::parameterServerControls() {
-    return m_current ? m_current->session->parameterServerControls() : nullptr;
+    return m_current && m_current->session ? m_current->session->parameterServerControls() : nullptr;
 }
 
 void SessionController::setWorkerSpeed(int worker, double speed) {
@@ -367,7 +387,7 @@ double SessionController::runningSeconds() const {
     return seconds;
 }
 
-std::uint64_t SessionController::droppedRecords() { return m_current ? m_current->drain.droppedCount(m_current->session->telemetry()) : 0; }
+std::uint64_t SessionController::droppedRecords() { return m_current ? m_current->drain.droppedCount(m_current->telemetry()) : 0; }
 
 void SessionController::resetTickStats() {
     m_lastTickMs = 0.0;
@@ -383,9 +403,9 @@ bool SessionController::catchUp(int timeoutMs) {
     for (;;) {
         tick();
         if (!m_current) return true;
-        const SessionState current = m_current->session->state();
+        const SessionState current = m_current->state();
         if (current == SessionState::Running || current == SessionState::Stepping) return true;
-        if (m_current->history.lastStep().step >= m_current->session->stepsDone()) return true;
+        if (m_current->history.lastStep().step >= m_current->stepsDone()) return true;
         if (waited.elapsed() >= timeoutMs) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -396,17 +416,18 @@ void SessionController::tick() {
     timer.start();
     const std::int64_t cpuStart = threadCpuNs();
     if (m_current) {
-        TrainingSession& session = *m_current->session;
-        const SessionState current = session.state();
+        const SessionState current = m_current->state();
         const bool ended = current == SessionState::Finished || current == SessionState::Stopped || current == SessionState::Failed;
-        m_current->drain.drain(session.telemetry(), m_current->history, ended);
-        takeReadyPoints();
-        takeCheckpointAnswers();
-        if (!ended) autoCheckpoint();
-        auto latest = session.latestSnapshot();
-        if (latest && latest != m_snapshot) {
-            m_snapshot = std::move(latest);
-            emit snapshotChanged();
+        m_current->drain.drain(m_current->telemetry(), m_current->history, ended);
+        if (TrainingSession* session = m_current->session.get()) {
+            takeReadyPoints();
+            takeCheckpointAnswers();
+            if (!ended) autoCheckpoint();
+            auto latest = session->latestSnapshot();
+            if (latest && latest != m_snapshot) {
+                m_snapshot = std::move(latest);
+                emit snapshotChanged();
+            }
         }
     }
     finishTasks();

@@ -23,6 +23,7 @@
 
 namespace distlab::ui {
 
+class ClusterRun;
 class RunHistory;
 struct SavedHistory;
 
@@ -65,8 +66,13 @@ public:
     const RunConfig& config() const { return m_config; }
     SessionState state() const;
     std::int64_t stepsDone() const;
-    /// The current session, or null. Its rings belong to this controller: do not drain them.
+    /// The current session, or null (no run, or a cluster run). Its rings belong to this controller:
+    /// do not drain them.
     TrainingSession* session();
+    /// The current run's cluster of processes (a multi_worker_mirrored run), or null.
+    ClusterRun* cluster();
+    /// Whether `config` runs as a cluster of distlab-worker processes rather than a session here.
+    static bool isClusterRun(const RunConfig& config);
 
     void play();
     void pause();
@@ -168,6 +174,8 @@ signals:
     void liveConfigChanged();
     /// A live control reached a run that has already ended: `message` says so.
     void liveControlRefused(const QString& message);
+    /// The current cluster's tasks changed state, steps or message.
+    void clusterTasksChanged();
     /// checkpointStep() changed (a checkpoint was kept, or the run it belonged to was replaced).
     void checkpointChanged();
     /// A resume asked with resumeFromCheckpoint() is done: `ok`, or why not in `message`.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "bridge/cluster_run.hpp"
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "bridge/telemetry_drain.hpp"
@@ -43,8 +44,13 @@ struct CheckpointAnswer {
     std::string error;  // empty: written
 };
 
+// A run is a session in this process, or a cluster of distlab-worker processes (cluster_run.hpp):
+// exactly one of the two. What both have is asked through state(), stepsDone() and telemetry().
 struct SessionController::Run {
     Run(std::uint64_t runId, int replicas) : id(runId), history(replicas), drain(replicas) {}
+    SessionState state() const { return session ? session->state() : cluster->state(); }
+    std::int64_t stepsDone() const { return session ? session->stepsDone() : cluster->stepsDone(); }
+    TelemetryHub& telemetry() { return session ? session->telemetry() : cluster->telemetry(); }
     std::uint64_t id;
     RunConfig config;
     bool playWhenLoaded = false;
@@ -58,6 +64,7 @@ struct SessionController::Run {
     std::future<CheckpointAnswer> checkpoint;  // an automatic checkpoint on its way
     std::future<CheckpointAnswer> resume;      // resumeFromCheckpoint()'s restore, run after loading
     bool clearHistoryOnFailedResume = false;   // the history shown is a saved run's (openSavedRun)
+    std::unique_ptr<ClusterRun> cluster;       // its processes are stopped before the rest goes
     std::unique_ptr<TrainingSession> session;  // last: stopped and joined before the rest goes
 };
 

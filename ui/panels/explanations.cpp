@@ -1,6 +1,7 @@
 #include "panels/explanations.hpp"
 
 #include "panels/explanations_collectives.hpp"
+#include "panels/explanations_cluster.hpp"
 #include "panels/explanations_parameter_server.hpp"
 
 #include <QHash>
@@ -163,6 +164,7 @@ QHash<QString, Explanation> buildTable() {
         "the training points (filled) and test points (ringed) on top, refreshed live, as TensorFlow "
         "Playground shows it.</p>");
     addParameterServerExplanations(t);
+    addClusterExplanations(t);
     addCollectiveExplanations(t);
     return t;
 }

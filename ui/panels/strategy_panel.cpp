@@ -13,6 +13,7 @@
 #include <distlab/config/run_limits.hpp>
 
 #include "count_text.hpp"
+#include "panels/cluster_options.hpp"
 #include "panels/explanation_label.hpp"
 #include "panels/explanations.hpp"
 #include "panels/gpu_note.hpp"
@@ -28,6 +29,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_type->addItem(tr("Mirrored"), static_cast<int>(StrategyKind::Mirrored));
     m_type->addItem(tr("Central storage"), static_cast<int>(StrategyKind::CentralStorage));
     m_type->addItem(tr("Parameter servers"), static_cast<int>(StrategyKind::ParameterServer));
+    m_type->addItem(tr("Multi-worker mirrored"), static_cast<int>(StrategyKind::MultiWorkerMirrored));
     m_typeText = explanationLabel(this);
 
     m_mirroredGroup = new QWidget(this);
@@ -43,11 +45,13 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     auto* mirroredForm = new QFormLayout(m_mirroredGroup);
     mirroredForm->setContentsMargins(0, 0, 0, 0);
     mirroredForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    mirroredForm->addRow(tr("Replicas"), m_devices);
+    m_devicesTitle = new QLabel(tr("Replicas"), m_mirroredGroup);
+    mirroredForm->addRow(m_devicesTitle, m_devices);
     mirroredForm->addRow(m_devicesText);
     mirroredForm->addRow(new GpuNote(m_mirroredGroup));
     mirroredForm->addRow(m_reduction);
 
+    m_cluster = new ClusterOptions(this);
     m_parameterServers = new ParameterServerOptions(this);
     m_accumulationGroup = new QWidget(this);
     m_accumulation = new QSpinBox(m_accumulationGroup);
@@ -68,6 +72,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(form);
     layout->addWidget(m_typeText);
     layout->addWidget(m_mirroredGroup);
+    layout->addWidget(m_cluster);
     layout->addWidget(m_parameterServers);
     auto* accumulationForm = new QFormLayout(m_accumulationGroup);
     accumulationForm->setContentsMargins(0, 0, 0, 0);
@@ -87,6 +92,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     connect(m_reduction, &ReductionOptions::edited, this, changed);
     connect(m_accumulation, &QSpinBox::valueChanged, this, changed);
     connect(m_parameterServers, &ParameterServerOptions::edited, this, changed);
+    connect(m_cluster, &ClusterOptions::edited, this, changed);
     updateExplanations();
 }
 
@@ -105,6 +111,7 @@ void StrategyPanel::setConfig(const RunConfig& config) {
     m_reduction->setStrategy(config.strategy);
     m_accumulation->setValue(static_cast<int>(config.strategy.gradientAccumulationSteps));
     m_parameterServers->setStrategy(config.strategy);
+    m_cluster->setConfig(config);
     updateExplanations();
 }
 
@@ -116,12 +123,18 @@ void StrategyPanel::applyTo(RunConfig& config) const {
     const bool sameDevices = strategy.type == m_shown.type && devices == static_cast<int>(m_shown.replicaCount());
     if (!sameDevices) {
         strategy.devices.clear();
-        if (strategy.type == StrategyKind::Mirrored || strategy.type == StrategyKind::CentralStorage) {
+        if (strategy.type == StrategyKind::Mirrored || strategy.type == StrategyKind::CentralStorage ||
+            strategy.type == StrategyKind::MultiWorkerMirrored) {
             for (int i = 0; i < devices; ++i) strategy.devices.push_back(DeviceName{DeviceName::Kind::Cpu, i});
         }
     }
     m_reduction->applyTo(strategy);  // keeps a loaded value it does not offer (nccl) unless another is picked
     strategy.gradientAccumulationSteps = m_accumulation->value();
+    // Only multi-worker mirrored runs tasks in processes: another strategy has no cluster.
+    if (strategy.type == StrategyKind::MultiWorkerMirrored)
+        m_cluster->applyTo(config);
+    else
+        config.cluster = ClusterSpec{};
     if (strategy.type == StrategyKind::ParameterServer) {
         strategy.devices.clear();  // workers and servers are threads of their own
         strategy.gradientAccumulationSteps = 1;
@@ -136,15 +149,19 @@ void StrategyPanel::setGlobalBatch(std::int64_t globalBatch) {
 
 void StrategyPanel::updateExplanations() {
     const StrategyKind kind = type();
-    const bool mirrored = kind == StrategyKind::Mirrored || kind == StrategyKind::CentralStorage;
+    const bool cluster = kind == StrategyKind::MultiWorkerMirrored;
+    const bool mirrored = kind == StrategyKind::Mirrored || kind == StrategyKind::CentralStorage || cluster;
     const bool parameterServers = kind == StrategyKind::ParameterServer;
     const QString typeKey = kind == StrategyKind::Mirrored         ? QStringLiteral("strategy.type.mirrored")
                             : kind == StrategyKind::CentralStorage ? QStringLiteral("strategy.type.central_storage")
                             : parameterServers                     ? QStringLiteral("strategy.type.parameter_server")
+                            : cluster                              ? QStringLiteral("strategy.type.multi_worker_mirrored")
                                                                    : QStringLiteral("strategy.type.one_device");
     setExplainKey(m_type, typeKey);
     m_typeText->setText(firstParagraph(typeKey));
     m_mirroredGroup->setVisible(mirrored);
+    m_cluster->setVisible(cluster);
+    m_devicesTitle->setText(cluster ? tr("Replicas per worker") : tr("Replicas"));
     m_parameterServers->setVisible(parameterServers);
     m_accumulationGroup->setVisible(!parameterServers);
     if (parameterServers) {
@@ -155,9 +172,17 @@ void StrategyPanel::updateExplanations() {
         m_batchText->setStyleSheet(QString());
         return;
     }
-    const int replicas = mirrored ? m_devices->value() : 1;
-    m_devicesText->setText(replicas == 1 ? tr("cpu:0 — one replica: nothing to reduce.")
-                                         : tr("cpu:0 – cpu:%1, one thread each.").arg(replicas - 1));
+    const int workers = cluster ? m_cluster->workersBox().value() : 1;
+    const int replicas = (mirrored ? m_devices->value() : 1) * workers;
+    const int local = mirrored ? m_devices->value() : 1;
+    if (cluster)
+        m_devicesText->setText(local == 1 ? tr("cpu:0 of each worker — reduced across the workers.")
+                                          : tr("cpu:0 – cpu:%1 of each worker, one thread each: summed in the worker, then across the "
+                                               "workers, then broadcast back.")
+                                                .arg(local - 1));
+    else
+        m_devicesText->setText(replicas == 1 ? tr("cpu:0 — one replica: nothing to reduce.")
+                                             : tr("cpu:0 – cpu:%1, one thread each.").arg(replicas - 1));
     m_accumulationText->setText(firstParagraph(QStringLiteral("strategy.gradient_accumulation_steps")));
     const std::int64_t steps = m_accumulation->value();
     const std::int64_t split = replicas * steps;

@@ -2,7 +2,8 @@
 // The distribution strategy, limited to what the engine runs today: one device, mirrored or central
 // storage on logical CPU devices (as many as the engine accepts, run_limits.hpp), the cross-device
 // reduction and packing (ReductionOptions),
-// gradient accumulation, and parameter servers (their knobs in ParameterServerOptions). Every
+// gradient accumulation, parameter servers (their knobs in ParameterServerOptions) and multi-worker
+// mirrored, a cluster of processes the app starts (ClusterOptions). Every
 // choice shows its explanation beside the control.
 #include <QWidget>
 
@@ -14,6 +15,7 @@ class QSpinBox;
 
 namespace distlab::ui {
 
+class ClusterOptions;
 class ParameterServerOptions;
 class ReductionOptions;
 
@@ -36,6 +38,7 @@ public:
     ReductionOptions& reductionOptions() const { return *m_reduction; }
     QSpinBox& accumulationBox() const { return *m_accumulation; }
     ParameterServerOptions& parameterServerOptions() const { return *m_parameterServers; }
+    ClusterOptions& clusterOptions() const { return *m_cluster; }
 
 signals:
     void edited();
@@ -49,10 +52,12 @@ private:
     QComboBox* m_type;
     QLabel* m_typeText;
     QWidget* m_mirroredGroup;
+    QLabel* m_devicesTitle;
     QSpinBox* m_devices;
     QLabel* m_devicesText;
     ReductionOptions* m_reduction;
     ParameterServerOptions* m_parameterServers;
+    ClusterOptions* m_cluster;
     QWidget* m_accumulationGroup;
     QSpinBox* m_accumulation;
     QLabel* m_accumulationText;

@@ -2,15 +2,26 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace distlab::ui {
 
 QString laneLabel(const StrategyConfig& strategy, int lane) {
+    // A cluster's lane: worker task w's local replica (global rank = w × local replicas + local).
+    if (strategy.type == StrategyKind::MultiWorkerMirrored) {
+        const int local = static_cast<int>(std::max<std::int64_t>(1, strategy.replicaCount()));
+        return QCoreApplication::translate("LaneNames", "worker %1 · replica %2").arg(lane / local).arg(lane % local);
+    }
     const char* text = strategy.type == StrategyKind::ParameterServer ? "worker %1" : "replica %1";
     return QCoreApplication::translate("LaneNames", text).arg(lane);
 }
 
 QString laneDeviceLabel(const StrategyConfig& strategy, int lane) {
     if (strategy.type == StrategyKind::ParameterServer) return laneLabel(strategy, lane);
+    if (strategy.type == StrategyKind::MultiWorkerMirrored) {
+        const int local = static_cast<int>(std::max<std::int64_t>(1, strategy.replicaCount()));
+        return QCoreApplication::translate("LaneNames", "worker %1 cpu:%2 (replica %3)").arg(lane / local).arg(lane % local).arg(lane);
+    }
     const auto index = static_cast<std::size_t>(lane);
     const QString device =
         index < strategy.devices.size() ? QString::fromStdString(strategy.devices[index].toString()) : QStringLiteral("cpu:%1").arg(lane);

@@ -7,9 +7,11 @@
 
 namespace distlab::ui {
 
-/// "replica 2", or "worker 2" for parameter servers: legends and short labels.
+/// "replica 2", "worker 2" for parameter servers, "worker 1 · replica 0" for a cluster's lanes:
+/// legends and short labels.
 QString laneLabel(const StrategyConfig& strategy, int lane);
-/// "cpu:2 (replica 2)", or "worker 2" for parameter servers: timeline lanes.
+/// "cpu:2 (replica 2)", "worker 2" for parameter servers, "worker 1 cpu:0 (replica 2)" for a
+/// cluster's: timeline lanes.
 QString laneDeviceLabel(const StrategyConfig& strategy, int lane);
 
 }  // namespace distlab::ui

@@ -155,13 +155,13 @@ void RunControl::addToToolBar(QToolBar* bar) {
     bar->addAction(m_step);
     bar->addAction(m_reset);
     for (QAction* action : {m_play, m_pause, m_step, m_reset}) setExplainKey(bar->widgetForAction(action), QStringLiteral("run.controls"));
-    bar->addSeparator();
+    m_sessionOnly.push_back(bar->addSeparator());
     buildSpeedControls(bar);
-    bar->addSeparator();
-    bar->addWidget(new QLabel(tr(" Learning rate "), bar));
+    m_sessionOnly.push_back(bar->addSeparator());
+    m_sessionOnly.push_back(bar->addWidget(new QLabel(tr(" Learning rate "), bar)));
     m_learningRate = makeLearningRateBox(bar);
     m_learningRate->setObjectName(QStringLiteral("toolbarLearningRate"));
-    bar->addWidget(m_learningRate);
+    m_sessionOnly.push_back(bar->addWidget(m_learningRate));
     connect(m_speed, &QSlider::valueChanged, this, &RunControl::onSpeedSlider);
     connect(m_learningRate, &QDoubleSpinBox::valueChanged, this, &RunControl::onLearningRate);
 }
@@ -190,12 +190,13 @@ void RunControl::buildSpeedControls(QToolBar* bar) {
     m_speedLabel->setMinimumWidth(90);
     for (QWidget* widget : {static_cast<QWidget*>(speedTitle), static_cast<QWidget*>(m_speed)}) {
         setExplainKey(widget, QStringLiteral("run.speed"));
-        bar->addWidget(widget);
+        m_sessionOnly.push_back(bar->addWidget(widget));
     }
     bar->addAction(m_noLimit);
+    m_sessionOnly.push_back(m_noLimit);
     setExplainKey(bar->widgetForAction(m_noLimit), QStringLiteral("run.speed"));
     setExplainKey(m_speedLabel, QStringLiteral("run.speed"));
-    bar->addWidget(m_speedLabel);
+    m_sessionOnly.push_back(bar->addWidget(m_speedLabel));
     connect(m_noLimit, &QAction::toggled, this, [this](bool noLimit) { m_speed->setValue(noLimit ? kNoLimitPosition : m_pacedPosition); });
     onSpeedSlider(m_speed->value());
 }
@@ -217,8 +218,10 @@ void RunControl::startRun(const RunConfig& config, bool play) {
 void RunControl::playClicked() {
     applySetupNow();
     SessionController& controller = m_window.controller();
-    if (controller.state() == SessionState::Finished && !controller.pendingConfig()) {
-        // A finished run plays again from the start, as a media player would.
+    const bool clusterOver = controller.cluster() != nullptr && controller.state() != SessionState::Paused;
+    if ((controller.state() == SessionState::Finished || clusterOver) && !controller.pendingConfig()) {
+        // A finished run plays again from the start, as a media player would (a cluster that was
+        // stopped, too: its tasks cannot go on where they were).
         controller.restartRun(controller.config(), true);
         return;
     }
@@ -233,7 +236,8 @@ void RunControl::resetClicked() {
     SessionController& controller = m_window.controller();
     RunConfig config = m_window.setup().draft(controller.config());
     if (!validateRunConfig(config, "set-up")) config = controller.config();
-    const bool running = controller.state() == SessionState::Running;
+    // A cluster's Reset stops its tasks and goes back to the start, not started again.
+    const bool running = controller.state() == SessionState::Running && !SessionController::isClusterRun(config);
     controller.restartRun(config, running);
 }
 
@@ -316,10 +320,16 @@ void RunControl::startNewRunWithEdits() {
 }
 
 void RunControl::onStateChanged(SessionState state) {
-    const SessionController& controller = m_window.controller();
+    SessionController& controller = m_window.controller();
     m_play->setEnabled(controller.hasRun() && state != SessionState::Running && state != SessionState::Failed);
     m_pause->setEnabled(state == SessionState::Running);
     m_step->setEnabled(state == SessionState::Paused);
+    // A cluster's tasks train in step as fast as they can: they cannot pause, step once, or take a
+    // pace or a learning rate from the app while they train (Reset stops them).
+    const bool session = controller.cluster() == nullptr;
+    m_pause->setVisible(session);
+    m_step->setVisible(session);
+    for (QAction* action : m_sessionOnly) action->setVisible(session);
     m_reset->setEnabled(controller.hasRun());
     updateStatus();
 }
@@ -386,11 +396,15 @@ void RunControl::updateStatus() {
     const RunConfig& config = controller.config();
     const auto replicas = config.strategy.replicaCount();
     const bool parameterServers = config.strategy.type == StrategyKind::ParameterServer;
+    const bool cluster = SessionController::isClusterRun(config);
     QString state = QString::fromLatin1(stateName(controller.state()));
     if (controller.isLoading()) state = tr("loading");
     if (!controller.hasRun()) state = tr("no run");
     const std::int64_t steps = controller.stepsDone();
-    const QString where = parameterServers
+    const QString where = cluster ? tr("%1 × %2 (processes)")
+                                        .arg(countText(config.cluster.workerCount(), tr("worker"), tr("workers")),
+                                             countText(replicas, tr("replica"), tr("replicas")))
+                          : parameterServers
                               ? countText(replicas, tr("worker"), tr("workers")) + QStringLiteral(", ") +
                                     countText(config.strategy.parameterServers, tr("parameter server"), tr("parameter servers"))
                               : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));

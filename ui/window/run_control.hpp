@@ -7,6 +7,8 @@
 #include <QString>
 #include <QTimer>
 
+#include <vector>
+
 #include <distlab/config/run_config.hpp>
 #include <distlab/session/session_observer.hpp>
 
@@ -82,6 +84,7 @@ private:
     QLabel* m_speedLabel = nullptr;
     int m_pacedPosition = 0;  // the slider's last position below "no limit"
     QDoubleSpinBox* m_learningRate = nullptr;
+    std::vector<QAction*> m_sessionOnly;  // the pace and the learning rate: hidden for a cluster run
     QLabel* m_statusLabel = nullptr;
     QLabel* m_tickLabel = nullptr;  // the GUI's frame times, shown with View ▸ Diagnostics
     int m_statusCountdown = 0;

@@ -80,6 +80,10 @@ void ClusterStoreServer::State::hello(Peer& peer, const cluster_wire::Message& m
             return refuse(peer, "task " + *task + " is already connected (from " + other->address + ")");
     peer.greeted = true;
     peer.task = *task;
+    {
+        const std::lock_guard lock(logMutex);
+        if (std::find(joined.begin(), joined.end(), peer.task) == joined.end()) joined.push_back(peer.task);
+    }
     reply(peer, {{"op", "welcome"}});
 }
 

@@ -102,6 +102,11 @@ std::vector<std::string> ClusterStoreServer::lostTasks() const {
     return {m_state->lost.begin(), m_state->lost.end()};
 }
 
+std::vector<std::string> ClusterStoreServer::joinedTasks() const {
+    const std::lock_guard lock(m_state->logMutex);
+    return m_state->joined;
+}
+
 std::vector<std::string> ClusterStoreServer::refusals() const {
     const std::lock_guard lock(m_state->logMutex);
     return {m_state->refusalLog.begin(), m_state->refusalLog.end()};

@@ -98,6 +98,7 @@ struct ClusterStoreServer::State {
     mutable std::mutex logMutex;  ///< guards the two logs, which any thread may read
     std::deque<std::string> lost;
     std::deque<std::string> refusalLog;
+    std::vector<std::string> joined;  ///< tasks whose hello was accepted, in order (bounded by the tasks' limit)
 };
 
 }  // namespace distlab

@@ -1,5 +1,6 @@
 #include "distlab/distribute/cluster_task.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <thread>
@@ -15,6 +16,14 @@ namespace {
 /// Gloo and the store listen on what the cluster names; "localhost" as IPv4 loopback, so every
 /// task resolves it the same way.
 std::string listenHost(const std::string& host) { return host == "localhost" ? "127.0.0.1" : host; }
+
+/// "2 s", "0.5 s".
+std::string formatSeconds(double seconds) {
+    std::string text = std::to_string(seconds);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (!text.empty() && text.back() == '.') text.pop_back();
+    return text + " s";
+}
 
 }  // namespace
 
@@ -82,7 +91,22 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     group.listenHost = listenHost(own->host);
     group.timeout = timeout;
     auto workers = connectGlooGroup(rendezvous, group);
-    if (!workers) return Error{"task " + task.name() + ": " + workers.error().message};
+    if (!workers) {
+        // The coordinator knows who came: a task that never did is named, not a store key.
+        std::string missing;
+        if (self->m_server) {
+            const std::vector<std::string> joined = self->m_server->joinedTasks();
+            for (std::int64_t rank = 0; rank < cluster.workerCount(); ++rank) {
+                const std::string name = taskOfWorkerRank(cluster, rank).name();
+                if (std::find(joined.begin(), joined.end(), name) == joined.end()) missing += (missing.empty() ? "" : ", ") + name;
+            }
+        }
+        if (!missing.empty())
+            return Error{"task " + task.name() + ": " + missing + " never came to the rendezvous within timeout_seconds (" +
+                         formatSeconds(config.strategy.timeoutSeconds) + "): is it started, with this config and token? (" +
+                         workers.error().message + ")"};
+        return Error{"task " + task.name() + ": " + workers.error().message};
+    }
     self->m_workers = std::move(*workers);
     return self;
 }

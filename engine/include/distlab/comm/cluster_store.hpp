@@ -59,6 +59,8 @@ public:
     const std::string& address() const;
     /// Tasks whose connection ended without a goodbye, in the order they were lost. Any thread.
     std::vector<std::string> lostTasks() const;
+    /// Tasks that have said hello (joined the rendezvous), in the order they came. Any thread.
+    std::vector<std::string> joinedTasks() const;
     /// One line per refused connection or request: the reason and the peer's address; the last
     /// 100. Any thread.
     std::vector<std::string> refusals() const;

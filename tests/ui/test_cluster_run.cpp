@@ -1,0 +1,244 @@
+// A cluster run in the app, as a person uses it: multi-worker mirrored picked in the set-up, Play
+// starts one distlab-worker process per task, the Tasks view follows them, and every view gets one
+// lane per process and replica. The run ends where the same cluster run headless ends; a task
+// killed with kill -9 fails the run naming it; garbage on the app's telemetry port is refused and
+// the run goes on; Reset stops every process; a task on another host waits for its command.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <memory>
+
+#include <distlab/config/run_config_json.hpp>
+#include <distlab/telemetry/task_telemetry.hpp>
+
+#include "bridge/cluster_run.hpp"
+#include "bridge/run_history.hpp"
+#include "main_window.hpp"
+#include "panels/cluster_options.hpp"
+#include "panels/run_setup_panel.hpp"
+#include "panels/strategy_panel.hpp"
+#include "panels/training_panel.hpp"
+#include "run_files.hpp"
+#include "ui_test_support.hpp"
+#include "views/boundary_view.hpp"
+#include "views/tasks_view.hpp"
+
+using namespace distlab;
+using namespace distlab::ui;
+using namespace distlab::ui::testing;
+
+namespace {
+
+/// A cluster's tasks meet, train and exit: generous on a loaded two-core machine.
+constexpr int kClusterTimeoutMs = 60000;
+
+RunConfig spiralConfig(std::int64_t steps) {
+    auto config = parseRunConfig(R"({
+        "name": "cluster-in-the-app",
+        "model": {"layers": [{"type": "dense", "units": 16, "activation": "tanh"}, {"type": "dense", "units": 2}]},
+        "data": {"source": "synthetic", "kind": "spiral", "samples": 800, "global_batch_size": 32},
+        "optimizer": {"type": "adam", "learning_rate": 0.01},
+        "steps": 1})",
+                                 "test");
+    config->steps = steps;
+    return *config;
+}
+
+RunConfig clusterConfig(std::int64_t steps, int workers, double timeoutSeconds = 10.0) {
+    RunConfig config = spiralConfig(steps);
+    config.strategy.type = StrategyKind::MultiWorkerMirrored;
+    config.strategy.devices = {DeviceName{DeviceName::Kind::Cpu, 0}, DeviceName{DeviceName::Kind::Cpu, 1}};
+    config.strategy.timeoutSeconds = timeoutSeconds;
+    config.cluster = loopbackCluster(workers);
+    return config;
+}
+
+QTabWidget& views(MainWindow& window) { return *window.findChild<QTabWidget*>(QStringLiteral("liveViews")); }
+
+bool tabShown(MainWindow& window, QWidget* view) { return views(window).isTabVisible(views(window).indexOf(view)); }
+
+bool processAlive(qint64 pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0; }
+
+/// The final loss the same cluster prints when its tasks run headless (distlab-worker, no app).
+double headlessFinalLoss(const RunConfig& config) {
+    QTemporaryDir folder;
+    const QString path = folder.filePath(QStringLiteral("run.json"));
+    if (!saveRunConfigFile(config, path)) return -1.0;
+    std::vector<std::unique_ptr<QProcess>> tasks;
+    for (int w = 0; w < static_cast<int>(config.cluster.workerCount()); ++w) {
+        auto task = std::make_unique<QProcess>();
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("DISTLAB_CLUSTER_TOKEN"), QStringLiteral("0123456789abcdef0123456789abcdef"));
+        task->setProcessEnvironment(environment);
+        task->start(ClusterRun::workerProgram(), {path, QStringLiteral("--task"), QStringLiteral("worker:%1").arg(w), QStringLiteral("--quiet")});
+        tasks.push_back(std::move(task));
+    }
+    for (auto& task : tasks) task->waitForFinished(kClusterTimeoutMs);
+    const QByteArray last = tasks.front()->readAllStandardOutput().trimmed().split('\n').last();
+    return QJsonDocument::fromJson(last).object().value(QStringLiteral("final_loss")).toDouble(-1.0);
+}
+
+}  // namespace
+
+class TestClusterRun : public QObject {
+    Q_OBJECT
+    std::unique_ptr<Recorder> m_recorder;
+    std::unique_ptr<MainWindow> m_window;
+
+private slots:
+    void initTestCase() {
+        useIsolatedSettings(QStringLiteral("test_cluster_run"));
+        QVERIFY2(!ClusterRun::workerProgram().isEmpty(), "distlab-worker is not found (DISTLAB_WORKER)");
+    }
+
+    void init() {
+        m_recorder = std::make_unique<Recorder>();
+        m_window = openWindow(*m_recorder, QSize(1440, 900), spiralConfig(300));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void aClusterPickedInTheSetUpTrainsAsProcessesLikeHeadless() {
+        MainWindow& window = *m_window;
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        QVERIFY(!tabShown(window, &window.tasksView()));
+        // As a person would: the strategy, two worker processes of two replicas each.
+        strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Multi-worker mirrored")));
+        strategy.devicesBox().setValue(2);
+        strategy.clusterOptions().workersBox().setValue(2);
+        window.applySetupNow();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::MultiWorkerMirrored, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().cluster() != nullptr, kLoadTimeoutMs);
+        QVERIFY(tabShown(window, &window.tasksView()));
+        QVERIFY(!tabShown(window, &window.boundaryView()));
+        QVERIFY(!window.stepAction()->isVisible());  // a cluster's tasks cannot step once
+        const RunConfig config = window.controller().config();
+        QCOMPARE(config.cluster.workerCount(), std::int64_t{2});
+        QCOMPARE(window.controller().history().replicaCount(), 4);
+
+        window.playAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Finished, kClusterTimeoutMs);
+        ClusterRun& cluster = *window.controller().cluster();
+        for (const ClusterRun::Task& task : cluster.tasks()) {
+            QCOMPARE(task.state, ClusterRun::TaskState::Finished);
+            QCOMPARE(task.steps, std::int64_t{300});
+            QVERIFY(!processAlive(task.pid));
+        }
+        QVERIFY2(cluster.refusals().isEmpty(), qPrintable(cluster.refusals().join('\n')));
+        window.controller().tick();
+        const RunHistory& history = window.controller().history();
+        QCOMPARE(history.lastStep().step, std::int64_t{300});
+        // One lane per process and replica: every one of the four reported the last step.
+        const int last = history.timelineCount() - 1;
+        for (int replica = 0; replica < 4; ++replica) {
+            const ReplicaRecord& record = history.timelineRecord(last, replica);
+            QCOMPARE(record.step, std::int64_t{300});
+            QCOMPARE(record.replica, replica);
+            QVERIFY(record.bytesSent > 0);  // each took part in the reduction
+        }
+        // The tasks view shows both, finished.
+        views(window).setCurrentWidget(&window.tasksView());
+        QTableWidget& table = window.tasksView().table();
+        QTRY_COMPARE_WITH_TIMEOUT(table.rowCount(), 2, 2000);
+        QCOMPARE(table.item(1, 0)->text(), QStringLiteral("worker:1"));
+        QCOMPARE(table.item(1, 3)->text(), QStringLiteral("finished"));
+        // The run's loss is the cluster's own: the same cluster headless ends on the same loss.
+        const double headless = headlessFinalLoss(config);
+        QVERIFY(headless > 0.0);
+        QCOMPARE(history.lastStep().loss, headless);
+    }
+
+    void aKilledTaskFailsTheRunNamingIt() {
+        MainWindow& window = *m_window;
+        window.startRun(clusterConfig(0, 2), true);  // until stopped
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr && window.controller().stepsDone() > 50, kClusterTimeoutMs);
+        ClusterRun& cluster = *window.controller().cluster();
+        const qint64 victim = cluster.tasks()[1].pid;
+        QVERIFY(processAlive(victim));
+        QCOMPARE(::kill(static_cast<pid_t>(victim), SIGKILL), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Failed, kClusterTimeoutMs);
+        QCOMPARE(cluster.tasks()[1].state, ClusterRun::TaskState::Lost);
+        QCOMPARE(cluster.tasks()[0].state, ClusterRun::TaskState::Failed);
+        QVERIFY2(cluster.tasks()[0].message.contains(QStringLiteral("lost task worker:1")), qPrintable(cluster.tasks()[0].message));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_recorder->errors.isEmpty(), 2000);
+        QVERIFY2(m_recorder->errors.back().contains(QStringLiteral("worker:1 was lost")), qPrintable(m_recorder->errors.join('\n')));
+        QVERIFY(!processAlive(cluster.tasks()[0].pid));
+    }
+
+    void garbageOnTheTelemetryPortIsRefusedAndTheRunGoesOn() {
+        MainWindow& window = *m_window;
+        window.startRun(clusterConfig(4000, 2), true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr && window.controller().stepsDone() > 0, kClusterTimeoutMs);
+        ClusterRun& cluster = *window.controller().cluster();
+        const QStringList address = cluster.telemetryAddress().split(QLatin1Char(':'));
+        QCOMPARE(address.front(), QStringLiteral("127.0.0.1"));  // loopback only
+        TaskHello stranger;
+        stranger.token = "ffffffffffffffffffffffffffffffff";  // not the run's
+        stranger.task = "worker:1";
+        stranger.replicas = 2;
+        stranger.firstReplica = 2;
+        stranger.globalReplicas = 4;
+        const std::string wrongToken = encodeTaskMessage(stranger);
+        const QList<QByteArray> garbage{QByteArray("\x13\x37 random bytes \xff\xfe", 18), QByteArray("\xff\xff\xff\xff\x0f", 5),
+                                        QByteArray(wrongToken.data(), static_cast<qsizetype>(wrongToken.size())),
+                                        QByteArray(wrongToken.data(), 7)};  // truncated: then the connection closes
+        for (const QByteArray& bytes : garbage) {
+            QTcpSocket socket;
+            socket.connectToHost(QHostAddress::LocalHost, address.back().toUShort());
+            QVERIFY(socket.waitForConnected(5000));
+            socket.write(bytes);
+            QVERIFY(socket.waitForBytesWritten(5000));
+            if (bytes.size() == 7) socket.disconnectFromHost();
+            QTest::qWait(50);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(cluster.refusals().size() >= 3, 5000);
+        QVERIFY2(cluster.refusals().join('\n').contains(QStringLiteral("wrong token")), qPrintable(cluster.refusals().join('\n')));
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Finished, kClusterTimeoutMs);
+        QCOMPARE(window.controller().stepsDone(), std::int64_t{4000});
+    }
+
+    void resetStopsEveryProcess() {
+        MainWindow& window = *m_window;
+        window.startRun(clusterConfig(0, 2), true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr && window.controller().stepsDone() > 10, kClusterTimeoutMs);
+        std::vector<qint64> pids;
+        for (const ClusterRun::Task& task : window.controller().cluster()->tasks()) pids.push_back(task.pid);
+        window.resetAction()->trigger();
+        for (qint64 pid : pids) QTRY_VERIFY_WITH_TIMEOUT(!processAlive(pid), 5000);
+        QCOMPARE(window.controller().state(), SessionState::Paused);  // back to the start, not started again
+        QCOMPARE(window.controller().stepsDone(), std::int64_t{0});
+    }
+
+    void aTaskOnAnotherHostShowsItsCommandAndIsWaitedFor() {
+        MainWindow& window = *m_window;
+        RunConfig config = clusterConfig(100, 2, 2.0);
+        config.cluster.worker[1] = "other-host.invalid:23456";
+        window.startRun(config, true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr && !window.controller().cluster()->telemetryAddress().isEmpty(),
+                                 kClusterTimeoutMs);
+        ClusterRun& cluster = *window.controller().cluster();
+        QCOMPARE(cluster.tasks()[1].local, false);
+        QCOMPARE(cluster.tasks()[1].state, ClusterRun::TaskState::Waiting);
+        QVERIFY2(cluster.tasks()[1].command.contains(QStringLiteral("distlab-worker run.json --task worker:1 --telemetry ")),
+                 qPrintable(cluster.tasks()[1].command));
+        QVERIFY(cluster.tasks()[1].command.contains(QStringLiteral("DISTLAB_CLUSTER_TOKEN=")));
+        // It never comes: worker 0 gives up after the 2 s timeout, naming it.
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Failed, kClusterTimeoutMs);
+        QVERIFY2(cluster.tasks()[0].message.contains(QStringLiteral("worker:1 never came to the rendezvous")),
+                 qPrintable(cluster.tasks()[0].message));
+    }
+};
+
+QTEST_MAIN(TestClusterRun)
+#include "test_cluster_run.moc"
