@@ -26,6 +26,7 @@ Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std
     hello.configHash = ClusterTask::configHash(config);
     hello.firstStep = trainer.stepsDone();
     hello.steps = config.steps;
+    hello.parameters = trainer.primaryModel().store().totalSize();
     // Every replica reports its copy of parameter 0's element 0, the value the app follows by default.
     const std::int64_t watched = 0;
     trainer.setWatched({&watched, 1});

@@ -48,28 +48,28 @@ def free_port():
         return s.getsockname()[1]
 
 
-def worker_config(name, folder):
-    """The workload as a multi_worker_mirrored run of 2 workers with one replica each."""
+def worker_config(name, folder, workers=2):
+    """The workload as a multi_worker_mirrored run of `workers` workers with one replica each."""
     workload, batch, samples, _ = WORKLOADS[name]
     with open(os.path.join(HERE, "workloads", workload + ".json")) as f:
         config = json.load(f)
     config["strategy"] = {"type": "multi_worker_mirrored", "local_replicas": 1}
-    config["data"]["global_batch_size"] = 2 * batch
+    config["data"]["global_batch_size"] = workers * batch
     config["data"]["samples"] = samples
     config["threads"] = 1
-    path = os.path.join(folder, f"{name}-workers.json")
+    path = os.path.join(folder, f"{name}-workers-{workers}.json")
     with open(path, "w") as f:
         json.dump(config, f)
     return path
 
 
-def run_workers(worker, config, steps, metrics_folder=None):
-    """Both tasks of the run; the coordinator's summary plus what the processes mapped."""
-    ports = [free_port(), free_port()]
+def run_workers(worker, config, steps, metrics_folder=None, workers=2):
+    """Every task of the run; the coordinator's summary plus what the processes mapped."""
+    ports = [free_port() for _ in range(workers)]
     cluster = {"worker": [f"localhost:{p}" for p in ports]}
     token = secrets.token_hex(16)
     procs = []
-    for index in range(2):
+    for index in range(workers):
         env = dict(os.environ, OMP_NUM_THREADS="1", DISTLAB_CLUSTER_TOKEN=token,
                    TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}))
         cmd = [worker, config, "--steps", str(steps), "--quiet"]
@@ -98,9 +98,9 @@ def run_workers(worker, config, steps, metrics_folder=None):
     return summary
 
 
-def calibrate(worker, config, first_steps, seconds):
+def calibrate(worker, config, first_steps, seconds, workers=2):
     """The step count that lasts about `seconds` after the join, from a short run."""
-    rate = run_workers(worker, config, first_steps)["steps_per_sec"]
+    rate = run_workers(worker, config, first_steps, workers=workers)["steps_per_sec"]
     return max(first_steps, int(rate * seconds))
 
 

@@ -7,7 +7,12 @@ and prints the throughput with the GUI attached as a fraction of the CLI's (targ
 GUI's drain-and-redraw tick times (target <= 5 ms at 8 replicas), and with --long the resident
 memory of a multi-million-step W2 run (target: < 50 MB growth after the first minute).
 
-  /usr/bin/python3 tests/bench/gui_overhead.py [--build build/release] [--seconds 6] [--repeats 3] [--long]
+With --cluster, for W1 and W2 as multi_worker_mirrored on 4 distlab-worker processes of one replica
+each, it runs the 4 tasks headless and the app starting and watching the same cluster alternately,
+and prints the app's throughput as a fraction of the headless one (target >= 0.90: the GUI's own
+overhead below 10 %). Processes on both sides.
+
+  /usr/bin/python3 tests/bench/gui_overhead.py [--build build/release] [--seconds 6] [--repeats 3] [--long] [--cluster]
 """
 import argparse
 import json
@@ -17,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import compare_processes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -93,6 +100,31 @@ def long_run(build, folder, steps, seconds):
     return samples, growth, int(result["steps"])
 
 
+def cluster_overhead(a):
+    """4 distlab-worker processes headless against the app starting and watching the same 4."""
+    worker = os.path.join(a.build, "app", "cli", "distlab-worker")
+    workers = 4
+    with tempfile.TemporaryDirectory() as folder:
+        for name, first in (("W1", 50), ("W2", 1000)):
+            path = compare_processes.worker_config(name, folder, workers=workers)
+            steps = compare_processes.calibrate(worker, path, first, a.seconds, workers=workers)
+            # The app's copy: its own loopback cluster, trained until the app quits.
+            config = json.load(open(path))
+            config["cluster"] = {"worker": [f"localhost:{compare_processes.free_port()}" for _ in range(workers)]}
+            config["steps"] = 0
+            gui_path = write_config(dict(config, name=f"{name}-cluster-{workers}"), folder)
+            headless, gui = [], []
+            for _ in range(a.repeats):
+                headless.append(compare_processes.run_workers(worker, path, steps, workers=workers)["steps_per_sec"])
+                gui.append(gui_run(a.build, gui_path, a.seconds, folder)["steps_per_sec"])
+            ratio = statistics.median(gui) / statistics.median(headless)
+            print(f"{name} multi_worker_mirrored, {workers} processes x 1 replica: headless {statistics.median(headless):10,.0f} "
+                  f"steps/s  app {statistics.median(gui):10,.0f} steps/s  ratio {ratio:.2f} "
+                  f"(target >= 0.90: {'met' if ratio >= 0.9 else 'NOT met'}); runs {[round(x) for x in headless]} / "
+                  f"{[round(x) for x in gui]}", flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
@@ -101,7 +133,10 @@ def main():
     ap.add_argument("--long", action="store_true", help="also run W2 for minutes under the GUI and watch memory")
     ap.add_argument("--long-steps", type=int, default=5_000_000)
     ap.add_argument("--long-seconds", type=float, default=240.0)
+    ap.add_argument("--cluster", action="store_true", help="only the 4-process cluster: headless tasks against the app watching them")
     a = ap.parse_args()
+    if a.cluster:
+        return cluster_overhead(a)
     with tempfile.TemporaryDirectory() as folder:
         for name in ("w1", "w2"):
             path = write_config(workload(name, 4), folder)

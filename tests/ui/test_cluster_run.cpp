@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -68,6 +69,12 @@ QTabWidget& views(MainWindow& window) { return *window.findChild<QTabWidget*>(QS
 bool tabShown(MainWindow& window, QWidget* view) { return views(window).isTabVisible(views(window).indexOf(view)); }
 
 bool processAlive(qint64 pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0; }
+
+/// Exited: gone, or a zombie its new parent has not reaped yet.
+bool processGone(qint64 pid) {
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    return !processAlive(pid) || !stat.open(QIODevice::ReadOnly) || stat.readAll().split(')').last().trimmed().startsWith('Z');
+}
 
 /// The final loss the same cluster prints when its tasks run headless (distlab-worker, no app).
 double headlessFinalLoss(const RunConfig& config) {
@@ -218,6 +225,34 @@ private slots:
         for (qint64 pid : pids) QTRY_VERIFY_WITH_TIMEOUT(!processAlive(pid), 5000);
         QCOMPARE(window.controller().state(), SessionState::Paused);  // back to the start, not started again
         QCOMPARE(window.controller().stepsDone(), std::int64_t{0});
+    }
+
+    void killingTheAppEndsItsTasks() {
+        // The app itself, as a person starts it, killed with kill -9 while its cluster trains.
+        QTemporaryDir folder;
+        const QString path = folder.filePath(QStringLiteral("cluster.json"));
+        QVERIFY(saveRunConfigFile(clusterConfig(0, 2), path));
+        QProcess app;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        app.setProcessEnvironment(environment);
+        app.start(QStringLiteral(DISTLAB_GUI_PATH), {path, QStringLiteral("--autostart")});
+        QVERIFY(app.waitForStarted());
+        auto children = [&app] {
+            std::vector<qint64> pids;
+            for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+                QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
+                if (!stat.open(QIODevice::ReadOnly)) continue;
+                const QList<QByteArray> fields = stat.readAll().split(')').last().trimmed().split(' ');
+                if (fields.size() > 1 && fields[1].toLongLong() == app.processId()) pids.push_back(entry.toLongLong());
+            }
+            return pids;
+        };
+        std::vector<qint64> tasks;
+        QTRY_VERIFY_WITH_TIMEOUT((tasks = children()).size() == 2, kClusterTimeoutMs);
+        QCOMPARE(::kill(static_cast<pid_t>(app.processId()), SIGKILL), 0);
+        QVERIFY(app.waitForFinished(5000));
+        for (qint64 pid : tasks) QTRY_VERIFY_WITH_TIMEOUT(processGone(pid), 10000);
     }
 
     void aTaskOnAnotherHostShowsItsCommandAndIsWaitedFor() {

@@ -103,6 +103,7 @@ QStringList cutTabs(MainWindow& window) {
     QTabBar* bar = window.views().tabBar();
     const QRect visible = window.views().rect();
     for (int tab = 0; tab < bar->count(); ++tab) {
+        if (!bar->isTabVisible(tab)) continue;  // a tab the run has no use for (Tasks without a cluster)
         const QRect rect(bar->mapTo(&window.views(), bar->tabRect(tab).topLeft()), bar->tabRect(tab).size());
         if (!visible.contains(rect) || !bar->rect().contains(bar->tabRect(tab)))
             problems.append(QStringLiteral("tab %1 cut: %2..%3 of %4 px")
@@ -212,6 +213,7 @@ private slots:
         QVERIFY(window->height() <= 800);
         QTabBar* bar = window->views().tabBar();
         for (int tab = 0; tab < bar->count(); ++tab) {
+            if (!bar->isTabVisible(tab)) continue;  // a tab the run has no use for (Tasks without a cluster)
             const QRect rect = bar->tabRect(tab);
             QVERIFY2(bar->rect().contains(rect), qPrintable(bar->tabText(tab)));
             QVERIFY2(rect.width() >= bar->fontMetrics().horizontalAdvance(bar->tabText(tab)), qPrintable(bar->tabText(tab)));

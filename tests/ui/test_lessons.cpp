@@ -142,6 +142,28 @@ class TestLessons : public QObject {
         }
         const QJsonObject opened =
             context.openConfig.isEmpty() ? QJsonObject() : readJson(QStringLiteral(DISTLAB_EXAMPLES_DIR "/") + context.openConfig);
+        if (fact == QLatin1String("processes")) {
+            // The operating system's count: this process's children that run distlab-worker.
+            int children = 0;
+            for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+                QFile stat(QStringLiteral("/proc/%1/stat").arg(entry)), command(QStringLiteral("/proc/%1/cmdline").arg(entry));
+                if (!stat.open(QIODevice::ReadOnly) || !command.open(QIODevice::ReadOnly)) continue;
+                const QList<QByteArray> fields = stat.readAll().split(')').last().trimmed().split(' ');
+                if (fields.size() > 1 && fields[1].toLongLong() == QCoreApplication::applicationPid() &&
+                    command.readAll().contains("distlab-worker"))
+                    ++children;
+            }
+            return QString::number(children);
+        }
+        if (fact == QLatin1String("replicas")) {
+            // The config's: workers in its cluster × local replicas (or the devices of one process).
+            const QJsonObject strategy = opened.value("strategy").toObject();
+            const int workers = std::max<int>(1, static_cast<int>(opened.value("cluster").toObject().value("worker").toArray().size()));
+            const int local = strategy.contains("local_replicas")  ? strategy.value("local_replicas").toInt()
+                              : strategy.contains("devices")       ? static_cast<int>(strategy.value("devices").toArray().size())
+                                                                   : strategy.value("replicas").toInt(1);
+            return QString::number(workers * local);
+        }
         if (fact == QLatin1String("ring_steps")) {
             // Theory: a ring all-reduce over N replicas is N - 1 reduce-scatter and N - 1 all-gather steps.
             const QString set = context.set(QStringLiteral("strategy.replicas"));

@@ -97,6 +97,7 @@ private slots:
 
         // Every live view receives data once shown.
         for (int tab = 0; tab < window.views().count(); ++tab) {
+            if (!window.views().isTabVisible(tab)) continue;  // Tasks: a cluster's only
             window.views().setCurrentIndex(tab);
             auto* view = qobject_cast<LiveView*>(window.views().currentWidget());
             if (view == nullptr) continue;  // e.g. the variable lab

@@ -11,7 +11,10 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <sys/prctl.h>
+
 #include <algorithm>
+#include <csignal>
 
 #include <distlab/comm/cluster_store.hpp>
 #include <distlab/config/cluster_config.hpp>
@@ -204,6 +207,9 @@ void ClusterRun::startTask(int index, const QString& program) {
     process->setArguments({configPath(), QStringLiteral("--task"), m_tasks[static_cast<std::size_t>(index)].name,
                            QStringLiteral("--telemetry"), m_telemetryAddress, QStringLiteral("--quiet")});
     process->setWorkingDirectory(m_folder.path());
+    // A task the app started ends with the app, however the app ends (a crash, a kill): it gets
+    // SIGTERM when its parent dies, and stops between two steps as after Ctrl-C.
+    process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
     QProcess* raw = process.get();
     connect(raw, &QProcess::readyReadStandardError, this, [raw] {
         // Only the tail is kept: the message is the last error line.
@@ -336,6 +342,7 @@ void ClusterRun::onReadable(Connection* connection) {
                 m_haveClock = true;
             }
             m_clockOffset[static_cast<std::size_t>(index)] = hello->clockOriginUnixNs - m_clockOrigin;
+            if (m_parameters == 0) m_parameters = hello->parameters;
             Task& task = m_tasks[static_cast<std::size_t>(index)];
             task.state = TaskState::Training;
             task.pid = hello->pid;

@@ -74,6 +74,8 @@ public:
     void stop();
 
     SessionState state() const { return m_state; }
+    /// The model's parameter count, as the first task to join said; 0 before.
+    std::int64_t parameterCount() const { return m_parameters; }
     /// Steps of the whole run handed to telemetry().
     std::int64_t stepsDone() const { return m_stepsDone; }
     /// The run's records (one producer and one reader: both this thread).
@@ -131,6 +133,7 @@ private:
     QStringList m_refusals;
     SessionState m_state = SessionState::Paused;
     std::int64_t m_stepsDone = 0;
+    std::int64_t m_parameters = 0;
     bool m_stopping = false;
 };
 

@@ -53,6 +53,8 @@ public:
     const AllReduceCapture& latest() const { return m_latest; }
     /// What the capture is doing or why it could not start; empty when there is nothing to say.
     QString message() const { return m_message; }
+    /// Why no capture can start on the current run now; empty when one can.
+    QString refusal() const;
 
 signals:
     /// latest() holds a new capture.
@@ -69,7 +71,6 @@ private:
     /// `then` called once it is detached (the run's writes to the trace happen before), and forgets
     /// the session. The task holds the trace, so it outlives this object when it must.
     void detach(std::function<void()> then = {});
-    QString refusal() const;
     /// The answers of the attaching and the detaching tasks of capture number `capture`.
     void attached(std::uint64_t capture, bool ok, std::int64_t startStep);
     void detached(std::uint64_t capture);

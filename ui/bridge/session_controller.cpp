@@ -379,6 +379,11 @@ bool SessionController::applyLive(const RunConfig& draft) {
     return true;
 }
 
+std::int64_t SessionController::parameterCount() const {
+    if (m_snapshot) return static_cast<std::int64_t>(m_snapshot->values.size());
+    return m_current && m_current->cluster ? m_current->cluster->parameterCount() : 0;
+}
+
 const RunHistory& SessionController::history() const { return m_current ? m_current->history : *m_emptyHistory; }
 
 double SessionController::runningSeconds() const {

@@ -138,6 +138,9 @@ public:
     void openSavedRun(const RunConfig& config, const std::string& path, const SavedHistory& history);
 
     const RunHistory& history() const;
+    /// The model's parameter count (a gradient's length): the snapshot's, or a cluster's tasks'; 0
+    /// before either is known.
+    std::int64_t parameterCount() const;
     std::shared_ptr<const ModelSnapshot> snapshot() const { return m_snapshot; }
     const PlotPoints& points() const { return m_points; }
     /// Seconds the current run has spent in the Running state.

@@ -6,6 +6,7 @@
 
 #include <limits>
 
+#include "bridge/cluster_run.hpp"
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "main_window.hpp"
@@ -61,6 +62,7 @@ std::optional<std::int64_t> liveReplicas(const RunHistory& history) {
 bool isLessonFact(const QString& name) {
     static const QStringList plain{QStringLiteral("replicas"),
                                    QStringLiteral("workers"),
+                                   QStringLiteral("processes"),
                                    QStringLiteral("steps"),
                                    QStringLiteral("ring_steps"),
                                    QStringLiteral("max_staleness"),
@@ -84,6 +86,14 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
         const ParameterServerControls* servers = controller.parameterServerControls();
         if (servers == nullptr) return std::nullopt;
         return number(servers->workerCount());
+    }
+    if (name == QLatin1String("processes")) {  // a cluster's tasks that have joined: each a process of its own
+        const ClusterRun* cluster = controller.cluster();
+        if (cluster == nullptr) return std::nullopt;
+        std::int64_t joined = 0;
+        for (const ClusterRun::Task& task : cluster->tasks()) joined += task.steps > 0 ? 1 : 0;
+        if (joined < static_cast<std::int64_t>(cluster->tasks().size())) return std::nullopt;
+        return number(joined);
     }
     if (name == QLatin1String("steps")) return number(controller.stepsDone());
     if (name == QLatin1String("ring_steps")) {  // reduce-scatter, then all-gather: N - 1 steps each

@@ -57,6 +57,11 @@ QLabel* title(QWidget* parent) {
 }
 }  // namespace
 
+void CommLinkTable::setLinksShown(bool shown) {
+    m_linksTitle->setVisible(shown);
+    m_links->setVisible(shown);
+}
+
 CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     m_linksTitle = title(this);
     m_links = makeTable(this, QStringLiteral("commLinkTable"), {tr("link"), tr("bytes"), tr("time"), tr("in the run")});
@@ -135,7 +140,7 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
                                          : QString();
         const std::int64_t meanNs = taken > 0 ? stats.totalCommunicationNs(r) / taken : 0;
         const std::int64_t waitNs = taken > 0 ? stats.totalWaitNs(r) / taken : 0;
-        setCell(*m_devices, r, 0, tr("cpu:%1").arg(r), {}, replicaColor(r));
+        setCell(*m_devices, r, 0, r < m_laneNames.size() ? m_laneNames[r] : tr("cpu:%1").arg(r), {}, replicaColor(r));
         const QString formula = stats.bytesFromRingFormula() ? tr("the ring's formula 2(N−1)/N × gradient, not counted") : QString();
         setCell(*m_devices, r, 1, formatBytes(stats.lastBytesSent(r)) + (formula.isEmpty() ? QString() : tr(" (formula)")),
                 formula.isEmpty() ? sentTip : formula);

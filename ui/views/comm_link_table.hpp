@@ -3,6 +3,7 @@
 // of each (and what that makes over the run: the pattern is the same every step), and per device
 // what it sent per step and over the whole run and its mean time in the all-reduce (from the
 // engine's step records). GUI thread only.
+#include <QStringList>
 #include <QWidget>
 
 class QLabel;
@@ -21,6 +22,10 @@ public:
 
     /// Fills the link list from `capture` (may be empty) and the device table from `stats`.
     void setData(const AllReduceCapture& capture, const CommStats& stats, int replicas);
+    /// The devices' row names ("worker 1 · cpu:0" for a cluster's lanes); empty: "cpu:N".
+    void setLaneNames(QStringList names) { m_laneNames = std::move(names); }
+    /// Shows or hides the links' table (hidden where no all-reduce can be captured: a cluster).
+    void setLinksShown(bool shown);
     /// One row per link used: link, bytes, time, over the run; then (with 2 or more devices) the
     /// step's figures that every device sends each peer with the last pack.
     QTableWidget& links() const { return *m_links; }
@@ -32,6 +37,7 @@ private:
     QTableWidget* m_links;
     QLabel* m_devicesTitle;
     QTableWidget* m_devices;
+    QStringList m_laneNames;
 };
 
 }  // namespace distlab::ui

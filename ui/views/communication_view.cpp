@@ -19,6 +19,7 @@
 
 #include "bridge/all_reduce_capture.hpp"
 #include "bridge/comm_capture.hpp"
+#include "views/lane_names.hpp"
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "charts/line_chart.hpp"
@@ -150,6 +151,7 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     rightLayout->addWidget(m_values);
     rightLayout->addWidget(m_valueNames);
     auto* stepThrough = new QSplitter(Qt::Horizontal, this);
+    m_stepThrough = stepThrough;
     stepThrough->addWidget(m_diagram);
     stepThrough->addWidget(right);
     stepThrough->setStretchFactor(0, 2);
@@ -213,6 +215,16 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     connect(&controller, &SessionController::runReplaced, this, [this] {
         m_stats.reset();
         m_autoCaptureTried = false;
+        // A cluster's all-reduce crosses processes: the step-through is of runs on this machine's
+        // threads (CommCapture::refusal says so in its place).
+        const bool cluster = this->controller().cluster() != nullptr;
+        for (QWidget* control :
+             std::initializer_list<QWidget*>{m_captureButton, m_first, m_back, m_playButton, m_forward, m_slider, m_stepThrough})
+            control->setVisible(!cluster);
+        m_links->setLinksShown(!cluster);
+        m_links->setLaneNames(cluster ? laneNames(this->controller().config().strategy, this->controller().history().replicaCount())
+                                      : QStringList());
+        onCaptureChanged();
     });
     onCaptured();
 }
@@ -289,6 +301,12 @@ void CommunicationView::onCaptured() {
 }
 
 void CommunicationView::onCaptureChanged() {
+    if (controller().cluster() != nullptr) {
+        m_frameTitle->setText(tr("The replicas' communication across the cluster's processes"));
+        m_frameText->setText(m_capture->refusal());
+        updateControls();
+        return;
+    }
     const QString message = m_capture->message();
     if (!message.isEmpty()) {
         m_frameTitle->setText(m_capture->busy() ? tr("Capturing…") : tr("No all-reduce to show"));
@@ -411,8 +429,7 @@ void CommunicationView::updateControls() {
 }
 
 void CommunicationView::updateStats() {
-    const auto snapshot = controller().snapshot();
-    const std::int64_t gradientBytes = snapshot ? static_cast<std::int64_t>(snapshot->values.size() * sizeof(float)) : 0;
+    const std::int64_t gradientBytes = controller().parameterCount() * static_cast<std::int64_t>(sizeof(float));
     m_stats.update(controller().history(), gradientBytes);
     armEarlyCapture();
 }

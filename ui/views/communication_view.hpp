@@ -95,6 +95,7 @@ private:
     int m_frame = 0;
     std::vector<std::int64_t> m_samples;
     QPushButton* m_captureButton;
+    QWidget* m_stepThrough;  // the diagram and the buffers: hidden for a cluster run
     QToolButton* m_first;
     QToolButton* m_back;
     QToolButton* m_playButton;

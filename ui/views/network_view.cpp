@@ -200,9 +200,12 @@ void NetworkView::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().base());
     painter.setPen(palette().text().color());
     if (!m_snapshot || m_snapshot->layerWidths.size() < 2) {
-        painter.drawText(rect().adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap,
-                         tr("The network diagram appears here once the run has loaded: one column per layer, "
-                            "edges coloured by the weight's sign and as wide as its magnitude."));
+        const QString text = controller().cluster() != nullptr
+                                 ? tr("A cluster's weights live in its worker processes: the diagram draws the model of a run on "
+                                      "this machine's threads.")
+                                 : tr("The network diagram appears here once the run has loaded: one column per layer, "
+                                      "edges coloured by the weight's sign and as wide as its magnitude.");
+        painter.drawText(rect().adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap, text);
         return;
     }
     painter.setRenderHint(QPainter::Antialiasing, true);

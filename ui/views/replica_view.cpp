@@ -57,10 +57,12 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     m_element->setRange(0, 0);
     m_element->setAccessibleName(tr("Element"));
     m_elementLabel = new QLabel(this);
-    auto* controls = new QHBoxLayout();
-    controls->addWidget(new QLabel(tr("Parameter"), this));
+    m_watchControls = new QWidget(this);
+    auto* controls = new QHBoxLayout(m_watchControls);
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(new QLabel(tr("Parameter"), m_watchControls));
     controls->addWidget(m_parameter);
-    controls->addWidget(new QLabel(tr("element"), this));
+    controls->addWidget(new QLabel(tr("element"), m_watchControls));
     controls->addWidget(m_element);
     controls->addWidget(m_elementLabel);
     controls->addStretch(1);
@@ -89,7 +91,7 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     m_gapNote->setWordWrap(true);
     m_gapNote->hide();
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(controls);
+    layout->addWidget(m_watchControls);
     layout->addWidget(m_gapNote);
     layout->addLayout(grid, 1);
 
@@ -103,6 +105,8 @@ ReplicaView::ReplicaView(SessionController& controller, QWidget* parent) : LiveV
     connect(m_element, &QSpinBox::valueChanged, this, [this] { applyWatch(); });
     connect(&controller, &SessionController::snapshotChanged, this, &ReplicaView::updateParameters);
     connect(&controller, &SessionController::runReplaced, this, [this] {
+        // A cluster's tasks report parameter 0's element 0 from the start: nothing to choose.
+        m_watchControls->setVisible(this->controller().cluster() == nullptr);
         m_names.clear();
         const QSignalBlocker blocker(m_parameter);
         m_parameter->clear();

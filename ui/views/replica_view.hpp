@@ -40,6 +40,7 @@ private:
     void applyWatch();
     QString watchedLabel() const;
 
+    QWidget* m_watchControls;  // the parameter and element to follow
     QComboBox* m_parameter;
     QSpinBox* m_element;
     QLabel* m_elementLabel;

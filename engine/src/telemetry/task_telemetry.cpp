@@ -91,11 +91,13 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
             hello.configHash = in.config_hash();
             hello.firstStep = in.first_step();
             hello.steps = in.steps();
+            hello.parameters = in.parameters();
             if (hello.replicas < 1 || hello.replicas > kMaxTaskReplicas || hello.firstReplica < 0 ||
                 hello.globalReplicas < hello.replicas || hello.globalReplicas > kMaxTaskReplicas * 64 ||
                 hello.firstReplica > hello.globalReplicas - hello.replicas)
                 return notTelemetry("a hello whose replicas are out of range");
-            if (hello.firstStep < 0 || hello.steps < 0) return notTelemetry("a hello with a negative step count");
+            if (hello.firstStep < 0 || hello.steps < 0 || hello.parameters < 0)
+                return notTelemetry("a hello with a negative count");
             return TaskMessage{std::move(hello)};
         }
         case pb::TaskMessage::kStep: {
@@ -188,6 +190,7 @@ std::string encodeTaskMessage(const TaskMessage& message) {
                 hello.set_config_hash(body.configHash);
                 hello.set_first_step(body.firstStep);
                 hello.set_steps(body.steps);
+                hello.set_parameters(body.parameters);
             } else if constexpr (std::is_same_v<Body, TaskStep>) {
                 pb::Step& step = *out.mutable_step();
                 toWire(body.step, step);

@@ -31,6 +31,7 @@ struct TaskHello {
     std::string configHash;              ///< ClusterTask::configHash of the config it runs
     std::int64_t firstStep = 0;          ///< updates done before (a resumed checkpoint's)
     std::int64_t steps = 0;              ///< its step limit; 0: until stopped
+    std::int64_t parameters = 0;         ///< the model's parameter count
 };
 
 /// One step of one task: the step's record as the task saw it (the loss and accuracy are the
