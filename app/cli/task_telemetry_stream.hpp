@@ -19,8 +19,7 @@ class TaskTelemetryStream {
 public:
     /// Connects to the app at `address` (within the strategy's timeout_seconds) and says hello;
     /// every replica reports parameter 0's element 0 from then on (the value the app follows).
-    static Result<std::unique_ptr<TaskTelemetryStream>> open(const std::string& address, const ClusterTask& task,
-                                                             Trainer& trainer);
+    static Result<std::unique_ptr<TaskTelemetryStream>> open(const std::string& address, const ClusterTask& task, Trainer& trainer);
     /// One step, with the test evaluation taken after it, if any.
     void step(const StepReport& report, const std::optional<EvalResult>& test, std::int64_t clockNs);
     /// The run's end: its exit code (0, 1, 3, 130), the failure's message, and the summary line.

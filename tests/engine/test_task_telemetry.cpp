@@ -156,11 +156,13 @@ private slots:
             {"not protobuf", varint(4) + std::string("\xff\xff\xff\xff", 4), "not a task message"},
             {"a length that never ends", std::string("\xff\xff\xff\xff\xff\xff", 6), "not a varint"},
             {"no known message", varint(2) + std::string("\x28\x01", 2), "no known kind"},  // field 5: not in the oneof
-            {"replicas out of range", [] {
+            {"replicas out of range",
+             [] {
                  TaskHello hello = exampleHello();
                  hello.firstReplica = 3;  // 3 + 2 > 4
                  return encodeTaskMessage(hello);
-             }(), "out of range"},
+             }(),
+             "out of range"},
         };
         for (const Case& c : cases) {
             TaskTelemetryReader reader;
@@ -194,7 +196,7 @@ private slots:
         QCOMPARE(step.step.step, std::int64_t{1});
         QCOMPARE(step.replicas.size(), std::size_t{4});
         QCOMPARE(step.replicas[2].replica, 2);
-        QCOMPARE(step.replicas[2].startNs, std::int64_t{0});          // -1000 us + 1000 us
+        QCOMPARE(step.replicas[2].startNs, std::int64_t{0});             // -1000 us + 1000 us
         QCOMPARE(step.replicas[3].computeEndNs, std::int64_t{400'000});  // -600 + 1000
         QCOMPARE(step.step.startNs, std::int64_t{0});
         QCOMPARE(step.step.endNs, std::int64_t{700'000});

@@ -87,7 +87,8 @@ double headlessFinalLoss(const RunConfig& config) {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("DISTLAB_CLUSTER_TOKEN"), QStringLiteral("0123456789abcdef0123456789abcdef"));
         task->setProcessEnvironment(environment);
-        task->start(ClusterRun::workerProgram(), {path, QStringLiteral("--task"), QStringLiteral("worker:%1").arg(w), QStringLiteral("--quiet")});
+        task->start(ClusterRun::workerProgram(),
+                    {path, QStringLiteral("--task"), QStringLiteral("worker:%1").arg(w), QStringLiteral("--quiet")});
         tasks.push_back(std::move(task));
     }
     for (auto& task : tasks) task->waitForFinished(kClusterTimeoutMs);

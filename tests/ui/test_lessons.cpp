@@ -159,9 +159,9 @@ class TestLessons : public QObject {
             // The config's: workers in its cluster × local replicas (or the devices of one process).
             const QJsonObject strategy = opened.value("strategy").toObject();
             const int workers = std::max<int>(1, static_cast<int>(opened.value("cluster").toObject().value("worker").toArray().size()));
-            const int local = strategy.contains("local_replicas")  ? strategy.value("local_replicas").toInt()
-                              : strategy.contains("devices")       ? static_cast<int>(strategy.value("devices").toArray().size())
-                                                                   : strategy.value("replicas").toInt(1);
+            const int local = strategy.contains("local_replicas") ? strategy.value("local_replicas").toInt()
+                              : strategy.contains("devices")      ? static_cast<int>(strategy.value("devices").toArray().size())
+                                                                  : strategy.value("replicas").toInt(1);
             return QString::number(workers * local);
         }
         if (fact == QLatin1String("ring_steps")) {

@@ -69,19 +69,26 @@ ClusterSpec loopbackCluster(int workers) {
 struct ClusterRun::Connection {
     QTcpSocket* socket = nullptr;  // owned by the server's parent chain (this)
     TaskTelemetryReader reader;
-    int task = -1;                 // set by an accepted hello
-    bool lastState = false;        // its task said how it ended
+    int task = -1;           // set by an accepted hello
+    bool lastState = false;  // its task said how it ended
 };
 
 QString ClusterRun::stateText(TaskState state) {
     switch (state) {
-        case TaskState::Waiting: return tr("waiting to be started");
-        case TaskState::Starting: return tr("starting");
-        case TaskState::Training: return tr("training");
-        case TaskState::Finished: return tr("finished");
-        case TaskState::Stopped: return tr("stopped");
-        case TaskState::Failed: return tr("failed");
-        case TaskState::Lost: return tr("lost");
+        case TaskState::Waiting:
+            return tr("waiting to be started");
+        case TaskState::Starting:
+            return tr("starting");
+        case TaskState::Training:
+            return tr("training");
+        case TaskState::Finished:
+            return tr("finished");
+        case TaskState::Stopped:
+            return tr("stopped");
+        case TaskState::Failed:
+            return tr("failed");
+        case TaskState::Lost:
+            return tr("lost");
     }
     return {};
 }
@@ -331,11 +338,13 @@ void ClusterRun::onReadable(Connection* connection) {
             const int index = taskIndex(hello->task);
             if (index < 0) return refuse(connection, tr("%1 is not a task of this cluster").arg(QString::fromStdString(hello->task)));
             for (const auto& other : m_connections)
-                if (other->task == index) return refuse(connection, tr("%1 is already connected").arg(m_tasks[static_cast<std::size_t>(index)].name));
+                if (other->task == index)
+                    return refuse(connection, tr("%1 is already connected").arg(m_tasks[static_cast<std::size_t>(index)].name));
             const auto replicas = static_cast<int>(m_config.strategy.replicaCount());
             if (hello->globalReplicas != static_cast<int>(m_config.globalReplicaCount()) || hello->replicas != replicas ||
                 hello->firstReplica != index * replicas)
-                return refuse(connection, tr("%1 runs other replicas than this cluster's").arg(m_tasks[static_cast<std::size_t>(index)].name));
+                return refuse(connection,
+                              tr("%1 runs other replicas than this cluster's").arg(m_tasks[static_cast<std::size_t>(index)].name));
             connection->task = index;
             if (!m_haveClock) {
                 m_clockOrigin = hello->clockOriginUnixNs;
@@ -402,9 +411,8 @@ void ClusterRun::dropConnection(Connection* connection) {
         connection->socket = nullptr;
     }
     // Removed later, from the event loop: the caller may still hold it.
-    QTimer::singleShot(0, this, [this, connection] {
-        std::erase_if(m_connections, [connection](const auto& kept) { return kept.get() == connection; });
-    });
+    QTimer::singleShot(
+        0, this, [this, connection] { std::erase_if(m_connections, [connection](const auto& kept) { return kept.get() == connection; }); });
 }
 
 void ClusterRun::publishReady() {

@@ -37,13 +37,13 @@ class ClusterRun : public QObject {
 
 public:
     enum class TaskState {
-        Waiting,      ///< on another host: waits for someone to start it there
-        Starting,     ///< its process started; not joined yet (the rendezvous)
-        Training,     ///< joined: its hello came
-        Finished,     ///< exit code 0
-        Stopped,      ///< interrupted (exit code 130): the user stopped the run
-        Failed,       ///< exit code 1, 2 or 3: message says why
-        Lost,         ///< killed by a signal, or its connection closed without a last state
+        Waiting,   ///< on another host: waits for someone to start it there
+        Starting,  ///< its process started; not joined yet (the rendezvous)
+        Training,  ///< joined: its hello came
+        Finished,  ///< exit code 0
+        Stopped,   ///< interrupted (exit code 130): the user stopped the run
+        Failed,    ///< exit code 1, 2 or 3: message says why
+        Lost,      ///< killed by a signal, or its connection closed without a last state
     };
     struct Task {
         QString name;     ///< "worker:1"
@@ -51,9 +51,9 @@ public:
         bool local = true;
         TaskState state = TaskState::Starting;
         qint64 pid = 0;
-        std::int64_t steps = 0;   ///< steps it has reported
-        QString message;          ///< why it failed, or its summary line once finished
-        QString command;          ///< how to start it by hand (a task on another host)
+        std::int64_t steps = 0;  ///< steps it has reported
+        QString message;         ///< why it failed, or its summary line once finished
+        QString command;         ///< how to start it by hand (a task on another host)
     };
     /// "waiting", "starting", "training", "finished", "stopped", "failed", "lost".
     static QString stateText(TaskState state);
@@ -124,7 +124,7 @@ private:
     std::vector<Task> m_tasks;
     std::vector<std::unique_ptr<QProcess>> m_processes;  // per task; null for tasks on other hosts
     std::vector<std::unique_ptr<Connection>> m_connections;
-    std::vector<bool> m_ended;               // per task: sends no more steps
+    std::vector<bool> m_ended;                // per task: sends no more steps
     std::vector<std::int64_t> m_clockOffset;  // per task: added to its times (the first hello's clock)
     bool m_haveClock = false;
     std::int64_t m_clockOrigin = 0;

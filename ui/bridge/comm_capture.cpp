@@ -56,8 +56,9 @@ void CommCapture::detach(std::function<void()> then) {
 QString CommCapture::refusal() const {
     SessionController& controller = *m_controller;
     if (controller.cluster() != nullptr)
-        return tr("A cluster's all-reduce runs across its processes: to step through one, train the same replicas as "
-                  "Mirrored on this machine's threads. The charts below are the cluster's own.");
+        return tr(
+            "A cluster's all-reduce runs across its processes: to step through one, train the same replicas as "
+            "Mirrored on this machine's threads. The charts below are the cluster's own.");
     if (!controller.hasRun() || controller.isLoading() || controller.snapshot() == nullptr) return tr("No run is loaded yet.");
     const StrategyConfig& strategy = controller.config().strategy;
     if (strategy.type == StrategyKind::ParameterServer)

@@ -60,7 +60,8 @@ std::unique_ptr<SessionController::Run> SessionController::makeRun(const RunConf
         connect(run->cluster.get(), &ClusterRun::stateChanged, this, [this, id](SessionState state) { onRunState(id, state); });
         connect(run->cluster.get(), &ClusterRun::failed, this, [this, id](const QString& message) { onRunError(id, message); });
         connect(run->cluster.get(), &ClusterRun::tasksChanged, this, &SessionController::clusterTasksChanged);
-        QMetaObject::invokeMethod(this, [this, id] { onRunState(id, SessionState::Paused); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, id] { onRunState(id, SessionState::Paused); }, Qt::QueuedConnection);
         return run;
     }
     SessionOptions options;
@@ -201,9 +202,7 @@ void SessionController::takeReadyPoints() {
     emit pointsChanged();
 }
 
-bool SessionController::isLoading() const {
-    return m_pending != nullptr || (m_current && m_current->state() == SessionState::Loading);
-}
+bool SessionController::isLoading() const { return m_pending != nullptr || (m_current && m_current->state() == SessionState::Loading); }
 
 SessionState SessionController::state() const { return m_current ? m_current->state() : SessionState::Stopped; }
 

@@ -60,16 +60,11 @@ std::optional<std::int64_t> liveReplicas(const RunHistory& history) {
 }  // namespace
 
 bool isLessonFact(const QString& name) {
-    static const QStringList plain{QStringLiteral("replicas"),
-                                   QStringLiteral("workers"),
-                                   QStringLiteral("processes"),
-                                   QStringLiteral("steps"),
-                                   QStringLiteral("ring_steps"),
-                                   QStringLiteral("max_staleness"),
-                                   QStringLiteral("slowest_worker"),
-                                   QStringLiteral("gradient_term_peak_bytes"),
-                                   QStringLiteral("study_fastest"),
-                                   QStringLiteral("study_most_communicating")};
+    static const QStringList plain{QStringLiteral("replicas"),       QStringLiteral("workers"),
+                                   QStringLiteral("processes"),      QStringLiteral("steps"),
+                                   QStringLiteral("ring_steps"),     QStringLiteral("max_staleness"),
+                                   QStringLiteral("slowest_worker"), QStringLiteral("gradient_term_peak_bytes"),
+                                   QStringLiteral("study_fastest"),  QStringLiteral("study_most_communicating")};
     return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) || name.startsWith(QStringLiteral("varlab_read_copy:"));
 }
 

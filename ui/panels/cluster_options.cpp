@@ -72,8 +72,8 @@ void ClusterOptions::updateTasks() {
         for (std::int64_t rank = 0; rank < m_shown.workerCount(); ++rank) {
             const TaskId task = taskOfWorkerRank(m_shown, rank);
             const auto address = taskAddress(m_shown, task);
-            lines << QStringLiteral("%1 at %2").arg(QString::fromStdString(task.name()),
-                                                     address ? QString::fromStdString(address->toString()) : QString());
+            lines << QStringLiteral("%1 at %2")
+                         .arg(QString::fromStdString(task.name()), address ? QString::fromStdString(address->toString()) : QString());
         }
     } else {
         lines << tr("worker:0 – worker:%1 on free loopback ports").arg(workers - 1);

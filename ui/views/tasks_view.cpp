@@ -25,10 +25,14 @@ enum Column { kTask, kAddress, kProcess, kState, kSteps, kMessage, kColumns };
 QColor stateColor(ClusterRun::TaskState state) {
     switch (state) {
         case ClusterRun::TaskState::Failed:
-        case ClusterRun::TaskState::Lost: return QColor(0xc0, 0x39, 0x2b);
-        case ClusterRun::TaskState::Finished: return QColor(0x27, 0xae, 0x60);
-        case ClusterRun::TaskState::Waiting: return QColor(0xd3, 0x54, 0x00);
-        default: return {};
+        case ClusterRun::TaskState::Lost:
+            return QColor(0xc0, 0x39, 0x2b);
+        case ClusterRun::TaskState::Finished:
+            return QColor(0x27, 0xae, 0x60);
+        case ClusterRun::TaskState::Waiting:
+            return QColor(0xd3, 0x54, 0x00);
+        default:
+            return {};
     }
 }
 }  // namespace

@@ -35,7 +35,7 @@ private:
     QLabel* m_backups;
     QTableWidget* m_table;
     QPushButton* m_copy;
-    bool m_dirty = true;  // the tasks changed since the last redraw
+    bool m_dirty = true;            // the tasks changed since the last redraw
     std::int64_t m_drawnSteps = 0;  // the tasks' steps, summed, as last drawn
 };
 

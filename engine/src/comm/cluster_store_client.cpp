@@ -33,7 +33,6 @@ constexpr auto kPromptAnswer = std::chrono::seconds(10);
 /// The least time a hello's answer is given, however little of connect()'s timeout is left.
 constexpr auto kLeastHelloTime = std::chrono::milliseconds(500);
 
-
 std::string quotedList(const std::vector<std::string>& keys) {
     std::string text;
     for (const std::string& key : keys) text += (text.empty() ? "'" : ", '") + key + "'";

@@ -64,7 +64,7 @@ std::vector<ClusterStep> ClusterStepJoin::takeReady() {
     std::vector<ClusterStep> ready;
     // In step order: a step waits for the ones before it, so the history gets them in order.
     while (!m_pending.empty() && whole(m_pending.begin()->second)) {
-        ClusterStep step{std::move(m_pending.begin()->second.merged.step), std::move(m_pending.begin()->second.merged.replicas)};
+        ClusterStep step{m_pending.begin()->second.merged.step, std::move(m_pending.begin()->second.merged.replicas)};
         m_lastTaken = m_pending.begin()->first;
         m_pending.erase(m_pending.begin());
         std::sort(step.replicas.begin(), step.replicas.end(),

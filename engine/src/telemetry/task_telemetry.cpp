@@ -56,10 +56,14 @@ void toWire(const StepRecord& step, pb::Step& out) {
 
 pb::TaskState::Phase toWire(TaskPhase phase) {
     switch (phase) {
-        case TaskPhase::Training: return pb::TaskState::TRAINING;
-        case TaskPhase::Finished: return pb::TaskState::FINISHED;
-        case TaskPhase::Failed: return pb::TaskState::FAILED;
-        case TaskPhase::Interrupted: return pb::TaskState::INTERRUPTED;
+        case TaskPhase::Training:
+            return pb::TaskState::TRAINING;
+        case TaskPhase::Finished:
+            return pb::TaskState::FINISHED;
+        case TaskPhase::Failed:
+            return pb::TaskState::FAILED;
+        case TaskPhase::Interrupted:
+            return pb::TaskState::INTERRUPTED;
     }
     return pb::TaskState::TRAINING;
 }
@@ -96,8 +100,7 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
                 hello.globalReplicas < hello.replicas || hello.globalReplicas > kMaxTaskReplicas * 64 ||
                 hello.firstReplica > hello.globalReplicas - hello.replicas)
                 return notTelemetry("a hello whose replicas are out of range");
-            if (hello.firstStep < 0 || hello.steps < 0 || hello.parameters < 0)
-                return notTelemetry("a hello with a negative count");
+            if (hello.firstStep < 0 || hello.steps < 0 || hello.parameters < 0) return notTelemetry("a hello with a negative count");
             return TaskMessage{std::move(hello)};
         }
         case pb::TaskMessage::kStep: {
@@ -146,17 +149,28 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
         case pb::TaskMessage::kState: {
             TaskStateMessage state;
             switch (message.state().phase()) {
-                case pb::TaskState::TRAINING: state.phase = TaskPhase::Training; break;
-                case pb::TaskState::FINISHED: state.phase = TaskPhase::Finished; break;
-                case pb::TaskState::FAILED: state.phase = TaskPhase::Failed; break;
-                case pb::TaskState::INTERRUPTED: state.phase = TaskPhase::Interrupted; break;
-                default: return notTelemetry("an unknown task state");
+                case pb::TaskState::TRAINING:
+                    state.phase = TaskPhase::Training;
+                    break;
+                case pb::TaskState::FINISHED:
+                    state.phase = TaskPhase::Finished;
+                    break;
+                case pb::TaskState::FAILED:
+                    state.phase = TaskPhase::Failed;
+                    break;
+                case pb::TaskState::INTERRUPTED:
+                    state.phase = TaskPhase::Interrupted;
+                    break;
+                default:
+                    return notTelemetry("an unknown task state");
             }
             state.message = message.state().message();
             return TaskMessage{std::move(state)};
         }
-        case pb::TaskMessage::kSummary: return TaskMessage{TaskSummaryMessage{message.summary().json()}};
-        case pb::TaskMessage::BODY_NOT_SET: break;
+        case pb::TaskMessage::kSummary:
+            return TaskMessage{TaskSummaryMessage{message.summary().json()}};
+        case pb::TaskMessage::BODY_NOT_SET:
+            break;
     }
     return notTelemetry("a message of no known kind");
 }
@@ -165,10 +179,14 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
 
 const char* taskPhaseName(TaskPhase phase) {
     switch (phase) {
-        case TaskPhase::Training: return "training";
-        case TaskPhase::Finished: return "finished";
-        case TaskPhase::Failed: return "failed";
-        case TaskPhase::Interrupted: return "interrupted";
+        case TaskPhase::Training:
+            return "training";
+        case TaskPhase::Finished:
+            return "finished";
+        case TaskPhase::Failed:
+            return "failed";
+        case TaskPhase::Interrupted:
+            return "interrupted";
     }
     return "training";
 }

@@ -22,12 +22,11 @@ Result<std::unique_ptr<TaskTelemetrySender>> TaskTelemetrySender::connect(const 
     if (!hostPort) return hostPort.error();
     auto resolved = cluster_net::resolveAddress(hostPort->host, hostPort->port);
     if (!resolved) return Error{"--telemetry: " + resolved.error().message};
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                 std::chrono::duration<double>(timeoutSeconds));
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeoutSeconds));
     int error = 0;
     cluster_net::UniqueFd fd = cluster_net::connectOnce(*resolved, deadline, error);
-    if (!fd.valid())
-        return Error{"--telemetry: cannot reach the app at " + resolved->text + ": " + cluster_net::errorText(error)};
+    if (!fd.valid()) return Error{"--telemetry: cannot reach the app at " + resolved->text + ": " + cluster_net::errorText(error)};
     // The writer thread blocks in send() (with a timeout per write, below); poll gives it the bound.
     cluster_net::setNonBlocking(fd.get(), false);
     return std::unique_ptr<TaskTelemetrySender>(new TaskTelemetrySender(fd.release()));
@@ -97,8 +96,8 @@ void TaskTelemetrySender::writeLoop() {
             } else if (n < 0 && errno == EINTR) {
                 continue;
             } else {
-                failure = n == 0 || errno == EAGAIN || errno == EWOULDBLOCK ? "the app took no data for too long"
-                                                                            : cluster_net::errorText(errno);
+                failure =
+                    n == 0 || errno == EAGAIN || errno == EWOULDBLOCK ? "the app took no data for too long" : cluster_net::errorText(errno);
                 break;
             }
         }

@@ -37,8 +37,8 @@ public:
 
 private:
     struct Pending {
-        TaskStep merged;               // the first report's record, then every task's replicas
-        std::vector<bool> reported;    // per task
+        TaskStep merged;             // the first report's record, then every task's replicas
+        std::vector<bool> reported;  // per task
         bool evaluated = false;
     };
     bool whole(const Pending& pending) const;

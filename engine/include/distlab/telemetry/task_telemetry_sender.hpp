@@ -52,10 +52,10 @@ private:
         std::string bytes;
         bool step = false;  ///< may be dropped
     };
-    std::deque<Frame> m_queue;        // guarded by m_mutex
-    std::size_t m_queuedSteps = 0;    // guarded by m_mutex
-    bool m_closing = false;           // guarded by m_mutex
-    std::string m_lost;               // guarded by m_mutex
+    std::deque<Frame> m_queue;      // guarded by m_mutex
+    std::size_t m_queuedSteps = 0;  // guarded by m_mutex
+    bool m_closing = false;         // guarded by m_mutex
+    std::string m_lost;             // guarded by m_mutex
     std::atomic<std::int64_t> m_dropped{0};
     std::thread m_thread;  // last: started once the rest is set
 };
