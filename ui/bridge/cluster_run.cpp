@@ -31,6 +31,8 @@ constexpr int kHelloTimeoutMs = 10'000;
 constexpr int kStopGraceMs = 3'000;
 /// Telemetry connections at most at once beyond one per task (stray or hostile ones are refused).
 constexpr std::size_t kSpareConnections = 8;
+/// Refusals kept for the log (the last ones).
+constexpr qsizetype kKeptRefusals = 100;
 /// Bytes of a task's standard error kept for its message.
 constexpr qsizetype kKeptErrorBytes = 4096;
 
@@ -291,7 +293,7 @@ void ClusterRun::onConnection() {
     while (QTcpSocket* socket = m_server->nextPendingConnection()) {
         socket->setParent(this);
         if (m_connections.size() >= m_tasks.size() + kSpareConnections) {
-            m_refusals << tr("%1: refused, too many connections").arg(socket->peerAddress().toString());
+            logRefusal(tr("%1: refused, too many connections").arg(socket->peerAddress().toString()));
             socket->abort();
             socket->deleteLater();
             continue;
@@ -399,9 +401,15 @@ void ClusterRun::takeMessage(Connection& connection, TaskMessage message) {
 void ClusterRun::refuse(Connection* connection, const QString& why) {
     if (connection->socket == nullptr) return;
     const QString peer = connection->socket->peerAddress().toString() + QLatin1Char(':') + QString::number(connection->socket->peerPort());
-    m_refusals << tr("%1: refused, %2").arg(peer, why);
+    logRefusal(tr("%1: refused, %2").arg(peer, why));
     connection->socket->abort();
     dropConnection(connection);
+}
+
+void ClusterRun::logRefusal(const QString& line) {
+    // The last lines only: a stream of hostile connections does not grow the app.
+    if (m_refusals.size() >= kKeptRefusals) m_refusals.removeFirst();
+    m_refusals << line;
 }
 
 void ClusterRun::dropConnection(Connection* connection) {

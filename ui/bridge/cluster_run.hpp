@@ -85,7 +85,7 @@ public:
     QString telemetryAddress() const { return m_telemetryAddress; }
     /// The config file every task runs (in a folder of the app's while the run lives).
     QString configPath() const;
-    /// Connections refused (wrong token, not task telemetry), one line each: for the log.
+    /// Connections refused (wrong token, not task telemetry), one line each, the last 100.
     const QStringList& refusals() const { return m_refusals; }
     /// The distlab-worker program the app starts: $DISTLAB_WORKER, else the one beside the app (or
     /// its build tree's), else PATH's; empty when there is none.
@@ -109,6 +109,7 @@ private:
     /// A message of a connection whose hello was accepted.
     void takeMessage(Connection& connection, TaskMessage message);
     void refuse(Connection* connection, const QString& why);
+    void logRefusal(const QString& line);
     void dropConnection(Connection* connection);
     /// Publishes the steps every task has reported into the hub.
     void publishReady();
