@@ -5,8 +5,13 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "distlab/telemetry/cluster_steps.hpp"
 #include "distlab/telemetry/task_telemetry.hpp"
+#include "distlab/telemetry/task_telemetry_sender.hpp"
 
 using namespace distlab;
 
@@ -73,6 +78,32 @@ std::string varint(std::uint32_t value) {
     auto* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(value, reinterpret_cast<std::uint8_t*>(out.data()));
     out.resize(static_cast<std::size_t>(end - reinterpret_cast<std::uint8_t*>(out.data())));
     return out;
+}
+
+/// A listening socket on a free loopback port, and the one connection it accepts.
+struct Listener {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    int port = 0;
+    Listener() {
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+        ::listen(fd, 1);
+        socklen_t length = sizeof(address);
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+        port = ntohs(address.sin_port);
+    }
+    ~Listener() { ::close(fd); }
+    std::string address() const { return "127.0.0.1:" + std::to_string(port); }
+};
+
+/// Reads everything from `fd` until it closes.
+std::string readAllFrom(int fd) {
+    std::string bytes;
+    char buffer[65536];
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof(buffer))) > 0;) bytes.append(buffer, static_cast<std::size_t>(n));
+    return bytes;
 }
 
 }  // namespace
@@ -180,6 +211,56 @@ private slots:
         reader.append(std::string_view(whole).substr(0, whole.size() - 1));
         auto next = reader.next();
         QVERIFY(next && !next->has_value());
+    }
+
+    void theSenderDeliversEveryFrameInOrderThenDropsStepsOnlyWhenTheAppFallsBehind() {
+        Listener listener;
+        constexpr int kSteps = 3000;
+        std::string received;
+        {
+            auto sender = TaskTelemetrySender::connect(listener.address(), 5.0);
+            QVERIFY2(sender, sender ? "" : sender.error().message.c_str());
+            const int connection = ::accept(listener.fd, nullptr, nullptr);
+            QVERIFY(connection >= 0);
+            (*sender)->sendAlways(encodeTaskMessage(exampleHello()));
+            for (int s = 1; s <= kSteps; ++s) (*sender)->sendStep(encodeTaskMessage(taskStep(s, {lane(2, s, 0, 1, 2, 3, 0.0f)})));
+            (*sender)->sendAlways(encodeTaskMessage(TaskSummaryMessage{"{}"}));
+            sender->reset();  // flushes, closes
+            received = readAllFrom(connection);
+            ::close(connection);
+        }
+        TaskTelemetryReader reader;
+        reader.append(received);
+        const std::vector<TaskMessage> messages = readAll(reader);
+        // Fewer than the queue holds were sent: none dropped, all in order.
+        QCOMPARE(messages.size(), std::size_t{kSteps + 2});
+        QVERIFY(std::holds_alternative<TaskHello>(messages.front()));
+        for (int s = 1; s <= kSteps; ++s) QCOMPARE(std::get<TaskStep>(messages[static_cast<std::size_t>(s)]).step.step, std::int64_t{s});
+        QVERIFY(std::holds_alternative<TaskSummaryMessage>(messages.back()));
+
+        // An app that reads nothing: the queue stays bounded, steps past it are dropped and counted,
+        // and the never-dropped frames still queue.
+        Listener stalled;
+        auto sender = TaskTelemetrySender::connect(stalled.address(), 5.0);
+        QVERIFY(sender);
+        const int connection = ::accept(stalled.fd, nullptr, nullptr);
+        const std::string big(8192, 'x');
+        for (std::size_t s = 0; s < 4 * TaskTelemetrySender::kMaxQueuedSteps; ++s)
+            (*sender)->sendStep(encodeTaskMessage(TaskSummaryMessage{big}));
+        QTRY_VERIFY((*sender)->droppedSteps() > 0);
+        ::close(connection);
+    }
+
+    void aSenderWithNoAppToReachSaysWhere() {
+        int port = 0;
+        {
+            Listener closed;  // a port free a moment ago, nobody listening on it now
+            port = closed.port;
+        }
+        auto sender = TaskTelemetrySender::connect("127.0.0.1:" + std::to_string(port), 2.0);
+        QVERIFY(!sender);
+        QVERIFY2(sender.error().message.find("--telemetry: cannot reach the app at 127.0.0.1:" + std::to_string(port)) != std::string::npos,
+                 sender.error().message.c_str());
     }
 
     void tasksStepsJoinIntoOneRunsRecords() {

@@ -15,6 +15,8 @@ namespace distlab {
 namespace {
 /// How long the destructor lets queued frames (the last state, the summary) reach the app.
 constexpr auto kFlushTime = std::chrono::seconds(2);
+/// Frames are joined into one write up to about this many bytes.
+constexpr std::size_t kMaxWriteBytes = std::size_t{256} << 10;
 }  // namespace
 
 Result<std::unique_ptr<TaskTelemetrySender>> TaskTelemetrySender::connect(const std::string& address, double timeoutSeconds) {
@@ -83,9 +85,16 @@ void TaskTelemetrySender::writeLoop() {
         if (m_closing && flushDeadline == std::chrono::steady_clock::time_point{})
             flushDeadline = std::chrono::steady_clock::now() + kFlushTime;
         if (m_closing && std::chrono::steady_clock::now() > flushDeadline) return;
+        // Everything queued goes in one write: one system call (and one wake-up of the app) for
+        // many steps when they come faster than a write takes.
         std::string frame = std::move(m_queue.front().bytes);
         if (m_queue.front().step) --m_queuedSteps;
         m_queue.pop_front();
+        while (!m_queue.empty() && frame.size() < kMaxWriteBytes) {
+            frame += m_queue.front().bytes;
+            if (m_queue.front().step) --m_queuedSteps;
+            m_queue.pop_front();
+        }
         lock.unlock();
         std::size_t sent = 0;
         std::string failure;
