@@ -23,8 +23,8 @@ Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::s
         if (!named) return named.error();
         task = *named;
     }
-    if (config.strategy.type != StrategyKind::MultiWorkerMirrored)
-        return Error{configPath + ": strategy.type: distlab-worker runs multi_worker_mirrored tasks (got \"" +
+    if (config.strategy.type != StrategyKind::MultiWorkerMirrored && config.strategy.type != StrategyKind::ParameterServer)
+        return Error{configPath + ": strategy.type: distlab-worker runs multi_worker_mirrored and parameter_server tasks (got \"" +
                      configName(config.strategy.type) + "\"; distlab-cli train runs the others)"};
     if (config.cluster.empty())
         return Error{configPath + ": cluster: no cluster: set TF_CONFIG, or give the config a \"cluster\" (docs/cluster.md)"};

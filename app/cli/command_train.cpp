@@ -24,6 +24,7 @@
 #include "step_recorder.hpp"
 #include "train_files.hpp"
 #include "cluster_join.hpp"
+#include "parameter_server_task.hpp"
 #include "distlab/distribute/cluster_task.hpp"
 
 namespace distlab::cli {
@@ -145,6 +146,7 @@ int runTrain(TrainOptions options) {
         auto joined = joinCluster(*config, options.configPath, options.task, options.redis);
         if (!joined) return inputError(joined.error().message);
         member = std::move(*joined);
+        if (servesParameterServerRun(*config, *member)) return runParameterServerTask(*config, *member, options.configPath);
         if (!member->coordinator()) {
             options.saveWeights.clear();
             options.checkpoint.clear();
