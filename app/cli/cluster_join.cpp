@@ -7,6 +7,8 @@
 #include "distlab/config/cluster_config.hpp"
 #include "distlab/config/run_config_json.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace distlab::cli {
 
 Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::string& configPath, const std::string& taskOption,
@@ -47,6 +49,22 @@ Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::s
                      options.token.c_str(), options.token.c_str());
     }
     return ClusterTask::join(config, *task, options);
+}
+
+}  // namespace distlab::cli
+
+namespace distlab::cli {
+
+std::string lostTasksMember(ClusterTask& member) {
+    if (!member.coordinator()) return {};
+    std::vector<std::string> lost;
+    try {
+        lost = member.lostTasks();
+    } catch (const std::exception&) {
+        return {};
+    }
+    if (lost.empty()) return {};
+    return ",\"lost_tasks\":" + nlohmann::json(lost).dump();
 }
 
 }  // namespace distlab::cli

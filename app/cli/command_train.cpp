@@ -253,7 +253,7 @@ int runTrain(TrainOptions options) {
                           ",\"wall_seconds\":" + jsonNumber(wallSeconds) + ",\"replicas\":" + std::to_string(trainer.replicaCount());
     if (member)
         summary += ",\"task\":\"" + member->task().name() + "\",\"workers\":" + std::to_string(member->workerCount()) +
-                   ",\"coordinator\":" + (member->coordinator() ? "true" : "false");
+                   ",\"coordinator\":" + (member->coordinator() ? "true" : "false") + lostTasksMember(*member);
     if (!trainer.data().test.empty()) {
         const EvalResult test = trainer.evaluate(trainer.data().test);
         summary += ",\"test_loss\":" + jsonNumber(test.loss);

@@ -178,6 +178,12 @@ void validateDeviceKinds(const std::vector<DeviceName>& devices, const std::stri
     }
 }
 
+// How long a task in another process waits for a peer (multi_worker_mirrored, parameter servers in processes).
+void validateTimeout(const StrategyConfig& strategy, const std::string& file) {
+    requireRange(file, "strategy.timeout_seconds", strategy.timeoutSeconds, 0.1, false, kMaxTimeoutSeconds, false,
+                 "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
+}
+
 void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) {
         fail(file, "strategy.type", problem);
@@ -214,8 +220,7 @@ void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     requireAtLeast(file, "strategy.gradient_accumulation_steps", strategy.gradientAccumulationSteps, 1);
     if (strategy.type == StrategyKind::ParameterServer) validateParameterServer(strategy, file);
     if (strategy.type == StrategyKind::MultiWorkerMirrored) {
-        requireRange(file, "strategy.timeout_seconds", strategy.timeoutSeconds, 0.1, false, kMaxTimeoutSeconds, false,
-                     "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
+        validateTimeout(strategy, file);
         if (strategy.usesGpus()) fail(file, "strategy.local_replicas", "multi_worker_mirrored runs its local replicas on CPU devices");
     }
 }
@@ -240,8 +245,7 @@ void validateParameterServerCluster(const RunConfig& config, const std::string& 
     if (!strategy.workerSpeed.empty())
         fail(file, "strategy.worker_speed",
              "simulated worker speeds are for workers on threads of one process; a worker in its own process runs at its host's speed");
-    requireRange(file, "strategy.timeout_seconds", strategy.timeoutSeconds, 0.1, false, kMaxTimeoutSeconds, false,
-                 "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
+    validateTimeout(strategy, file);
 }
 
 // Tasks in other processes: multi_worker_mirrored's workers, or a parameter-server run's chief,

@@ -93,17 +93,18 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
 
 ClusterTask::~ClusterTask() = default;
 
+std::vector<std::string> ClusterTask::lostTasks() {
+    if (m_server) return m_server->lostTasks();
+    if (m_client) return m_client->lostTasks();
+    return {};
+}
+
 std::string ClusterTask::describeFailure(const std::string& cause) {
     // The store notices a closed connection a moment after Gloo's pair does.
     std::vector<std::string> lost;
-    for (int attempt = 0; attempt < 20 && lost.empty(); ++attempt) {
+    for (int attempt = 0; attempt < 20 && lost.empty() && (m_server || m_client); ++attempt) {
         try {
-            if (m_server)
-                lost = m_server->lostTasks();
-            else if (m_client)
-                lost = m_client->lostTasks();
-            else
-                break;
+            lost = lostTasks();
         } catch (const std::exception&) {
             // The coordinator's store is gone with it.
             return "lost " + m_coordinatorName + " (the coordinator: its rendezvous connection closed); " + cause;

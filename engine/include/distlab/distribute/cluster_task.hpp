@@ -49,6 +49,9 @@ public:
     /// The communicator of the task's group (one rank per worker; for parameter servers one per
     /// task), for Trainer::create or runParameterServerTask. Once.
     std::unique_ptr<Communicator> takeWorkers() { return std::move(m_workers); }
+    /// The tasks whose rendezvous connection ended without goodbye, in the order lost (the
+    /// coordinator's store keeps the list). Throws std::runtime_error when the coordinator is gone.
+    std::vector<std::string> lostTasks();
     /// Why the run stopped, for a collective that failed with `cause`: the tasks the coordinator
     /// saw leave without saying goodbye (waiting up to a second for it to notice), else the cause.
     std::string describeFailure(const std::string& cause);
