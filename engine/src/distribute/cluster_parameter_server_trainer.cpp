@@ -135,15 +135,17 @@ void ClusterParameterServerTrainer::grantPermit(RemoteWorker& worker) {
         m_changed.notify_all();
         return;
     }
+    // The worker answers this permit whatever follows (its gradient, or why it has none), so its
+    // receiver takes the answer even when a server is found lost just below.
+    worker.readVersion = m_version;
+    worker.state = RemoteWorker::State::Permitted;
+    m_changed.notify_all();
     // The read: every server answers it now, before any later update (they take the chief's
     // messages in order), so the worker computes on the parameters of this version.
     PsHeader pull;
     pull.kind = PsMessage::Pull;
     pull.worker = worker.index;
     sendToServers(pull);
-    worker.readVersion = m_version;
-    worker.state = RemoteWorker::State::Permitted;
-    m_changed.notify_all();
 }
 
 void ClusterParameterServerTrainer::grantIdleWorkers() {
