@@ -30,7 +30,8 @@ int runParameterServerTask(const RunConfig& config, ClusterTask& member, const s
     try {
         result = runParameterServerTask(config, member.task(), *group, *data);
         exitCode = result.exitCode;
-        if (exitCode != 0) failure = "the chief stopped the run after " + std::to_string(result.steps) + " updates: it failed (its message says why)";
+        if (exitCode != 0)
+            failure = "the chief stopped the run after " + std::to_string(result.steps) + " updates: it failed (its message says why)";
     } catch (const TrainingError& error) {
         failure = member.describeFailure(error.what());
         exitCode = 3;

@@ -146,8 +146,8 @@ private slots:
         const double first = mean(loss.mid(0, 20)), last = mean(loss.mid(130, 20));
         QVERIFY2(last < 0.5 * first, qPrintable(QString("first %1, last %2").arg(first).arg(last)));
         // Asynchronous: the workers' gradients each made updates of their own.
-        const int gradients = lastJsonLine(results.at("worker:0").out)["gradients"].toInt() +
-                              lastJsonLine(results.at("worker:1").out)["gradients"].toInt();
+        const int gradients =
+            lastJsonLine(results.at("worker:0").out)["gradients"].toInt() + lastJsonLine(results.at("worker:1").out)["gradients"].toInt();
         QVERIFY2(gradients >= 150 && gradients <= 152, qPrintable(QString::number(gradients)));  // plus each one's last, not applied
     }
 
@@ -171,9 +171,32 @@ private slots:
         QCOMPARE(lastJsonLine(results.at("ps:0").out)["updates"].toInt(), 300);
     }
 
+    void aStalledWorkerThatWakesBeforeTheTimeoutLetsTheRunGoOn() {
+        // Stopped for 1.5 s with a 3 s timeout: the other worker goes on meanwhile (the chief talks
+        // to each worker on that worker's own link), and the stalled one joins in again.
+        const QString run = write(
+            "stall.json", QString(config("async", kAdam, 2, 1, 2, {}, 300)).replace(R"("timeout_seconds": 5)", R"("timeout_seconds": 3)"));
+        const QString backup = path("stall.ckpt");
+        auto tasks = startPsCluster(PsCluster::onLoopback(2, 2), {run, "--quiet"},
+                                    {{"chief:0", {"--checkpoint", backup, "--checkpoint-every", "10"}}});
+        QElapsedTimer clock;
+        clock.start();
+        while (!QFile::exists(backup) && clock.elapsed() < 60000) QTest::qWait(20);
+        QVERIFY2(tasks.at("worker:1")->signal(SIGSTOP), "worker 1 ended before it could be stopped");
+        QTest::qWait(1500);
+        QVERIFY(tasks.at("worker:1")->signal(SIGCONT));
+        const auto results = finishPsCluster(tasks);
+        for (const auto& [name, result] : results) QVERIFY2(result.exitCode == 0, qPrintable(describe(results)));
+        const QJsonObject chief = lastJsonLine(results.at("chief:0").out);
+        QCOMPARE(chief["steps"].toInt(), 300);
+        QVERIFY2(!chief.contains("lost_tasks"), qPrintable(results.at("chief:0").out));
+        QVERIFY(lastJsonLine(results.at("worker:1").out)["gradients"].toInt() > 0);
+    }
+
     void aLostServerStopsTheRunAndTheBackupResumesIt() {
         const QString run = write("kill-ps.json", config("sync", kMomentum, 2, 1, 2, {}, 100));
-        auto whole = startPsCluster(PsCluster::onLoopback(2, 2), {run, "--quiet"}, {{"chief:0", {"--save-weights", path("whole.safetensors")}}});
+        auto whole =
+            startPsCluster(PsCluster::onLoopback(2, 2), {run, "--quiet"}, {{"chief:0", {"--save-weights", path("whole.safetensors")}}});
         const auto reference = finishPsCluster(whole);
         QVERIFY2(reference.at("chief:0").exitCode == 0, qPrintable(describe(reference)));
         // The same run with a backup every 10 updates; ps 0 is killed once the first backup exists.
@@ -210,7 +233,8 @@ private slots:
         // What is not supported is refused before anything starts, naming the config field.
         const QString noChief = write("no-chief.json", config("sync", kAdam, 1, 1, 1, {}, 5));
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.insert("TF_CONFIG", R"({"cluster": {"worker": ["localhost:1"], "ps": ["localhost:2"]}, "task": {"type": "worker", "index": 0}})");
+        environment.insert("TF_CONFIG",
+                           R"({"cluster": {"worker": ["localhost:1"], "ps": ["localhost:2"]}, "task": {"type": "worker", "index": 0}})");
         const CliResult refused = runProgram(DISTLAB_WORKER_PATH, {noChief, "--quiet"}, 30000, environment);
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains("cluster.chief"), qPrintable(refused.err));

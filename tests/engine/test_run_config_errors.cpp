@@ -128,7 +128,8 @@ private slots:
             "run.json: cluster.ps: must list at least one parameter server");
         row("parameter servers without workers", psCluster(R"("workers": 1)", R"({"chief": ["h:9"], "ps": ["h:2"]})"),
             "run.json: cluster.worker: must list at least one worker");
-        row("workers differ from the cluster", psCluster(R"("workers": 3)", R"({"chief": ["h:9"], "worker": ["h:1", "h:3"], "ps": ["h:2"]})"),
+        row("workers differ from the cluster",
+            psCluster(R"("workers": 3)", R"({"chief": ["h:9"], "worker": ["h:1", "h:3"], "ps": ["h:2"]})"),
             "run.json: strategy.workers: must equal the workers cluster.worker lists (2) (got 3)");
         row("servers differ from the cluster",
             psCluster(R"("workers": 1, "parameter_servers": 2)", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),

@@ -15,6 +15,7 @@ ClusterParameterServerTrainer::ClusterParameterServerTrainer(const RunConfig& co
       m_layout{static_cast<int>(config.cluster.worker.size()), static_cast<int>(config.cluster.ps.size())},
       m_group(std::move(group)),
       m_learningRate(static_cast<float>(config.optimizer.learningRate)),
+      m_keepalivePeriod(std::chrono::milliseconds(static_cast<std::int64_t>(config.strategy.timeoutSeconds * 1000.0 / 4.0) + 1)),
       m_clockOriginNs(nowNs()) {
     // The initial values are ParameterServerTrainer's: the chief makes them and loads the servers.
     m_model = std::make_unique<Model>(config.model, m_data.train.features);
@@ -33,7 +34,7 @@ ClusterParameterServerTrainer::ClusterParameterServerTrainer(const RunConfig& co
     }
     m_report.replicas.resize(m_workers.size());
     broadcastParameters();
-    for (auto& worker : m_workers) worker->receiver = std::thread([this, w = worker.get()] { receive(*w); });
+    for (auto& worker : m_workers) worker->link = std::thread([this, w = worker.get()] { link(*w); });
 }
 
 ClusterParameterServerTrainer::~ClusterParameterServerTrainer() { shutdown(); }
@@ -45,67 +46,103 @@ void ClusterParameterServerTrainer::shutdown() {
         m_stopping = true;
     }
     m_changed.notify_all();
-    // A worker computing answers first (its receiver takes the answer), so its link is quiet
-    // before the Stop; a lost or silent one within the timeout.
+    // The servers first: each sends the reads it still holds, then stops. Each worker's link
+    // finishes the exchange in flight (the answer, or the worker lost within the timeout), then
+    // sends the worker its Stop.
+    const PsHeader stop = stopMessage();
+    for (int server = 0; server < m_layout.servers; ++server) try {
+            sendHeader(*m_group, stop, m_layout.serverRank(server));
+        } catch (const std::exception&) {  // lost: nothing to stop
+        }
     for (auto& worker : m_workers)
-        if (worker->receiver.joinable()) worker->receiver.join();
+        if (worker->link.joinable()) worker->link.join();
+}
+
+PsHeader ClusterParameterServerTrainer::stopMessage() const {
     PsHeader stop;
     stop.kind = PsMessage::Stop;
     stop.code = m_failed ? 3 : 0;
     stop.count = m_version;
-    for (auto& worker : m_workers)
-        if (worker->alive) try {
-                sendHeader(*m_group, stop, m_layout.workerRank(worker->index));
-            } catch (const std::exception&) {  // lost since: nothing to stop
-            }
-    for (int server = 0; server < m_layout.servers; ++server) try {
-            sendHeader(*m_group, stop, m_layout.serverRank(server));
-        } catch (const std::exception&) {
-        }
+    return stop;
 }
 
-void ClusterParameterServerTrainer::receive(RemoteWorker& worker) {
+void ClusterParameterServerTrainer::loseWorker(RemoteWorker& worker, const std::string& cause) {
+    if (m_firstLoss.empty()) m_firstLoss = "worker:" + std::to_string(worker.index) + ": " + cause;
+    // Its step goes to another worker, as a killed worker's does in one process (at-least-once).
+    if (worker.state == RemoteWorker::State::Permitted) m_redo.push_back(worker.batch);
+    worker.alive = false;
+    worker.state = RemoteWorker::State::Idle;
+    m_changed.notify_all();
+}
+
+void ClusterParameterServerTrainer::link(RemoteWorker& worker) {
     const int rank = m_layout.workerRank(worker.index);
+    std::unique_lock lock(m_mutex);
     for (;;) {
-        {
-            std::unique_lock lock(m_mutex);
-            m_changed.wait(lock, [&] { return !worker.alive || m_stopping || worker.state == RemoteWorker::State::Permitted; });
-            if (!worker.alive || worker.state != RemoteWorker::State::Permitted) return;  // stopping
-        }
-        PsHeader answer;
-        std::string failure;
-        try {
-            answer = receiveHeader(*m_group, rank);
-            if (answer.kind == PsMessage::Result)
-                m_transport->takeGradient(worker.index);
-            else
-                failure = receiveText(*m_group, answer.count, rank);
-        } catch (const std::exception&) {
-            // Lost (killed, crashed, or silent past the timeout): its step goes to another worker,
-            // as a killed worker's does in one process (at-least-once).
-            std::lock_guard lock(m_mutex);
-            worker.alive = false;
-            worker.state = RemoteWorker::State::Idle;
-            m_redo.push_back(worker.batch);
-            m_changed.notify_all();
-            return;
-        }
-        std::lock_guard lock(m_mutex);
-        if (!failure.empty()) {
-            if (m_failure.empty()) m_failure = "worker:" + std::to_string(worker.index) + " could not compute its gradient: " + failure;
-            worker.state = RemoteWorker::State::Idle;
+        if (!worker.alive) return;
+        if (worker.state == RemoteWorker::State::Permitted) {
+            PsHeader permit;
+            permit.kind = PsMessage::Permit;
+            permit.count = static_cast<std::int64_t>(worker.batch.size());
+            permit.version = worker.readVersion;
+            const std::vector<std::int64_t> batch = worker.batch;
+            lock.unlock();
+            PsHeader answer;
+            std::string failure;
+            try {
+                sendHeader(*m_group, permit, rank);
+                sendIndices(*m_group, batch, rank);
+                answer = receiveHeader(*m_group, rank);
+                if (answer.kind == PsMessage::Result)
+                    m_transport->takeGradient(worker.index);
+                else
+                    failure = receiveText(*m_group, answer.count, rank);
+            } catch (const std::exception& error) {
+                // Killed, crashed, or silent past the timeout.
+                lock.lock();
+                loseWorker(worker, error.what());
+                continue;
+            }
+            lock.lock();
+            if (!failure.empty()) {
+                if (m_failure.empty()) m_failure = "worker:" + std::to_string(worker.index) + " could not compute its gradient: " + failure;
+                worker.state = RemoteWorker::State::Idle;
+                m_changed.notify_all();
+                continue;
+            }
+            ReplicaStepStats& stats = worker.stats;
+            stats.lossSum = answer.value;
+            stats.correct = answer.code;
+            stats.examples = answer.examples;
+            stats.gradNormBefore = answer.norm;
+            stats.computeEndNs = stats.commEndNs = clockNs();
+            worker.state = RemoteWorker::State::Pushed;
+            m_inbox.push_back(worker.index);
             m_changed.notify_all();
             continue;
         }
-        ReplicaStepStats& stats = worker.stats;
-        stats.lossSum = answer.value;
-        stats.correct = answer.code;
-        stats.examples = answer.examples;
-        stats.gradNormBefore = answer.norm;
-        stats.computeEndNs = stats.commEndNs = clockNs();
-        worker.state = RemoteWorker::State::Pushed;
-        m_inbox.push_back(worker.index);
-        m_changed.notify_all();
+        if (m_stopping) {
+            lock.unlock();
+            try {
+                sendHeader(*m_group, stopMessage(), rank);
+            } catch (const std::exception&) {  // lost since: nothing to stop
+            }
+            return;
+        }
+        if (m_changed.wait_for(lock, m_keepalivePeriod) == std::cv_status::timeout && !m_stopping &&
+            worker.state != RemoteWorker::State::Permitted) {
+            PsHeader keepalive;
+            keepalive.kind = PsMessage::Keepalive;
+            lock.unlock();
+            std::string lost;
+            try {
+                sendHeader(*m_group, keepalive, rank);
+            } catch (const std::exception& error) {
+                lost = error.what();
+            }
+            lock.lock();
+            if (!lost.empty()) loseWorker(worker, lost);
+        }
     }
 }
 
@@ -121,24 +158,8 @@ void ClusterParameterServerTrainer::grantPermit(RemoteWorker& worker) {
     }
     worker.stats = ReplicaStepStats{};
     worker.stats.startNs = clockNs();
-    PsHeader permit;
-    permit.kind = PsMessage::Permit;
-    permit.count = static_cast<std::int64_t>(worker.batch.size());
-    permit.version = m_version;
-    try {
-        const int rank = m_layout.workerRank(worker.index);
-        sendHeader(*m_group, permit, rank);
-        sendIndices(*m_group, worker.batch, rank);
-    } catch (const std::exception&) {
-        worker.alive = false;  // lost while idle: the batch waits for another
-        m_redo.push_back(std::move(worker.batch));
-        m_changed.notify_all();
-        return;
-    }
-    // The worker answers this permit whatever follows (its gradient, or why it has none), so its
-    // receiver takes the answer even when a server is found lost just below.
     worker.readVersion = m_version;
-    worker.state = RemoteWorker::State::Permitted;
+    worker.state = RemoteWorker::State::Permitted;  // its link sends the permit
     m_changed.notify_all();
     // The read: every server answers it now, before any later update (they take the chief's
     // messages in order), so the worker computes on the parameters of this version.
@@ -164,9 +185,16 @@ void ClusterParameterServerTrainer::waitForInbox(std::unique_lock<std::mutex>& l
         grantIdleWorkers();  // a lost worker's batch goes to the next free one
         const bool anyAlive = std::any_of(m_workers.begin(), m_workers.end(), [](const auto& worker) { return worker->alive; });
         if (!anyAlive)
-            throw TrainingError("every worker was lost at update " + std::to_string(m_version) + "; no worker is left to compute gradients");
-        m_changed.wait(lock);
+            throw TrainingError("every worker was lost at update " + std::to_string(m_version) +
+                                "; no worker is left to compute gradients (the first: " + m_firstLoss + ")");
+        if (m_changed.wait_for(lock, m_keepalivePeriod) == std::cv_status::timeout) keepServersWaiting();
     }
+}
+
+void ClusterParameterServerTrainer::keepServersWaiting() {
+    PsHeader keepalive;
+    keepalive.kind = PsMessage::Keepalive;
+    sendToServers(keepalive);
 }
 
 void ClusterParameterServerTrainer::applyUpdate(std::span<const float> gradient) {

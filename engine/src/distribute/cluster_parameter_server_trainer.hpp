@@ -4,10 +4,12 @@
 // servers in other processes: it hands out batches (the sampler is here), serves each read by
 // telling every server to answer it, orders the updates (asynchronous: each gradient as it comes,
 // with its staleness; synchronous: the average of the fresh gradients, stale ones dropped) and
-// hands each server its slice of the gradient to apply. One thread per worker takes that worker's
-// answers. The chief's own copy of the variables and optimizer slots is read from the servers when
+// hands each server its slice of the gradient to apply. One thread per worker (its link) sends that
+// worker its permits and takes its answers, so a worker that is slow to listen (stalled) holds only
+// its own link, never the chief. The chief's own copy of the variables and optimizer slots is read from the servers when
 // it is asked for (weights, checkpoints, evaluation) and written to them after a load or resume.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -67,17 +69,25 @@ private:
         std::vector<std::int64_t> batch;
         std::int64_t readVersion = 0;
         ReplicaStepStats stats;
-        std::thread receiver;
+        std::thread link;
     };
 
-    /// A worker's thread: takes the worker's answer to each permit (its gradient, or why it failed).
-    void receive(RemoteWorker& worker);
-    /// Gives an idle live worker its next batch (a lost worker's first) and has every server answer
-    /// its read. Under m_mutex.
+    /// A worker's link: sends it each permit and takes its answer (its gradient, or why it failed);
+    /// while it waits for a permit, tells it every m_keepalivePeriod that the chief lives (it waits
+    /// for the chief's next message at most timeout_seconds); at the end, its Stop.
+    void link(RemoteWorker& worker);
+    /// A worker is lost (`cause`: the failed call's message): its unanswered batch goes to the redo
+    /// queue. Under m_mutex.
+    void loseWorker(RemoteWorker& worker, const std::string& cause);
+    /// Gives an idle live worker its next batch (a lost worker's first), for its link to send, and
+    /// has every server answer its read. Under m_mutex.
     void grantPermit(RemoteWorker& worker);
     void grantIdleWorkers();
     /// Waits until a gradient is queued; throws when the run cannot go on. Under m_mutex.
     void waitForInbox(std::unique_lock<std::mutex>& lock);
+    /// Tells every server that the chief lives: a server waits for the chief's next message at
+    /// most timeout_seconds, and the chief may wait for a slow gradient that long.
+    void keepServersWaiting();
     /// Sends each server its slice of `gradient` to apply; one update.
     void applyUpdate(std::span<const float> gradient);
     const StepReport& stepAsync();
@@ -86,6 +96,8 @@ private:
     /// Reads the variables and slots from the servers into the chief's copy, if it is behind.
     void fetch();
     void sendToServers(const PsHeader& header);
+    /// The Stop every task gets at the end: the exit code (3 when a step failed) and the updates applied.
+    PsHeader stopMessage() const;
 
     RunConfig m_config;
     DataSplit m_data;
@@ -99,9 +111,10 @@ private:
     std::unique_ptr<ProcessParameterTransport> m_transport;
     std::vector<std::unique_ptr<RemoteWorker>> m_workers;
     std::atomic<float> m_learningRate;
+    std::chrono::milliseconds m_keepalivePeriod;  ///< a quarter of timeout_seconds
     std::int64_t m_version = 0;
     std::int64_t m_fetchedVersion = 0;
-    bool m_failed = false;  ///< a step threw: the tasks are stopped with exit code 3
+    std::atomic<bool> m_failed{false};  ///< a step threw: the tasks are stopped with exit code 3
     std::vector<float> m_slice;
     std::vector<float> m_aggregate;
 
@@ -111,6 +124,7 @@ private:
     std::deque<int> m_inbox;                       ///< workers whose gradient waits to be applied
     std::deque<std::vector<std::int64_t>> m_redo;  ///< batches of lost workers, to run again
     std::string m_failure;                         ///< why a worker could not finish its step
+    std::string m_firstLoss;                       ///< the first lost worker and why
     std::vector<RemoteWorker*> m_fresh;            ///< sync: the fresh gradients gathered so far
     std::int64_t m_clockOriginNs;
     StepReport m_report;

@@ -7,6 +7,7 @@
 #include "distlab/optim/optimizer.hpp"
 #include "distlab/tensor/reductions.hpp"
 #include "distribute/process_parameter_transport.hpp"
+#include "distribute/read_answers.hpp"
 #include "distribute/worker_gradient.hpp"
 
 namespace distlab {
@@ -34,6 +35,7 @@ ParameterServerTaskResult runWorker(const RunConfig& config, int index, Communic
     ParameterServerTaskResult result;
     for (;;) {
         const PsHeader permit = receiveHeader(group, PsLayout::kChief);
+        if (permit.kind == PsMessage::Keepalive) continue;  // the chief waits for another worker
         if (permit.kind == PsMessage::Stop) {
             result.exitCode = static_cast<int>(permit.code);
             result.steps = permit.count;
@@ -81,16 +83,14 @@ ParameterServerTaskResult runServer(const RunConfig& config, int server, Communi
     const std::size_t slots = optimizer->slotNames().size();
     ParameterServerTaskResult result;
     result.elements = own.size();
+    const auto reads = std::make_unique<ReadAnswers>(transport, layout.workers);
     for (;;) {
         const PsHeader command = receiveHeader(group, PsLayout::kChief);
         switch (command.kind) {
             case PsMessage::Pull:
-                try {
-                    transport.sendParameters(static_cast<int>(command.worker), values);
-                    ++result.reads;
-                } catch (const TrainingError&) {
-                    // The worker is gone; the chief sees its link close and gives its step to another.
-                }
+                reads->answer(static_cast<int>(command.worker), values);  // sent on the worker's own thread
+                break;
+            case PsMessage::Keepalive:
                 break;
             case PsMessage::Apply: {
                 group.recv(gradient, PsLayout::kChief).wait();
@@ -123,6 +123,7 @@ ParameterServerTaskResult runServer(const RunConfig& config, int server, Communi
             case PsMessage::Stop:
                 result.exitCode = static_cast<int>(command.code);
                 result.steps = command.count;
+                result.reads = reads->finish();  // the answers still queued are sent (or found lost) first
                 return result;
             case PsMessage::Permit:
             case PsMessage::Result:

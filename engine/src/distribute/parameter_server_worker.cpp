@@ -62,15 +62,16 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
     worker.spans.clear();
     const std::int64_t pullBegin = clockNs();
     WorkerGradient& replicas = *worker.replicas;
-    for (int r = 0; r < replicas.replicaCount(); ++r) m_transport->receiveParameters(worker.index, replicas.replica(r).model.store().values());
+    for (int r = 0; r < replicas.replicaCount(); ++r)
+        m_transport->receiveParameters(worker.index, replicas.replica(r).model.store().values());
     const std::int64_t computeStart = clockNs();
-    worker.spans.add(Span{pullBegin, computeStart, static_cast<std::int64_t>(replicas.replica(0).model.store().values().size_bytes()), 0, -1,
-                          -1, SpanKind::Pull});
+    worker.spans.add(Span{pullBegin, computeStart, static_cast<std::int64_t>(replicas.replica(0).model.store().values().size_bytes()), 0,
+                          -1, -1, SpanKind::Pull});
     const LossStats loss = replicas.compute(m_loss, m_data.train, worker.batch, &worker.spans, m_clockOriginNs);
     stats.lossSum = loss.sum;
     stats.correct = loss.correct;
     stats.examples = static_cast<std::int64_t>(worker.batch.size());
-    const auto gradient = replicas.gradient();  // replica 0's: the worker's, reduced
+    const auto gradient = replicas.gradient();                        // replica 0's: the worker's, reduced
     stats.gradNormBefore = std::sqrt(sumOfSquares(gradient));         // the norm every strategy reports (reductions.hpp)
     const std::int64_t pushBegin = clockNs();
     m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop

@@ -57,13 +57,11 @@ ServerShards::ServerShards(const std::vector<ShardPlacement>& placements, int se
 }
 
 void ServerShards::gather(std::span<const float> full, std::span<float> compact) const {
-    for (const Range& range : m_ranges)
-        std::copy_n(full.begin() + range.fullOffset, range.size, compact.begin() + range.compactOffset);
+    for (const Range& range : m_ranges) std::copy_n(full.begin() + range.fullOffset, range.size, compact.begin() + range.compactOffset);
 }
 
 void ServerShards::scatter(std::span<const float> compact, std::span<float> full) const {
-    for (const Range& range : m_ranges)
-        std::copy_n(compact.begin() + range.compactOffset, range.size, full.begin() + range.fullOffset);
+    for (const Range& range : m_ranges) std::copy_n(compact.begin() + range.compactOffset, range.size, full.begin() + range.fullOffset);
 }
 
 ProcessParameterTransport::ProcessParameterTransport(Communicator& group, PsLayout layout, const std::vector<ShardPlacement>& placements,

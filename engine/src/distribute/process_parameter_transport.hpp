@@ -7,6 +7,8 @@
 // Who talks to whom (ranks: allTasksRank, the chief 0, worker w 1 + w, ps s 1 + W + s):
 //   chief -> worker: Permit (a batch to compute, on the parameters of one version), Stop
 //   chief -> ps:     Pull (answer worker w's read), Apply (a gradient slice), Fetch, Load, Stop
+//   chief -> a ps or an idle worker: Keepalive, while the chief waits for a gradient (every wait
+//                    for a peer is bounded by timeout_seconds; a quiet chief is not a lost one)
 //   ps -> worker:    its shards' values, the answer to a Pull
 //   worker -> chief: Result (loss and counts) and the gradient, or Failed (why)
 //   ps -> chief:     its shards' values, slots and update count, the answer to a Fetch
@@ -23,18 +25,18 @@
 
 namespace distlab {
 
-enum class PsMessage : std::int64_t { Permit = 1, Stop, Pull, Apply, Fetch, Load, Result, Failed };
+enum class PsMessage : std::int64_t { Permit = 1, Stop, Pull, Apply, Fetch, Load, Result, Failed, Keepalive };
 
 /// The fixed head of every control message (64 bytes); what each field holds depends on the kind.
 struct PsHeader {
     PsMessage kind = PsMessage::Stop;
-    std::int64_t worker = -1;    ///< Pull: the worker to answer
-    std::int64_t count = 0;      ///< Permit: batch rows; Failed: message bytes; Load and Fetch's answer: optimizer updates
-    std::int64_t code = 0;       ///< Stop: the exit code the task ends with; Result: correct predictions
-    double value = 0.0;          ///< Apply: the learning rate; Result: the loss sum
-    double norm = 0.0;           ///< Result: the gradient's norm
-    std::int64_t examples = 0;   ///< Result: examples
-    std::int64_t version = 0;    ///< Permit: the update the parameters it reads come from
+    std::int64_t worker = -1;   ///< Pull: the worker to answer
+    std::int64_t count = 0;     ///< Permit: batch rows; Failed: message bytes; Load and Fetch's answer: optimizer updates
+    std::int64_t code = 0;      ///< Stop: the exit code the task ends with; Result: correct predictions
+    double value = 0.0;         ///< Apply: the learning rate; Result: the loss sum
+    double norm = 0.0;          ///< Result: the gradient's norm
+    std::int64_t examples = 0;  ///< Result: examples
+    std::int64_t version = 0;   ///< Permit: the update the parameters it reads come from
 };
 
 /// The ranks of a parameter-server run's tasks in its group.
@@ -98,8 +100,8 @@ private:
     Communicator& m_group;
     PsLayout m_layout;
     std::vector<ServerShards> m_shards;
-    std::vector<float> m_received;                    ///< a worker: one server's shards
-    std::vector<std::vector<float>> m_pushed;         ///< the chief: per worker, its last gradient
+    std::vector<float> m_received;             ///< a worker: one server's shards
+    std::vector<std::vector<float>> m_pushed;  ///< the chief: per worker, its last gradient
 };
 
 }  // namespace distlab
