@@ -326,6 +326,16 @@ void ClusterParameterServerTrainer::fillReport(std::int64_t startNs, std::int64_
 
 void ClusterParameterServerTrainer::fetch() {
     if (m_fetchedVersion == m_version) return;
+    try {
+        fetchFromServers();
+    } catch (const TrainingError&) {
+        m_failed = true;  // a lost server: the run cannot go on (the tasks get Stop with exit code 3)
+        throw;
+    }
+    m_fetchedVersion = m_version;
+}
+
+void ClusterParameterServerTrainer::fetchFromServers() {
     PsHeader request;
     request.kind = PsMessage::Fetch;
     std::vector<float> compact;
@@ -344,7 +354,6 @@ void ClusterParameterServerTrainer::fetch() {
         }
         m_optimizer->setIterations(answer.count);
     }
-    m_fetchedVersion = m_version;
 }
 
 Model& ClusterParameterServerTrainer::primaryModel() {

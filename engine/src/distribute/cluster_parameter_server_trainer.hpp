@@ -94,7 +94,9 @@ private:
     const StepReport& stepSync();
     void fillReport(std::int64_t startNs, std::int64_t samples, double lossSum, std::int64_t correct);
     /// Reads the variables and slots from the servers into the chief's copy, if it is behind.
+    /// Throws TrainingError when a server is lost (and the run has failed).
     void fetch();
+    void fetchFromServers();
     void sendToServers(const PsHeader& header);
     /// The Stop every task gets at the end: the exit code (3 when a step failed) and the updates applied.
     PsHeader stopMessage() const;

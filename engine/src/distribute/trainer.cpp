@@ -101,7 +101,11 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config, std::u
             return Error{error.what()};
         }
     }
-    return create(config, std::move(data.value()), std::move(workers));
+    try {
+        return create(config, std::move(data.value()), std::move(workers));
+    } catch (const TrainingError& error) {  // a parameter-server chief whose servers are lost before they hold the values
+        return Error{error.what()};
+    }
 }
 
 std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers) {
