@@ -71,8 +71,8 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
     stats.lossSum = loss.sum;
     stats.correct = loss.correct;
     stats.examples = static_cast<std::int64_t>(worker.batch.size());
-    const auto gradient = replicas.gradient();                        // replica 0's: the worker's, reduced
-    stats.gradNormBefore = std::sqrt(sumOfSquares(gradient));         // the norm every strategy reports (reductions.hpp)
+    const auto gradient = replicas.gradient();                 // replica 0's: the worker's, reduced
+    stats.gradNormBefore = std::sqrt(sumOfSquares(gradient));  // the norm every strategy reports (reductions.hpp)
     const std::int64_t pushBegin = clockNs();
     m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop
     const std::int64_t pushEnd = clockNs();

@@ -16,7 +16,7 @@ struct ParameterServerTrainer::Worker {
 
     int index = 0;
     std::unique_ptr<WorkerGradient> replicas;  // replica 0's gradient is the worker's push
-    std::vector<std::int64_t> batch;    // this step's sample indices (global_batch_size)
+    std::vector<std::int64_t> batch;           // this step's sample indices (global_batch_size)
     ReplicaStepStats stats;
     SpanRecorder spans;  ///< this worker's spans of its current gradient (its thread writes them)
     std::int64_t readVersion = 0;
