@@ -7,6 +7,8 @@
 #include "distlab/config/cluster_config.hpp"
 #include "distlab/config/run_config_json.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace distlab::cli {
 
 Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::string& configPath, const std::string& taskOption,
@@ -23,8 +25,8 @@ Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::s
         if (!named) return named.error();
         task = *named;
     }
-    if (config.strategy.type != StrategyKind::MultiWorkerMirrored)
-        return Error{configPath + ": strategy.type: distlab-worker runs multi_worker_mirrored tasks (got \"" +
+    if (config.strategy.type != StrategyKind::MultiWorkerMirrored && config.strategy.type != StrategyKind::ParameterServer)
+        return Error{configPath + ": strategy.type: distlab-worker runs multi_worker_mirrored and parameter_server tasks (got \"" +
                      configName(config.strategy.type) + "\"; distlab-cli train runs the others)"};
     if (config.cluster.empty())
         return Error{configPath + ": cluster: no cluster: set TF_CONFIG, or give the config a \"cluster\" (docs/cluster.md)"};
@@ -47,6 +49,22 @@ Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::s
                      options.token.c_str(), options.token.c_str());
     }
     return ClusterTask::join(config, *task, options);
+}
+
+}  // namespace distlab::cli
+
+namespace distlab::cli {
+
+std::string lostTasksMember(ClusterTask& member) {
+    if (!member.coordinator()) return {};
+    std::vector<std::string> lost;
+    try {
+        lost = member.lostTasks();
+    } catch (const std::exception&) {
+        return {};
+    }
+    if (lost.empty()) return {};
+    return ",\"lost_tasks\":" + nlohmann::json(lost).dump();
 }
 
 }  // namespace distlab::cli

@@ -18,3 +18,11 @@ Result<std::unique_ptr<ClusterTask>> joinCluster(RunConfig& config, const std::s
                                                  const std::string& redisOption);
 
 }  // namespace distlab::cli
+
+namespace distlab::cli {
+
+/// The coordinator's summary member `,"lost_tasks":["worker:1"]` when tasks left the run without
+/// goodbye and it went on (an asynchronous parameter-server run survives a lost worker); "" otherwise.
+std::string lostTasksMember(ClusterTask& member);
+
+}  // namespace distlab::cli

@@ -25,6 +25,7 @@
 #include "task_telemetry_stream.hpp"
 #include "train_files.hpp"
 #include "cluster_join.hpp"
+#include "parameter_server_task.hpp"
 #include "distlab/distribute/cluster_task.hpp"
 
 namespace distlab::cli {
@@ -147,6 +148,7 @@ int runTrain(TrainOptions options) {
         auto joined = joinCluster(*config, options.configPath, options.task, options.redis);
         if (!joined) return inputError(joined.error().message);
         member = std::move(*joined);
+        if (servesParameterServerRun(*config, *member)) return runParameterServerTask(*config, *member, options.configPath);
         if (!member->coordinator()) {
             options.saveWeights.clear();
             options.checkpoint.clear();
@@ -227,7 +229,14 @@ int runTrain(TrainOptions options) {
             break;
         }
         const bool checkpointNow = !options.checkpoint.empty() && options.checkpointEvery > 0 && report.step % options.checkpointEvery == 0;
-        Status saved = checkpointNow ? saveCheckpoint(trainer, options.checkpoint) : Status(Ok{});
+        Status saved = Ok{};
+        try {
+            if (checkpointNow) saved = saveCheckpoint(trainer, options.checkpoint);
+        } catch (const TrainingError& error) {  // a parameter-server chief reads the servers to save
+            failure = member ? member->describeFailure(error.what()) : error.what();
+            exitCode = 3;
+            break;
+        }
         // Metrics and trace are published with each checkpoint (so they reach its step) and every so often.
         if (saved) saved = checkpointNow ? recorder->publish() : recorder->publishIfDue(nowNs());
         if (!saved) {
@@ -243,25 +252,28 @@ int runTrain(TrainOptions options) {
         exitCode = 1;
     }
     // A diverged run keeps its last good checkpoint; an interrupted or finished one saves its state.
-    if (exitCode != 3) {
-        if (!options.checkpoint.empty())
-            if (auto status = saveCheckpoint(trainer, options.checkpoint); !status && exitCode == 0) {
-                failure = status.error().message;
-                exitCode = 1;
-            }
-        if (!options.saveWeights.empty())
-            if (auto status = saveWeights(trainer.primaryModel(), options.saveWeights); !status && exitCode == 0) {
-                failure = status.error().message;
-                exitCode = 1;
-            }
-    }
+    if (exitCode != 3) try {
+            if (!options.checkpoint.empty())
+                if (auto status = saveCheckpoint(trainer, options.checkpoint); !status && exitCode == 0) {
+                    failure = status.error().message;
+                    exitCode = 1;
+                }
+            if (!options.saveWeights.empty())
+                if (auto status = saveWeights(trainer.primaryModel(), options.saveWeights); !status && exitCode == 0) {
+                    failure = status.error().message;
+                    exitCode = 1;
+                }
+        } catch (const TrainingError& error) {  // a parameter server lost while the chief read it
+            failure = member ? member->describeFailure(error.what()) : error.what();
+            exitCode = 3;
+        }
 
     std::string summary = "{\"steps\":" + std::to_string(trainer.stepsDone()) + ",\"final_loss\":" + jsonNumber(lastLoss) +
                           ",\"samples_per_sec\":" + jsonNumber(wallSeconds > 0 ? double(samplesRun) / wallSeconds : 0.0) +
                           ",\"wall_seconds\":" + jsonNumber(wallSeconds) + ",\"replicas\":" + std::to_string(trainer.replicaCount());
     if (member)
         summary += ",\"task\":\"" + member->task().name() + "\",\"workers\":" + std::to_string(member->workerCount()) +
-                   ",\"coordinator\":" + (member->coordinator() ? "true" : "false");
+                   ",\"coordinator\":" + (member->coordinator() ? "true" : "false") + lostTasksMember(*member);
     if (!trainer.data().test.empty()) {
         const EvalResult test = trainer.evaluate(trainer.data().test);
         summary += ",\"test_loss\":" + jsonNumber(test.loss);

@@ -1,4 +1,4 @@
-// distlab-worker: one task of a multi-worker run (multi_worker_mirrored), in its own process. It
+// distlab-worker: one task of a run across processes (multi_worker_mirrored, or parameter servers), in its own process. It
 // reads the cluster and its task from TF_CONFIG (or --task and the config's cluster), meets the
 // other tasks, trains its local replicas in step with theirs, and prints a JSON summary last.
 // Engine only, no Qt: it runs on hosts without a display. See docs/cluster.md.
@@ -12,7 +12,7 @@
 #include "distlab/device/device_info.hpp"
 
 int main(int argc, char** argv) {
-    CLI::App app{"distlab-worker: run one task (chief or worker) of a multi-worker DistLab run.", "distlab-worker"};
+    CLI::App app{"distlab-worker: run one task (chief, worker or ps) of a DistLab run across processes.", "distlab-worker"};
     app.set_version_flag("--version", "distlab-worker " DISTLAB_CLI_VERSION, "print the version and exit");
     app.footer(
         "The cluster comes from TF_CONFIG, as TensorFlow reads it, or from the config's \"cluster\" with --task. Every task\n"

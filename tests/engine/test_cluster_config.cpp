@@ -46,6 +46,21 @@ private slots:
         QCOMPARE(missing.error().message, std::string("task worker:5 is not in the cluster (it has 2 worker tasks)"));
     }
 
+    void aParameterServerRunRanksEveryTask() {
+        // TensorFlow's ParameterServerStrategy cluster: the chief, two workers, two servers; ranks 0 | 1 2 | 3 4.
+        const auto config = parseTfConfig(
+            R"({"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4", "h:5"]}, "task": {"type": "ps", "index": 1}})",
+            "TF_CONFIG");
+        QVERIFY(config);
+        const ClusterSpec& cluster = config->cluster;
+        QCOMPARE(allTasksCount(cluster), 5);
+        QCOMPARE(allTasksRank(cluster, TaskId{TaskId::Type::Chief, 0}), 0);
+        QCOMPARE(allTasksRank(cluster, TaskId{TaskId::Type::Worker, 0}), 1);
+        QCOMPARE(allTasksRank(cluster, TaskId{TaskId::Type::Worker, 1}), 2);
+        QCOMPARE(allTasksRank(cluster, TaskId{TaskId::Type::Ps, 0}), 3);
+        QCOMPARE(allTasksRank(cluster, *config->task), 4);
+    }
+
     void badTfConfigsNameTheField() {
         const std::pair<const char*, const char*> cases[] = {
             {R"({"task": {"type": "worker", "index": 0}})",

@@ -117,7 +117,30 @@ private slots:
                 R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 2}, "cluster": {"worker": ["localhost:1", "localhost:2", "localhost:3"]}, "data": {"global_batch_size": 8})"),
             "run.json: data.global_batch_size: 8 does not divide among 6 replicas x 1 accumulation steps");
         row("cluster on mirrored", minimalWith(R"("strategy": {"type": "mirrored"}, "cluster": {"worker": ["localhost:1"]})"),
-            R"(run.json: cluster: tasks in several processes run multi_worker_mirrored (strategy.type is "mirrored"))");
+            R"(run.json: cluster: tasks in several processes run multi_worker_mirrored or parameter_server (strategy.type is "mirrored"))");
+        // Parameter servers in processes: a chief coordinates, and the strategy counts what the cluster lists.
+        const auto psCluster = [](const char* strategy, const char* cluster) {
+            return minimalWith(std::string(R"("strategy": {"type": "parameter_server", )") + strategy + R"(}, "cluster": )" + cluster);
+        };
+        row("parameter servers without a chief", psCluster(R"("workers": 1)", R"({"worker": ["h:1"], "ps": ["h:2"]})"),
+            "run.json: cluster.chief: a parameter_server run in processes needs a chief: it coordinates the workers and the servers");
+        row("parameter servers without ps", psCluster(R"("workers": 1)", R"({"chief": ["h:9"], "worker": ["h:1"]})"),
+            "run.json: cluster.ps: must list at least one parameter server");
+        row("parameter servers without workers", psCluster(R"("workers": 1)", R"({"chief": ["h:9"], "ps": ["h:2"]})"),
+            "run.json: cluster.worker: must list at least one worker");
+        row("workers differ from the cluster",
+            psCluster(R"("workers": 3)", R"({"chief": ["h:9"], "worker": ["h:1", "h:3"], "ps": ["h:2"]})"),
+            "run.json: strategy.workers: must equal the workers cluster.worker lists (2) (got 3)");
+        row("servers differ from the cluster",
+            psCluster(R"("workers": 1, "parameter_servers": 2)", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
+            "run.json: strategy.parameter_servers: must equal the servers cluster.ps lists (1) (got 2)");
+        row("simulated speeds in processes",
+            psCluster(R"("workers": 1, "worker_speed": [0.5])", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
+            "run.json: strategy.worker_speed: simulated worker speeds are for workers on threads of one process; a worker in its own "
+            "process runs at its host's speed");
+        row("parameter-server timeout out of range",
+            psCluster(R"("workers": 1, "timeout_seconds": 0)", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
+            "run.json: strategy.timeout_seconds: must be in [0.1, 86400] seconds (got 0.0)");
         row("cluster address without port",
             minimalWith(R"("strategy": {"type": "multi_worker_mirrored"}, "cluster": {"worker": ["localhost"]})"),
             R"(run.json: cluster.worker[0]: must be "host:port" (got "localhost"))");

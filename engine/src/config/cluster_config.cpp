@@ -171,4 +171,21 @@ TaskId taskOfWorkerRank(const ClusterSpec& cluster, std::int64_t rank) {
     return TaskId{TaskId::Type::Worker, rank};
 }
 
+std::int64_t allTasksRank(const ClusterSpec& cluster, const TaskId& task) {
+    const auto chiefs = static_cast<std::int64_t>(cluster.chief.size());
+    switch (task.type) {
+        case TaskId::Type::Chief:
+            return 0;
+        case TaskId::Type::Worker:
+            return chiefs + task.index;
+        case TaskId::Type::Ps:
+            return chiefs + static_cast<std::int64_t>(cluster.worker.size()) + task.index;
+    }
+    return -1;
+}
+
+std::int64_t allTasksCount(const ClusterSpec& cluster) {
+    return static_cast<std::int64_t>(cluster.chief.size() + cluster.worker.size() + cluster.ps.size());
+}
+
 }  // namespace distlab

@@ -151,6 +151,7 @@ void parseParameterServerKeys(const ObjectReader& reader, StrategyConfig& strate
     strategy.mode = reader.choice("mode", strategy.mode, kParameterServerModeNames);
     strategy.replicasPerWorker = reader.integer("replicas_per_worker", strategy.replicasPerWorker);
     strategy.gradientsToAggregate = reader.integer("gradients_to_aggregate", strategy.gradientsToAggregate);
+    strategy.timeoutSeconds = reader.number("timeout_seconds", strategy.timeoutSeconds);  // tasks in processes (docs/cluster.md)
     if (const Json* partitioner = reader.find("partitioner")) {
         if (!partitioner->is_object()) reader.fail("partitioner", "must be an object (got " + describeType(*partitioner) + ")");
         strategy.partitioner = parsePartitioner(ObjectReader(*partitioner, reader.pathOf("partitioner"), reader.fileName()));
@@ -169,7 +170,7 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
     if (strategy.type == StrategyKind::ParameterServer) {
         reader.allowOnly({"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack", "gradient_accumulation_steps",
                           "workers", "parameter_servers", "mode", "partitioner", "worker_speed", "replicas_per_worker",
-                          "gradients_to_aggregate"});
+                          "gradients_to_aggregate", "timeout_seconds"});
         parseParameterServerKeys(reader, strategy);
     } else if (strategy.type == StrategyKind::MultiWorkerMirrored) {
         // One worker's replicas are `local_replicas` logical CPU devices (TensorFlow places them on

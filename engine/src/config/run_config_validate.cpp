@@ -178,6 +178,12 @@ void validateDeviceKinds(const std::vector<DeviceName>& devices, const std::stri
     }
 }
 
+// How long a task in another process waits for a peer (multi_worker_mirrored, parameter servers in processes).
+void validateTimeout(const StrategyConfig& strategy, const std::string& file) {
+    requireRange(file, "strategy.timeout_seconds", strategy.timeoutSeconds, 0.1, false, kMaxTimeoutSeconds, false,
+                 "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
+}
+
 void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) {
         fail(file, "strategy.type", problem);
@@ -214,21 +220,47 @@ void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     requireAtLeast(file, "strategy.gradient_accumulation_steps", strategy.gradientAccumulationSteps, 1);
     if (strategy.type == StrategyKind::ParameterServer) validateParameterServer(strategy, file);
     if (strategy.type == StrategyKind::MultiWorkerMirrored) {
-        requireRange(file, "strategy.timeout_seconds", strategy.timeoutSeconds, 0.1, false, kMaxTimeoutSeconds, false,
-                     "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
+        validateTimeout(strategy, file);
         if (strategy.usesGpus()) fail(file, "strategy.local_replicas", "multi_worker_mirrored runs its local replicas on CPU devices");
     }
 }
 
-// Tasks in other processes: multi_worker_mirrored's workers (parameter servers in processes are not
-// available yet: those run as threads of one process).
+// Parameter servers in processes (docs/cluster.md): a chief that coordinates, as TensorFlow's
+// ClusterCoordinator, the workers and servers the strategy counts, and nothing that only threads of
+// one process can do.
+void validateParameterServerCluster(const RunConfig& config, const std::string& file) {
+    const ClusterSpec& cluster = config.cluster;
+    const StrategyConfig& strategy = config.strategy;
+    if (cluster.chief.empty())
+        fail(file, "cluster.chief", "a parameter_server run in processes needs a chief: it coordinates the workers and the servers");
+    if (cluster.worker.empty()) fail(file, "cluster.worker", "must list at least one worker");
+    if (cluster.ps.empty()) fail(file, "cluster.ps", "must list at least one parameter server");
+    const auto workers = static_cast<std::int64_t>(cluster.worker.size()), servers = static_cast<std::int64_t>(cluster.ps.size());
+    if (strategy.workers != workers)
+        fail(file, "strategy.workers",
+             "must equal the workers cluster.worker lists (" + std::to_string(workers) + ")" + got(strategy.workers));
+    if (strategy.parameterServers != servers)
+        fail(file, "strategy.parameter_servers",
+             "must equal the servers cluster.ps lists (" + std::to_string(servers) + ")" + got(strategy.parameterServers));
+    if (!strategy.workerSpeed.empty())
+        fail(file, "strategy.worker_speed",
+             "simulated worker speeds are for workers on threads of one process; a worker in its own process runs at its host's speed");
+    validateTimeout(strategy, file);
+}
+
+// Tasks in other processes: multi_worker_mirrored's workers, or a parameter-server run's chief,
+// workers and servers.
 void validateCluster(const RunConfig& config, const std::string& file) {
     const ClusterSpec& cluster = config.cluster;
     if (cluster.empty()) return;
+    if (config.strategy.type == StrategyKind::ParameterServer) {
+        validateParameterServerCluster(config, file);
+        return;
+    }
     if (config.strategy.type != StrategyKind::MultiWorkerMirrored)
-        fail(
-            file, "cluster",
-            "tasks in several processes run multi_worker_mirrored (strategy.type is " + quotedJson(configName(config.strategy.type)) + ")");
+        fail(file, "cluster",
+             "tasks in several processes run multi_worker_mirrored or parameter_server (strategy.type is " +
+                 quotedJson(configName(config.strategy.type)) + ")");
     if (!cluster.ps.empty()) fail(file, "cluster.ps", "multi_worker_mirrored has no parameter servers");
     if (cluster.chief.size() + cluster.worker.size() == 0) fail(file, "cluster.worker", "must list at least one worker");
     if (cluster.workerCount() > kMaxWorkers)

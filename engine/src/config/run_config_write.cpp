@@ -129,6 +129,8 @@ Json strategyJson(const StrategyConfig& strategy) {
         if (strategy.mode == ParameterServerMode::Sync) json["gradients_to_aggregate"] = strategy.gradientsToAggregate;
         if (!strategy.workerSpeed.empty()) json["worker_speed"] = strategy.workerSpeed;
         if (strategy.partitioner.kind != PartitionerConfig::Kind::None) json["partitioner"] = partitionerJson(strategy.partitioner);
+        // Only tasks in processes wait for peers; a run on threads keeps its written form.
+        if (strategy.timeoutSeconds != StrategyConfig{}.timeoutSeconds) json["timeout_seconds"] = strategy.timeoutSeconds;
         return json;
     }
     if (strategy.type == StrategyKind::MultiWorkerMirrored) {

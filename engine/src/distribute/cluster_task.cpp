@@ -42,8 +42,11 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     std::unique_ptr<ClusterTask> self(new ClusterTask());
     self->m_task = task;
     const ClusterSpec& cluster = config.cluster;
-    if (task.type == TaskId::Type::Ps)
-        return Error{"task " + task.name() + ": parameter servers in processes are not available yet (multi_worker_mirrored has none)"};
+    // Multi-worker mirrored joins one rank per worker; a parameter-server run joins every task (its
+    // chief, workers and servers talk point to point: parameter_server_cluster.hpp).
+    const bool everyTask = config.strategy.type == StrategyKind::ParameterServer;
+    if (task.type == TaskId::Type::Ps && !everyTask)
+        return Error{"task " + task.name() + ": multi_worker_mirrored has no parameter servers"};
     Result<HostPort> own = taskAddress(cluster, task);
     if (!own) return own.error();
     const TaskId coordinator = coordinatorTask(cluster);
@@ -51,8 +54,9 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     if (!coordinatorAddress) return coordinatorAddress.error();
     self->m_coordinator = task == coordinator;
     self->m_coordinatorName = coordinator.name();
-    self->m_workerRank = static_cast<int>(distlab::workerRank(cluster, task));
-    self->m_workerCount = static_cast<int>(cluster.workerCount());
+    self->m_workerRank = static_cast<int>(everyTask ? allTasksRank(cluster, task) : distlab::workerRank(cluster, task));
+    self->m_workerCount = static_cast<int>(everyTask ? static_cast<std::int64_t>(cluster.worker.size()) : cluster.workerCount());
+    const int groupSize = static_cast<int>(everyTask ? allTasksCount(cluster) : cluster.workerCount());
     const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config.strategy.timeoutSeconds * 1000.0));
     const std::string hash = configHash(config);
 
@@ -87,7 +91,7 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     rendezvous.prefix = "distlab/" + hash + "/" + self->m_token.substr(0, 8);
     GlooGroupOptions group;
     group.rank = self->m_workerRank;
-    group.size = self->m_workerCount;
+    group.size = groupSize;
     group.listenHost = listenHost(own->host);
     group.timeout = timeout;
     auto workers = connectGlooGroup(rendezvous, group);
@@ -113,17 +117,18 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
 
 ClusterTask::~ClusterTask() = default;
 
+std::vector<std::string> ClusterTask::lostTasks() {
+    if (m_server) return m_server->lostTasks();
+    if (m_client) return m_client->lostTasks();
+    return {};
+}
+
 std::string ClusterTask::describeFailure(const std::string& cause) {
     // The store notices a closed connection a moment after Gloo's pair does.
     std::vector<std::string> lost;
-    for (int attempt = 0; attempt < 20 && lost.empty(); ++attempt) {
+    for (int attempt = 0; attempt < 20 && lost.empty() && (m_server || m_client); ++attempt) {
         try {
-            if (m_server)
-                lost = m_server->lostTasks();
-            else if (m_client)
-                lost = m_client->lostTasks();
-            else
-                break;
+            lost = lostTasks();
         } catch (const std::exception&) {
             // The coordinator's store is gone with it.
             return "lost " + m_coordinatorName + " (the coordinator: its rendezvous connection closed); " + cause;

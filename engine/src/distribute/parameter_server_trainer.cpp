@@ -45,13 +45,12 @@ ParameterServerTrainer::ParameterServerTrainer(const RunConfig& config, DataSpli
     for (int w = 0; w < workers; ++w) {
         auto worker = std::make_unique<Worker>();
         worker->index = w;
+        worker->replicas =
+            std::make_unique<WorkerGradient>(config.model, m_data.train.features, replicasPerWorker, config.strategy.crossDeviceOps);
         for (int r = 0; r < replicasPerWorker; ++r) {
-            auto replica = std::make_unique<Worker::Replica>(config.model, m_data.train.features);
-            std::copy(m_serverModel->store().values().begin(), m_serverModel->store().values().end(),
-                      replica->model.store().values().begin());
-            worker->replicas.push_back(std::move(replica));
+            const auto initial = m_serverModel->store().values();
+            std::copy(initial.begin(), initial.end(), worker->replicas->replica(r).model.store().values().begin());
         }
-        if (replicasPerWorker > 1) worker->group = std::make_unique<InProcessGroup>(replicasPerWorker, config.strategy.crossDeviceOps);
         worker->batch.reserve(static_cast<std::size_t>(config.data.globalBatchSize));
         if (static_cast<std::size_t>(w) < config.strategy.workerSpeed.size())
             worker->speed = std::clamp(config.strategy.workerSpeed[static_cast<std::size_t>(w)], 0.1, 1.0);
@@ -81,9 +80,9 @@ void ParameterServerTrainer::shutdown() {
 
 std::int64_t ParameterServerTrainer::clockNs() const { return nowNs() - m_clockOriginNs; }
 
-Model& ParameterServerTrainer::replicaModel(int worker) { return m_workers[static_cast<std::size_t>(worker)]->replicas[0]->model; }
+Model& ParameterServerTrainer::replicaModel(int worker) { return m_workers[static_cast<std::size_t>(worker)]->replicas->replica(0).model; }
 const Model& ParameterServerTrainer::replicaModel(int worker) const {
-    return m_workers[static_cast<std::size_t>(worker)]->replicas[0]->model;
+    return m_workers[static_cast<std::size_t>(worker)]->replicas->replica(0).model;
 }
 
 void ParameterServerTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
@@ -380,7 +379,7 @@ const Tensor& ParameterServerTrainer::predict(const Tensor& input) {
 }
 
 GradientAggregationStats ParameterServerTrainer::gradientAggregation() const {
-    return Model::aggregationStats(m_workers[0]->replicas[0]->batch.context);
+    return Model::aggregationStats(m_workers[0]->replicas->replica(0).batch.context);
 }
 
 EvalResult ParameterServerTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {

@@ -13,28 +13,6 @@
 namespace distlab {
 
 void ParameterServerTrainer::workerLoop(Worker& worker) {
-    const int replicas = static_cast<int>(worker.replicas.size());
-    if (replicas > 1)
-        worker.pool = std::make_unique<ReplicaPool>(
-            replicas, 1,
-            [this, &worker](int r) {
-                auto& replica = *worker.replicas[static_cast<std::size_t>(r)];
-                // Replica 0 runs on the worker's thread and speaks for the worker's lane.
-                SpanRecorder* spans = r == 0 ? &worker.spans : nullptr;
-                const std::int64_t begin = clockNs();
-                const LossStats loss = computeReplicaGradient(
-                    replica.model, m_loss, m_data.train, worker.batch, r, static_cast<std::int64_t>(worker.replicas.size()), 1,
-                    1.0f / static_cast<float>(worker.batch.size()), replica.batch, spans, m_clockOriginNs, begin);
-                const std::int64_t reduceBegin = r == 0 ? clockNs() : 0;
-                const CollectiveTiming reduced =
-                    worker.group->communicator(r).allReduce(replica.model.store().grads(), ReduceOp::Sum).wait();
-                if (spans != nullptr)
-                    spans->add(Span{reduceBegin, clockNs(), reduced.bytesSent, reduced.waitNs, -1, 0, SpanKind::AllReduce});
-                // Every replica adds its shard's loss into the worker's total (zeroed before the pool ran).
-                std::atomic_ref<double>(worker.stats.lossSum).fetch_add(loss.sum);
-                std::atomic_ref<std::int64_t>(worker.stats.correct).fetch_add(loss.correct);
-            },
-            [&worker] { worker.group->abort(); });
     for (;;) {
         {
             std::unique_lock lock(m_mutex);
@@ -83,23 +61,18 @@ void ParameterServerTrainer::computeGradient(Worker& worker) {
     ReplicaStepStats& stats = worker.stats;  // reset by grantPermit, which also sent the parameters
     worker.spans.clear();
     const std::int64_t pullBegin = clockNs();
-    for (auto& replica : worker.replicas) m_transport->receiveParameters(worker.index, replica->model.store().values());
+    WorkerGradient& replicas = *worker.replicas;
+    for (int r = 0; r < replicas.replicaCount(); ++r)
+        m_transport->receiveParameters(worker.index, replicas.replica(r).model.store().values());
     const std::int64_t computeStart = clockNs();
-    worker.spans.add(Span{pullBegin, computeStart, static_cast<std::int64_t>(worker.replicas[0]->model.store().values().size_bytes()), 0,
+    worker.spans.add(Span{pullBegin, computeStart, static_cast<std::int64_t>(replicas.replica(0).model.store().values().size_bytes()), 0,
                           -1, -1, SpanKind::Pull});
-    if (worker.pool) {
-        worker.pool->run();
-    } else {
-        auto& replica = *worker.replicas[0];
-        const LossStats loss = computeReplicaGradient(replica.model, m_loss, m_data.train, worker.batch, 0, 1, 1,
-                                                      1.0f / static_cast<float>(worker.batch.size()), replica.batch, &worker.spans,
-                                                      m_clockOriginNs, computeStart);
-        stats.lossSum = loss.sum;
-        stats.correct = loss.correct;
-    }
+    const LossStats loss = replicas.compute(m_loss, m_data.train, worker.batch, &worker.spans, m_clockOriginNs);
+    stats.lossSum = loss.sum;
+    stats.correct = loss.correct;
     stats.examples = static_cast<std::int64_t>(worker.batch.size());
-    const auto gradient = worker.replicas[0]->model.store().grads();  // replica 0's: the worker's, reduced
-    stats.gradNormBefore = std::sqrt(sumOfSquares(gradient));         // the norm every strategy reports (reductions.hpp)
+    const auto gradient = replicas.gradient();                 // replica 0's: the worker's, reduced
+    stats.gradNormBefore = std::sqrt(sumOfSquares(gradient));  // the norm every strategy reports (reductions.hpp)
     const std::int64_t pushBegin = clockNs();
     m_transport->sendGradient(worker.index, gradient);  // the push; queued in the inbox by workerLoop
     const std::int64_t pushEnd = clockNs();

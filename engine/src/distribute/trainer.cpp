@@ -2,6 +2,7 @@
 
 #include "distlab/distribute/mirrored_trainer.hpp"
 #include "distlab/distribute/parameter_server_trainer.hpp"
+#include "distribute/cluster_parameter_server_trainer.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -68,6 +69,18 @@ ConstTensorView gatherBatch(const Dataset& data, std::span<const std::int64_t> i
     return scratch;
 }
 
+Result<DataSplit> loadTrainingData(const RunConfig& config) {
+    auto data = loadData(config.data, expectationsOf(config), config.seed, config.baseDirectory);
+    if (!data) return data.error();
+    const auto footprint = Model::check(config.model, data->train.features);
+    if (!footprint) return footprint.error();
+    if (auto status = checkFitsInMemory(config, *footprint); !status) return status.error();
+    if (data->train.count < config.data.globalBatchSize)
+        return Error{"data.global_batch_size: " + std::to_string(config.data.globalBatchSize) + " is larger than the " +
+                     std::to_string(data->train.count) + " training samples"};
+    return data;
+}
+
 Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config, std::unique_ptr<Communicator> workers) {
     if (!config.cluster.empty() && !workers)
         return Error{"cluster: this run's workers are processes; start each task with distlab-worker (docs/cluster.md)"};
@@ -79,14 +92,8 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config, std::u
         if (!plan) return plan.error();
         gpuPlan = std::move(*plan);
     }
-    auto data = loadData(config.data, expectationsOf(config), config.seed, config.baseDirectory);
+    auto data = loadTrainingData(config);
     if (!data) return data.error();
-    const auto footprint = Model::check(config.model, data->train.features);
-    if (!footprint) return footprint.error();
-    if (auto status = checkFitsInMemory(config, *footprint); !status) return status.error();
-    if (data->train.count < config.data.globalBatchSize)
-        return Error{"data.global_batch_size: " + std::to_string(config.data.globalBatchSize) + " is larger than the " +
-                     std::to_string(data->train.count) + " training samples"};
     if (gpuPlan) {
         try {
             return makeGpuTrainer(config, std::move(data.value()), std::move(*gpuPlan));
@@ -94,7 +101,11 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const RunConfig& config, std::u
             return Error{error.what()};
         }
     }
-    return create(config, std::move(data.value()), std::move(workers));
+    try {
+        return create(config, std::move(data.value()), std::move(workers));
+    } catch (const TrainingError& error) {  // a parameter-server chief whose servers are lost before they hold the values
+        return Error{error.what()};
+    }
 }
 
 std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers) {
@@ -103,7 +114,11 @@ std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data
         if (!plan) throw TrainingError(plan.error().message);
         return makeGpuTrainer(config, std::move(data), std::move(*plan));
     }
-    if (config.strategy.type == StrategyKind::ParameterServer) return std::make_unique<ParameterServerTrainer>(config, std::move(data));
+    if (config.strategy.type == StrategyKind::ParameterServer) {
+        // In processes the chief is the Trainer; its workers and servers run runParameterServerTask.
+        if (workers) return std::make_unique<ClusterParameterServerTrainer>(config, std::move(data), std::move(workers));
+        return std::make_unique<ParameterServerTrainer>(config, std::move(data));
+    }
     return std::make_unique<MirroredTrainer>(config, std::move(data), std::move(workers));
 }
 

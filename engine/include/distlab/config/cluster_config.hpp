@@ -53,5 +53,10 @@ TaskId coordinatorTask(const ClusterSpec& cluster);
 std::int64_t workerRank(const ClusterSpec& cluster, const TaskId& task);
 /// The task of worker rank `rank` (workerRank's inverse).
 TaskId taskOfWorkerRank(const ClusterSpec& cluster, std::int64_t rank);
+/// The rank of a task in the group of every task a parameter-server run in processes joins: the
+/// chief 0, then worker 0, 1, ..., then ps 0, 1, ... (such a run always has a chief).
+std::int64_t allTasksRank(const ClusterSpec& cluster, const TaskId& task);
+/// How many tasks the cluster lists: chief, workers and parameter servers.
+std::int64_t allTasksCount(const ClusterSpec& cluster);
 
 }  // namespace distlab

@@ -2,7 +2,8 @@
 // One task of a multi-worker run in its own process (distlab-worker): it finds the others through
 // the rendezvous store the coordinator serves (the chief, else worker 0: as PyTorch's TCPStore is
 // served by rank 0), proves it belongs to the run (the run's token and its config's hash), and
-// joins the Gloo group of one rank per worker that the trainer's replicas reduce through.
+// joins the Gloo group of one rank per worker that the trainer's replicas reduce through (a
+// parameter-server run: of every task, whose pulls and pushes go point to point through it).
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -40,12 +41,17 @@ public:
     const TaskId& task() const { return m_task; }
     /// Whether this task serves the rendezvous and writes the run's weights and checkpoints.
     bool coordinator() const { return m_coordinator; }
-    /// This worker's rank among the workers, and how many there are.
+    /// This task's rank in its Gloo group (multi_worker_mirrored: among the workers; parameter
+    /// servers: among every task, allTasksRank), and how many workers compute.
     int workerRank() const { return m_workerRank; }
     int workerCount() const { return m_workerCount; }
     const std::string& token() const { return m_token; }
-    /// The communicator of the workers' group (one rank per worker), for Trainer::create. Once.
+    /// The communicator of the task's group (one rank per worker; for parameter servers one per
+    /// task), for Trainer::create or runParameterServerTask. Once.
     std::unique_ptr<Communicator> takeWorkers() { return std::move(m_workers); }
+    /// The tasks whose rendezvous connection ended without goodbye, in the order lost (the
+    /// coordinator's store keeps the list). Throws std::runtime_error when the coordinator is gone.
+    std::vector<std::string> lostTasks();
     /// Why the run stopped, for a collective that failed with `cause`: the tasks the coordinator
     /// saw leave without saying goodbye (waiting up to a second for it to notice), else the cause.
     std::string describeFailure(const std::string& cause);

@@ -25,7 +25,8 @@ public:
     /// Loads the data and builds the strategy a validated config names. Blocks (file I/O).
     /// Errors are input errors (a data file, GPU devices that are not available, ...).
     /// A multi_worker_mirrored run whose config names a cluster needs `workers`, this process's
-    /// rank in the group of one rank per worker (distlab-worker joins it: distribute/cluster_task.hpp).
+    /// rank in the group of one rank per worker (distlab-worker joins it: distribute/cluster_task.hpp);
+    /// a parameter_server one, the chief's rank in the group of every task (parameter_server_cluster.hpp).
     static Result<std::unique_ptr<Trainer>> create(const RunConfig& config, std::unique_ptr<Communicator> workers = nullptr);
     /// Builds the strategy on data already loaded (tests, benchmarks).
     static std::unique_ptr<Trainer> create(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers = nullptr);
@@ -85,6 +86,10 @@ public:
     /// Nanoseconds since the trainer was created (the clock of every StepReport).
     virtual std::int64_t clockNs() const = 0;
 };
+
+/// Loads the data a validated config names and checks that its model fits in memory and its
+/// global batch in the training set, as Trainer::create does. Blocks (file I/O).
+Result<DataSplit> loadTrainingData(const RunConfig& config);
 
 /// The rows `indices` of `data` as a model's input [n, features], their targets gathered into
 /// `targets`. Where the indices are one run of consecutive rows (every batch of a data set that is
