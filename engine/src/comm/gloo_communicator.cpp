@@ -57,6 +57,13 @@ GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> co
       m_sentTo(static_cast<std::size_t>(m_size)),
       m_receivedOf(static_cast<std::size_t>(m_size)) {}
 
+CollectiveTiming GlooCommunicator::completed(CollectiveTiming timing) const {
+    timing.endNs = nowNs();
+    // Everything a call of more than one rank does here goes between processes.
+    if (m_size > 1) timing.network = {timing.startNs, timing.endNs, timing.waitNs, timing.bytesSent};
+    return timing;
+}
+
 template <typename Call>
 void GlooCommunicator::guarded(const char* what, Call call) {
     try {
@@ -158,8 +165,7 @@ Work GlooCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions
         std::copy(m_joined.begin(), split, buffer.begin());
         std::copy(split, m_joined.end(), options.companion.begin());
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
@@ -185,8 +191,7 @@ Work GlooCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
     } else {
         timing.bytesSent = bytesOf(buffer.size());
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::broadcast(std::span<float> buffer, int root) {
@@ -205,8 +210,7 @@ Work GlooCommunicator::broadcast(std::span<float> buffer, int root) {
         else
             timing.bytesReceived = bytesOf(buffer.size());
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::allGather(std::span<const float> input, std::span<float> output) {
@@ -228,8 +232,7 @@ Work GlooCommunicator::allGather(std::span<const float> input, std::span<float> 
         timing.bytesSent = bytesOf(input.size()) * (m_size - 1);
         timing.bytesReceived = timing.bytesSent;
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) {
@@ -249,8 +252,7 @@ Work GlooCommunicator::reduceScatter(std::span<const float> input, std::span<flo
     const std::int64_t moved = m_size > 1 ? bytesOf(input.size()) * 2 * (m_size - 1) / m_size : 0;
     timing.bytesSent = moved;
     timing.bytesReceived = moved;
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::send(std::span<const float> buffer, int peer) {
@@ -271,8 +273,7 @@ Work GlooCommunicator::send(std::span<const float> buffer, int peer) {
         if (!data->waitSend(m_timeout)) throw gloo::IoException("timed out sending to rank " + std::to_string(peer));
     });
     timing.bytesSent = bytesOf(buffer.size());
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::recv(std::span<float> buffer, int peer) {
@@ -298,8 +299,7 @@ Work GlooCommunicator::recv(std::span<float> buffer, int peer) {
         if (target != buffer.data()) std::copy_n(m_scratch.begin(), buffer.size(), buffer.begin());
     });
     timing.bytesReceived = bytesOf(std::min<std::size_t>(count, buffer.size()));
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::barrier() {
@@ -311,8 +311,7 @@ Work GlooCommunicator::barrier() {
         options.setTimeout(m_timeout);
         guarded("barrier", [&] { gloo::barrier(options); });
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 }  // namespace distlab::comm_detail

@@ -53,6 +53,8 @@ private:
     std::int64_t allReduceBytes(std::size_t elements) const;
     /// Every rank sends its values to every other and sums all of them in rank order.
     void exchangeAllReduce(std::span<float> values, ReduceOp op);
+    /// `timing` ended now, with its network part: the whole call where there are peers.
+    CollectiveTiming completed(CollectiveTiming timing) const;
     std::uint32_t nextTag() { return m_tag++; }
     void checkPeer(const char* what, int peer) const;
 
