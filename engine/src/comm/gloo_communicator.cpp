@@ -90,7 +90,29 @@ std::int64_t GlooCommunicator::allReduceBytes(std::size_t elements) const {
     return exchanges(elements) ? bytesOf(elements) * (m_size - 1) : bytesOf(elements) * 2 * (m_size - 1) / m_size;
 }
 
+void GlooCommunicator::pairSum(std::span<float> values) {
+    const std::size_t count = values.size();
+    const int peer = 1 - m_rank;
+    m_exchange.resize(count);
+    const std::uint64_t slot = kExchangeSlots | nextTag();
+    guarded("all-reduce", [&] {
+        auto mine = m_context->createUnboundBuffer(values.data(), count * sizeof(float));
+        auto theirs = m_context->createUnboundBuffer(m_exchange.data(), count * sizeof(float));
+        theirs->recv(peer, slot);  // posted before anything is sent: the peer never waits on this one
+        mine->send(peer, slot);
+        if (!theirs->waitRecv(m_timeout)) throw gloo::IoException("timed out waiting for a peer's values");
+        if (!mine->waitSend(m_timeout)) throw gloo::IoException("timed out sending to a peer");
+    });
+    // v0 + v1 on rank 0, v1 + v0 on rank 1: float addition is commutative, so both ranks hold the
+    // bits of the rank-order sum, with neither buffer copied.
+    gloo::sum<float>(values.data(), values.data(), m_exchange.data(), count);
+}
+
 void GlooCommunicator::exchangeAllReduce(std::span<float> values, ReduceOp op) {
+    if (m_size == 2 && (op == ReduceOp::Sum || op == ReduceOp::Mean)) {
+        pairSum(values);
+        return;
+    }
     const std::size_t count = values.size();
     const auto block = [&](int rank) { return m_exchange.data() + static_cast<std::size_t>(rank) * count; };
     m_exchange.resize(count * static_cast<std::size_t>(m_size));

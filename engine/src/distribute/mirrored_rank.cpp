@@ -41,7 +41,10 @@ MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Commu
     // written again (W3: 50 MB a step).
     m_model.planStep({.plainSgd = m_optimizer->isPlainStep(),
                       .gradientStraightToUpdate = communicator.size() == 1 && config.strategy.gradientAccumulationSteps == 1});
-    if (overlapReduction && communicator.size() > 1 && !m_centralStorage)
+    // With one pack there is nothing to overlap (it is ready when backward ends), and handing it to
+    // a thread costs two thread wake-ups a step: a small model's step measured several times
+    // slower on a loaded 2-core host (W2, 2 processes). So the thread is for two packs or more.
+    if (overlapReduction && communicator.size() > 1 && !m_centralStorage && m_packer.packs().size() > 1)
         m_overlap = std::make_unique<OverlappedReduction>(communicator, m_device, m_model, m_packer.packs());
 }
 

@@ -45,8 +45,8 @@ public:
     /// themselves). `config` must outlive the rank. Times are nanoseconds since `clockOriginNs` (steady clock). The parameters
     /// are not initialised: call initialize() on rank 0 and broadcastParameters() on every rank.
     /// With `overlapReduction` (a mirrored rank of more than one: multi-worker runs, whose
-    /// reduction crosses processes), each pack's all-reduce runs on a thread of the rank's own while
-    /// backward goes on (OverlappedReduction); the same sums, the same bits.
+    /// reduction crosses processes) and more than one pack, each pack's all-reduce runs on a thread
+    /// of the rank's own while backward goes on (OverlappedReduction); the same sums, the same bits.
     MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs,
                  bool overlapReduction = false);
     ~MirroredRank();
