@@ -35,8 +35,8 @@ private:
     std::optional<MetricsWriter> m_metrics;
     std::optional<ChromeTraceWriter> m_trace;
     MetricsRecord m_record;
-    std::int64_t m_nextPublishNs = 0;  ///< 0: not started (set by the first publishIfDue)
-    bool m_parameterServer = false;    ///< adds "worker" and "staleness" to every metrics line
+    std::int64_t m_nextPublishNs = 0;     ///< 0: not started (set by the first publishIfDue)
+    bool m_parameterServer = false;       ///< adds "worker" and "staleness" to every metrics line
     std::vector<bool> m_reductionTracks;  ///< which lanes' reduction tracks are named
 };
 

@@ -19,7 +19,6 @@ using namespace distlab;
 using namespace distlab::testing;
 using comm_detail::GlooCommunicator;
 
-
 class TestGlooCommunicator : public QObject {
     Q_OBJECT
 private slots:

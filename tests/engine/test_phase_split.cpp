@@ -112,7 +112,7 @@ private slots:
         // A multi-worker lead's pack: the all-reduce 60-80 waiting 5, its network hop 64-78
         // waiting the same 5 (Gloo's part of the all-reduce). The hop adds no time and no wait.
         const Span spans[] = {
-            {0, 20, 0, 0, 0, -1, SpanKind::Forward},       {20, 60, 0, 0, 0, -1, SpanKind::Backward},
+            {0, 20, 0, 0, 0, -1, SpanKind::Forward},      {20, 60, 0, 0, 0, -1, SpanKind::Backward},
             {60, 80, 300, 5, -1, 0, SpanKind::AllReduce}, {64, 78, 200, 5, -1, 0, SpanKind::Network},
             {80, 90, 0, 0, -1, -1, SpanKind::Optimizer},
         };

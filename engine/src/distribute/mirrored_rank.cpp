@@ -163,7 +163,8 @@ CollectiveTiming MirroredRank::reducePacks(std::int64_t& now, bool updates) {
         AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
         if (last) options.companion = m_figures;
         const CollectiveTiming pack =
-            m_communicator.allReduce(grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options)
+            m_communicator
+                .allReduce(grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options)
                 .wait();
         if (last && !updates) m_stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
         const std::int64_t end = clockNs();

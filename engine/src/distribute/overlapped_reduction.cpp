@@ -27,7 +27,8 @@ void OverlappedReduction::layerFinished(std::size_t layer) {
 }
 
 void OverlappedReduction::issue(std::size_t pack) {
-    const std::span<float> values = m_grads.subspan(static_cast<std::size_t>(m_packs[pack].begin), static_cast<std::size_t>(m_packs[pack].size()));
+    const std::span<float> values =
+        m_grads.subspan(static_cast<std::size_t>(m_packs[pack].begin), static_cast<std::size_t>(m_packs[pack].size()));
     m_squaresBefore += sumOfSquares(values);  // read before the thread owns the values
     AllReduceOptions options{ReduceOp::Sum, static_cast<int>(pack)};
     if (pack + 1 == m_packs.size()) options.companion = m_figures;

@@ -23,7 +23,7 @@
 
 namespace distlab {
 
-struct ReplicaBatch;          // distribute/replica_step.hpp
+struct ReplicaBatch;        // distribute/replica_step.hpp
 class OverlappedReduction;  // distribute/overlapped_reduction.hpp
 
 /// Values in a step's figures (loss sum, correct, examples): they ride on the gradient's last pack,

@@ -109,7 +109,8 @@ private:
 
     std::int64_t m_inputFeatures;
     ParameterStore m_store;  // before m_layers: the layers declare their parameters in it
-    std::vector<std::int64_t> m_gradientBegins;  // each layer's first element in the store; filled with m_layers
+    // Each layer's first element in the store, filled as m_layers is built.
+    std::vector<std::int64_t> m_gradientBegins;
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<FusingLayer*> m_fusing;  // each layer as a FusingLayer, null where it has no fused kernels
     StepPlan m_plan;

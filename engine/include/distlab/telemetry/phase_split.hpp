@@ -38,8 +38,8 @@ StepTimes stepTimes(const ReplicaRecord& record);
 StepTimes stepTimes(const ReplicaStepStats& stats, std::int64_t stepEndNs);
 /// A producer's timestamps from its spans, starting at `startNs`: compute ends with the last pull,
 /// forward, backward or delay, the reduction with the last all-reduce, network hop or push
-/// (waiting: the all-reduces' and pushes' waits, which include their network hops'), the update with the last optimizer or broadcast span. A phase without a span takes no
-/// time.
+/// (waiting: the all-reduces' and pushes' waits, which include their network hops'), the update
+/// with the last optimizer or broadcast span. A phase without a span takes no time.
 StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int64_t stepEndNs);
 
 /// Nanoseconds per phase; none negative.

@@ -1,10 +1,10 @@
 #pragma once
 // Spans: what a producer (a mirrored rank, a parameter-server worker) did in one step, piece by
 // piece: each micro-batch's forward and backward, each pack's all-reduce with its bytes and its
-// wait for peers (and, on a multi-worker lead, the network hop within it), the optimizer, the central variables' broadcast; a worker's pull of the
-// parameters, its straggler's delay and its push of the gradient. A producer records its spans in
-// its own SpanRecorder; the step's phase split (phase_split.hpp) and the trace export read them.
-// Times are nanoseconds on the run's clock.
+// wait for peers (on a multi-worker lead, with its network hop inside), the optimizer, the
+// central variables' broadcast; a worker's pull of the parameters, its straggler's delay and its
+// push of the gradient. A producer records its spans in its own SpanRecorder; the step's phase
+// split (phase_split.hpp) and the trace export read them. Times are nanoseconds on the run's clock.
 #include <array>
 #include <cstdint>
 #include <span>
