@@ -92,9 +92,12 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
             // its bytes, the update (a worker: its pull, compute, push and straggler delay); then
             // the wait for the slowest replica.
             for (const Span& span : s.spans) {
+                // An all-reduce overlapped with backward goes on the lane's reduction track, beside
+                // the compute it overlaps (events of one track must nest).
+                const int track = span.overlapped ? reductionTrack(device, static_cast<int>(report.replicas.size())) : device;
                 const bool moves = span.kind == SpanKind::AllReduce || span.kind == SpanKind::Broadcast || span.kind == SpanKind::Pull ||
-                                   span.kind == SpanKind::Push;
-                m_trace->add({device, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step, double(span.beginNs) * 1e-3,
+                                   span.kind == SpanKind::Push || span.kind == SpanKind::Network;
+                m_trace->add({track, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step, double(span.beginNs) * 1e-3,
                               double(span.endNs - span.beginNs) * 1e-3, span.microBatch, span.pack, moves ? span.bytes : -1,
                               moves && report.bytesFromRingFormula});
             }
@@ -113,6 +116,16 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
                               double(report.endNs - s.updateEndNs) * 1e-3});
         }
     }
+}
+
+int StepRecorder::reductionTrack(int device, int replicas) {
+    const int track = replicas + device;
+    if (m_reductionTracks.size() <= static_cast<std::size_t>(device)) m_reductionTracks.resize(static_cast<std::size_t>(device) + 1);
+    if (!m_reductionTracks[static_cast<std::size_t>(device)]) {
+        m_trace->nameTrack(track, "cpu:" + std::to_string(device) + " reduction", device);
+        m_reductionTracks[static_cast<std::size_t>(device)] = true;
+    }
+    return track;
 }
 
 Status StepRecorder::publish() {

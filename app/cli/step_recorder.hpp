@@ -2,6 +2,7 @@
 // Turns each StepReport into a metrics line and timeline spans for the files train writes.
 // Both files are staged (StagedFile): the targets change only when published, each time whole.
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "distlab/telemetry/step_report.hpp"
@@ -28,11 +29,15 @@ public:
     Status close();
 
 private:
+    /// Lane `device`'s reduction track (track replicas + device, "cpu:N reduction"), named on first use.
+    int reductionTrack(int device, int replicas);
+
     std::optional<MetricsWriter> m_metrics;
     std::optional<ChromeTraceWriter> m_trace;
     MetricsRecord m_record;
-    std::int64_t m_nextPublishNs = 0;  ///< 0: not started (set by the first publishIfDue)
-    bool m_parameterServer = false;    ///< adds "worker" and "staleness" to every metrics line
+    std::int64_t m_nextPublishNs = 0;     ///< 0: not started (set by the first publishIfDue)
+    bool m_parameterServer = false;       ///< adds "worker" and "staleness" to every metrics line
+    std::vector<bool> m_reductionTracks;  ///< which lanes' reduction tracks are named
 };
 
 }  // namespace distlab::cli

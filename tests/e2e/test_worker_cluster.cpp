@@ -3,6 +3,7 @@
 // lost run leaves and the resume that finishes it; Redis as the rendezvous.
 #include <QtTest>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -11,6 +12,7 @@
 
 #include <csignal>
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 
 #include "cluster_runner.hpp"
@@ -98,6 +100,53 @@ private slots:
         const auto untrained = finishAll(none);
         QVERIFY2(untrained[0].exitCode == 0, qPrintable(untrained[0].err));
         QVERIFY(weightRelativeError(path(tag + "-initial.safetensors"), path(tag + "-one.safetensors")) > 1e-2);
+    }
+
+    void theNetworkHopIsTheLeadsSpanWithinItsAllReduce() {
+        // 2 processes x 2 local replicas; lanes 0 and 1 of each worker's trace are its replicas,
+        // lane 0 the lead that exchanges each pack with the other worker. With a pack per
+        // parameter their reductions overlap backward, so they are drawn on each lane's
+        // reduction track beside it.
+        const QString multi = write("network.json", config(kTwoLocal, kAdam, 5));
+        auto tasks = startCluster(loopbackWorkers(2), {multi, "--quiet", "--set", "strategy.bytes_per_pack=1"},
+                                  {{"--trace", path("network0.json")}, {"--trace", path("network1.json")}});
+        const auto results = finishAll(tasks);
+        // The kernels and biases (2·16, 16, 16·2, 2) in 4 packs, the step's 3 figures on the last:
+        // the lead sends 4 · (32 + 16 + 32 + 2 + 3) = 340 bytes a step to the one peer.
+        const QList<qint64> packBytes{32 * 4, 16 * 4, 32 * 4, (2 + 3) * 4};
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY2(results[i].exitCode == 0, qPrintable(results[i].err));
+            QFile file(path(QString("network%1.json").arg(i)));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QJsonArray events = QJsonDocument::fromJson(file.readAll()).object()["traceEvents"].toArray();
+            QMap<int, QString> tracks;
+            for (const QJsonValue& value : events)
+                if (value["name"].toString() == "thread_name") tracks[value["tid"].toInt()] = value["args"]["name"].toString();
+            int hops = 0;
+            qint64 bytes = 0;
+            for (const QJsonValue& value : events) {
+                const QJsonObject hop = value.toObject();
+                if (hop["name"].toString() != "network") continue;
+                ++hops;
+                QCOMPARE(tracks.value(hop["tid"].toInt()), QString("cpu:0 reduction"));
+                QCOMPARE(hop["cat"].toString(), QString("communication"));
+                const QJsonObject args = hop["args"].toObject();
+                QCOMPARE(args["bytes"].toInteger(), packBytes.value(args["pack"].toInt(), -1));
+                bytes += args["bytes"].toInteger();
+                // Within the same step's all-reduce of the same pack on the same lane (the
+                // microseconds are written to the nanosecond; allow their rounding).
+                const auto within = [&](const QJsonValue& other) {
+                    const QJsonObject reduce = other.toObject();
+                    const double begin = reduce["ts"].toDouble(), end = begin + reduce["dur"].toDouble();
+                    return reduce["name"].toString() == "all_reduce" && reduce["tid"] == hop["tid"] &&
+                           reduce["args"].toObject()["step"] == args["step"] && reduce["args"].toObject()["pack"] == args["pack"] &&
+                           begin <= hop["ts"].toDouble() + 1e-3 && hop["ts"].toDouble() + hop["dur"].toDouble() <= end + 1e-3;
+                };
+                QVERIFY2(std::any_of(events.begin(), events.end(), within), qPrintable(QJsonDocument(hop).toJson()));
+            }
+            QCOMPARE(hops, 5 * 4);  // each pack of each step, on the lead alone
+            QCOMPARE(bytes, 5 * 340);
+        }
     }
 
     void onlyTheCoordinatorWrites() {

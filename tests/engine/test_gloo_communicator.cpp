@@ -4,16 +4,13 @@
 // Gloo), and what a rank sees when a peer is lost.
 #include <QtTest>
 
-#include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/hash_store.h>
-#include <gloo/transport/tcp/device.h>
-
 #include <chrono>
 #include <memory>
 #include <thread>
 
 #include "collective_fixtures.hpp"
 #include "comm/gloo_communicator.hpp"
+#include "gloo_fixtures.hpp"
 #include "distlab/comm/hierarchical_communicator.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/core/error.hpp"
@@ -21,29 +18,6 @@
 using namespace distlab;
 using namespace distlab::testing;
 using comm_detail::GlooCommunicator;
-
-namespace {
-
-constexpr std::chrono::milliseconds kTimeout{5000};
-
-/// `ranks` Gloo communicators connected through one HashStore (each built on its own thread,
-/// since connectFullMesh waits for every peer).
-std::vector<std::unique_ptr<GlooCommunicator>> connectGroup(int ranks, std::chrono::milliseconds timeout = kTimeout) {
-    gloo::rendezvous::HashStore store;
-    std::vector<std::unique_ptr<GlooCommunicator>> group(static_cast<std::size_t>(ranks));
-    onEveryRank(ranks, [&](int rank) {
-        gloo::transport::tcp::attr attr;
-        attr.hostname = "127.0.0.1";
-        auto device = gloo::transport::tcp::CreateDevice(attr);
-        auto context = std::make_shared<gloo::rendezvous::Context>(rank, ranks);
-        context->setTimeout(timeout);
-        context->connectFullMesh(store, device);
-        group[static_cast<std::size_t>(rank)] = std::make_unique<GlooCommunicator>(std::move(context), timeout);
-    });
-    return group;
-}
-
-}  // namespace
 
 class TestGlooCommunicator : public QObject {
     Q_OBJECT

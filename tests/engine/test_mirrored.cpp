@@ -173,6 +173,9 @@ private slots:
                         case SpanKind::Push:
                             QFAIL("no parameter-server spans under mirrored");
                             break;
+                        case SpanKind::Network:
+                            QFAIL("no network hop in one process");
+                            break;
                     }
                 }
                 QCOMPARE(forwards, 3);

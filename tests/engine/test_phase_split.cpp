@@ -108,6 +108,25 @@ private slots:
         QCOMPARE(QString(spanKindName(SpanKind::AllReduce)), QString("all_reduce"));
     }
 
+    void aNetworkHopCountsOnceWithinItsAllReduce() {
+        // A multi-worker lead's pack: the all-reduce 60-80 waiting 5, its network hop 64-78
+        // waiting the same 5 (Gloo's part of the all-reduce). The hop adds no time and no wait.
+        const Span spans[] = {
+            {0, 20, 0, 0, 0, -1, SpanKind::Forward},      {20, 60, 0, 0, 0, -1, SpanKind::Backward},
+            {60, 80, 300, 5, -1, 0, SpanKind::AllReduce}, {64, 78, 200, 5, -1, 0, SpanKind::Network},
+            {80, 90, 0, 0, -1, -1, SpanKind::Optimizer},
+        };
+        const StepTimes t = stepTimes(0, spans, 90);
+        QCOMPARE(t.commEndNs, std::int64_t{80});
+        QCOMPARE(t.commWaitNs, std::int64_t{5});
+        const PhaseSplit split = splitPhases(t);
+        QCOMPARE(split[Phase::Communication], 15.0);
+        QCOMPARE(split[Phase::Waiting], 5.0);
+        QCOMPARE(split.total(), 90.0);
+        QCOMPARE(phaseOf(SpanKind::Network), Phase::Communication);
+        QCOMPARE(QString(spanKindName(SpanKind::Network)), QString("network"));
+    }
+
     void spansFollowTheTimestamps() {
         const auto spans = phaseSpans(stepTimes(stats(0, 20, 50, 60, 10), 75));
         QCOMPARE(spans[0].phase, Phase::Compute);

@@ -57,6 +57,13 @@ GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> co
       m_sentTo(static_cast<std::size_t>(m_size)),
       m_receivedOf(static_cast<std::size_t>(m_size)) {}
 
+CollectiveTiming GlooCommunicator::completed(CollectiveTiming timing) const {
+    timing.endNs = nowNs();
+    // Everything a call of more than one rank does here goes between processes.
+    if (m_size > 1) timing.network = {timing.startNs, timing.endNs, timing.waitNs, timing.bytesSent};
+    return timing;
+}
+
 template <typename Call>
 void GlooCommunicator::guarded(const char* what, Call call) {
     try {
@@ -83,7 +90,29 @@ std::int64_t GlooCommunicator::allReduceBytes(std::size_t elements) const {
     return exchanges(elements) ? bytesOf(elements) * (m_size - 1) : bytesOf(elements) * 2 * (m_size - 1) / m_size;
 }
 
+void GlooCommunicator::pairSum(std::span<float> values) {
+    const std::size_t count = values.size();
+    const int peer = 1 - m_rank;
+    m_exchange.resize(count);
+    const std::uint64_t slot = kExchangeSlots | nextTag();
+    guarded("all-reduce", [&] {
+        auto mine = m_context->createUnboundBuffer(values.data(), count * sizeof(float));
+        auto theirs = m_context->createUnboundBuffer(m_exchange.data(), count * sizeof(float));
+        theirs->recv(peer, slot);  // posted before anything is sent: the peer never waits on this one
+        mine->send(peer, slot);
+        if (!theirs->waitRecv(m_timeout)) throw gloo::IoException("timed out waiting for a peer's values");
+        if (!mine->waitSend(m_timeout)) throw gloo::IoException("timed out sending to a peer");
+    });
+    // v0 + v1 on rank 0, v1 + v0 on rank 1: float addition is commutative, so both ranks hold the
+    // bits of the rank-order sum, with neither buffer copied.
+    gloo::sum<float>(values.data(), values.data(), m_exchange.data(), count);
+}
+
 void GlooCommunicator::exchangeAllReduce(std::span<float> values, ReduceOp op) {
+    if (m_size == 2 && (op == ReduceOp::Sum || op == ReduceOp::Mean)) {
+        pairSum(values);
+        return;
+    }
     const std::size_t count = values.size();
     const auto block = [&](int rank) { return m_exchange.data() + static_cast<std::size_t>(rank) * count; };
     m_exchange.resize(count * static_cast<std::size_t>(m_size));
@@ -158,8 +187,7 @@ Work GlooCommunicator::allReduce(std::span<float> buffer, const AllReduceOptions
         std::copy(m_joined.begin(), split, buffer.begin());
         std::copy(split, m_joined.end(), options.companion.begin());
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
@@ -185,8 +213,7 @@ Work GlooCommunicator::reduce(std::span<float> buffer, int root, ReduceOp op) {
     } else {
         timing.bytesSent = bytesOf(buffer.size());
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::broadcast(std::span<float> buffer, int root) {
@@ -205,8 +232,7 @@ Work GlooCommunicator::broadcast(std::span<float> buffer, int root) {
         else
             timing.bytesReceived = bytesOf(buffer.size());
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::allGather(std::span<const float> input, std::span<float> output) {
@@ -228,8 +254,7 @@ Work GlooCommunicator::allGather(std::span<const float> input, std::span<float> 
         timing.bytesSent = bytesOf(input.size()) * (m_size - 1);
         timing.bytesReceived = timing.bytesSent;
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::reduceScatter(std::span<const float> input, std::span<float> output, ReduceOp op) {
@@ -249,8 +274,7 @@ Work GlooCommunicator::reduceScatter(std::span<const float> input, std::span<flo
     const std::int64_t moved = m_size > 1 ? bytesOf(input.size()) * 2 * (m_size - 1) / m_size : 0;
     timing.bytesSent = moved;
     timing.bytesReceived = moved;
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::send(std::span<const float> buffer, int peer) {
@@ -271,8 +295,7 @@ Work GlooCommunicator::send(std::span<const float> buffer, int peer) {
         if (!data->waitSend(m_timeout)) throw gloo::IoException("timed out sending to rank " + std::to_string(peer));
     });
     timing.bytesSent = bytesOf(buffer.size());
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::recv(std::span<float> buffer, int peer) {
@@ -298,8 +321,7 @@ Work GlooCommunicator::recv(std::span<float> buffer, int peer) {
         if (target != buffer.data()) std::copy_n(m_scratch.begin(), buffer.size(), buffer.begin());
     });
     timing.bytesReceived = bytesOf(std::min<std::size_t>(count, buffer.size()));
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 Work GlooCommunicator::barrier() {
@@ -311,8 +333,7 @@ Work GlooCommunicator::barrier() {
         options.setTimeout(m_timeout);
         guarded("barrier", [&] { gloo::barrier(options); });
     }
-    timing.endNs = nowNs();
-    return timing;
+    return completed(timing);
 }
 
 }  // namespace distlab::comm_detail

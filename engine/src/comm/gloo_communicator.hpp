@@ -53,6 +53,11 @@ private:
     std::int64_t allReduceBytes(std::size_t elements) const;
     /// Every rank sends its values to every other and sums all of them in rank order.
     void exchangeAllReduce(std::span<float> values, ReduceOp op);
+    /// exchangeAllReduce's sum between 2 ranks: the values go out from the buffer itself, the
+    /// peer's arrive in m_exchange and are added in place (no copy of either).
+    void pairSum(std::span<float> values);
+    /// `timing` ended now, with its network part: the whole call where there are peers.
+    CollectiveTiming completed(CollectiveTiming timing) const;
     std::uint32_t nextTag() { return m_tag++; }
     void checkPeer(const char* what, int peer) const;
 

@@ -7,6 +7,7 @@
 #include "distlab/telemetry/phase_split.hpp"
 #include "distlab/tensor/device_memory.hpp"
 #include "distlab/tensor/reductions.hpp"
+#include "distribute/overlapped_reduction.hpp"
 #include "distribute/replica_step.hpp"
 
 namespace distlab {
@@ -14,7 +15,8 @@ namespace {
 double l2Norm(std::span<const float> values) { return std::sqrt(sumOfSquares(values)); }
 }  // namespace
 
-MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs)
+MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs,
+                           bool overlapReduction)
     : m_config(config),
       m_communicator(communicator),
       // Its device in this process: under multi_worker_mirrored the rank is global (worker *
@@ -39,6 +41,11 @@ MirroredRank::MirroredRank(const RunConfig& config, std::int64_t features, Commu
     // written again (W3: 50 MB a step).
     m_model.planStep({.plainSgd = m_optimizer->isPlainStep(),
                       .gradientStraightToUpdate = communicator.size() == 1 && config.strategy.gradientAccumulationSteps == 1});
+    // With one pack there is nothing to overlap (it is ready when backward ends), and handing it to
+    // a thread costs two thread wake-ups a step: a small model's step measured several times
+    // slower on a loaded 2-core host (W2, 2 processes). So the thread is for two packs or more.
+    if (overlapReduction && communicator.size() > 1 && !m_centralStorage && m_packer.packs().size() > 1)
+        m_overlap = std::make_unique<OverlappedReduction>(communicator, m_device, m_model, m_packer.packs());
 }
 
 MirroredRank::~MirroredRank() = default;
@@ -70,9 +77,12 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     stats.startNs = clockNs();
     const bool fusesUpdate = m_model.stepPlan().fusesSgd;
     FusedSgdStep fused{learningRate, 0.0};
+    // A rank bound to fail reduces nothing in the background: its peers wait for it in vain.
+    OverlappedReduction* overlap = m_failure ? nullptr : m_overlap.get();
+    if (overlap != nullptr) overlap->begin(m_model.store().grads(), m_figures);
     const LossStats loss = computeReplicaGradient(m_model, m_loss, data, batch, rank, ranks, m_config.strategy.gradientAccumulationSteps,
                                                   1.0f / static_cast<float>(m_config.data.globalBatchSize), *m_batch, &m_spans,
-                                                  m_clockOriginNs, stats.startNs, fusesUpdate ? &fused : nullptr);
+                                                  m_clockOriginNs, stats.startNs, fusesUpdate ? &fused : nullptr, overlap);
     stats.lossSum = loss.sum;
     stats.correct = loss.correct;
     stats.examples = loss.count;
@@ -82,7 +92,7 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     // the one before as well. Before a reduction it is read off the finished gradient, part of
     // its backward.
     const bool updates = !m_centralStorage || rank == 0;
-    if (ranks > 1) stats.gradNormBefore = l2Norm(grads);
+    if (ranks > 1 && overlap == nullptr) stats.gradNormBefore = l2Norm(grads);
     // Spans follow back to back, each ending where the next begins, so a step reads the clock few times.
     std::int64_t now = clockNs();
     m_spans.extendLast(now);
@@ -93,22 +103,14 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
         // per-replica losses), never out of a peer's memory: they ride on the last pack as its
         // companion, so they cost no extra synchronisation. float32 holds the counts exactly up
         // to 2^24 and the loss sum to about 1e-7 of its value.
-        m_figures = {static_cast<float>(loss.sum), static_cast<float>(loss.correct), static_cast<float>(loss.count)};
         CollectiveTiming timing;
-        const auto packs = m_packer.packs();
-        for (std::size_t p = 0; p < packs.size(); ++p) {
-            const bool last = p + 1 == packs.size();
-            AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
-            if (last) options.companion = m_figures;
-            const CollectiveTiming pack =
-                m_communicator
-                    .allReduce(grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options)
-                    .wait();
-            if (last && !updates) stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
-            const std::int64_t end = clockNs();
-            m_spans.add(Span{now, end, pack.bytesSent, pack.waitNs, -1, static_cast<std::int16_t>(p), SpanKind::AllReduce});
-            now = end;
-            timing.accumulate(pack);
+        if (overlap != nullptr) {
+            timing = finishOverlapped(*overlap);
+            stats.gradNormBefore = std::sqrt(overlap->squaresBefore());
+            now = clockNs();
+        } else {
+            m_figures = {static_cast<float>(loss.sum), static_cast<float>(loss.correct), static_cast<float>(loss.count)};
+            timing = reducePacks(now, updates);
         }
         stats.bytesSent += timing.bytesSent;
         m_global = GlobalStepStats{m_figures[0], std::llround(m_figures[1]), std::llround(m_figures[2])};
@@ -150,6 +152,46 @@ void MirroredRank::step(const Dataset& data, std::span<const std::int64_t> batch
     stats.updateEndNs = times.updateEndNs;
     stats.commWaitNs = times.commWaitNs;
     stats.spans = m_spans.spans();
+}
+
+CollectiveTiming MirroredRank::reducePacks(std::int64_t& now, bool updates) {
+    auto grads = m_model.store().grads();
+    CollectiveTiming timing;
+    const auto packs = m_packer.packs();
+    for (std::size_t p = 0; p < packs.size(); ++p) {
+        const bool last = p + 1 == packs.size();
+        AllReduceOptions options{ReduceOp::Sum, static_cast<int>(p)};
+        if (last) options.companion = m_figures;
+        const CollectiveTiming pack =
+            m_communicator
+                .allReduce(grads.subspan(static_cast<std::size_t>(packs[p].begin), static_cast<std::size_t>(packs[p].size())), options)
+                .wait();
+        if (last && !updates) m_stats.gradNormAfter = l2Norm(grads);  // the norm after the reduction: with the last pack
+        const std::int64_t end = clockNs();
+        addPackSpans(now, end, pack, p, false);
+        now = end;
+        timing.accumulate(pack);
+    }
+    return timing;
+}
+
+CollectiveTiming MirroredRank::finishOverlapped(OverlappedReduction& reduction) {
+    CollectiveTiming timing;
+    const std::span<const CollectiveTiming> packs = reduction.finish();
+    for (std::size_t p = 0; p < packs.size(); ++p) {
+        addPackSpans(packs[p].startNs - m_clockOriginNs, packs[p].endNs - m_clockOriginNs, packs[p], p, true);
+        timing.accumulate(packs[p]);
+    }
+    return timing;
+}
+
+void MirroredRank::addPackSpans(std::int64_t beginNs, std::int64_t endNs, const CollectiveTiming& pack, std::size_t index,
+                                bool overlapped) {
+    const auto packIndex = static_cast<std::int16_t>(index);
+    m_spans.add(Span{beginNs, endNs, pack.bytesSent, pack.waitNs, -1, packIndex, SpanKind::AllReduce, overlapped});
+    if (!pack.network.empty())  // the lead's hop across processes, within the pack's all-reduce
+        m_spans.add(Span{pack.network.startNs - m_clockOriginNs, pack.network.endNs - m_clockOriginNs, pack.network.bytesSent,
+                         pack.network.waitNs, -1, packIndex, SpanKind::Network, overlapped});
 }
 
 }  // namespace distlab

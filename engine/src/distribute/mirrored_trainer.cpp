@@ -37,7 +37,10 @@ MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data, std::u
             communicator = m_replicaCommunicators.back().get();
         }
         const DeviceMemoryScope memory(r);  // rank r's copy counts on its device (cpu:r)
-        m_ranks.push_back(std::make_unique<MirroredRank>(m_config, m_data.train.features, *communicator, m_clockOriginNs));
+        // Across processes the reduction overlaps backward, as DDP's buckets do: there a pack's
+        // all-reduce is a network round trip worth hiding, in process it is a memory pass.
+        const bool acrossProcesses = m_workers && m_workers->size() > 1;
+        m_ranks.push_back(std::make_unique<MirroredRank>(m_config, m_data.train.features, *communicator, m_clockOriginNs, acrossProcesses));
     }
     m_evaluation = std::make_unique<EvaluationBuffers>(m_ranks[0]->model());
     m_report.replicas.resize(static_cast<std::size_t>(ranks));

@@ -24,6 +24,18 @@ struct ReplicaBatch {
     Tensor lossGrad;
 };
 
+/// What a step does as its gradient is finished (e.g. start reducing it while backward goes on):
+/// told the step's loss once the last micro-batch's loss is known, then each layer as the last
+/// micro-batch's backward finishes it (the gradient of earlier micro-batches is then added in).
+class GradientListener : public BackwardListener {
+public:
+    /// The whole step's loss sum, correct predictions and examples, before the last backward.
+    virtual void lossKnown(const LossStats& total) = 0;
+
+protected:
+    ~GradientListener() = default;
+};
+
 /// Forward, loss and backward of replica `replica` of `replicas` over its shard of `batch`, in
 /// `microSteps` micro-batches whose gradients accumulate in the model's gradient buffer (zeroed
 /// first). Each example's loss is multiplied by `lossScale`: 1 / the global batch, TensorFlow's
@@ -33,10 +45,11 @@ struct ReplicaBatch {
 /// from `beginNs` on the clock that starts at `clockOriginNs` (each span ends where the next
 /// begins: two clock reads per micro-batch). With `fusedSgd` (one micro-batch, a model whose
 /// stepPlan().fusesSgd) the backward pass applies that SGD step instead of leaving the gradient
-/// (Model::backward). Allocation-free once the buffers have grown.
+/// (Model::backward). With `listener`, tells it the loss and each finished layer (GradientListener).
+/// Allocation-free once the buffers have grown.
 LossStats computeReplicaGradient(Model& model, const LossFunction& loss, const Dataset& data, std::span<const std::int64_t> batch,
                                  std::int64_t replica, std::int64_t replicas, std::int64_t microSteps, float lossScale,
                                  ReplicaBatch& buffers, SpanRecorder* spans = nullptr, std::int64_t clockOriginNs = 0,
-                                 std::int64_t beginNs = 0, FusedSgdStep* fusedSgd = nullptr);
+                                 std::int64_t beginNs = 0, FusedSgdStep* fusedSgd = nullptr, GradientListener* listener = nullptr);
 
 }  // namespace distlab

@@ -25,7 +25,24 @@ void appendMetadataEvent(std::string& out, std::string_view kind, int tid, std::
     out += "}}";
 }
 
+// A track's thread_name and thread_sort_index events.
+void appendTrackName(std::string& out, int tid, std::string_view name, int sortIndex) {
+    std::string argJson;
+    json_append::string(argJson, name);
+    appendMetadataEvent(out, "thread_name", tid, "name", argJson);
+    argJson.clear();
+    json_append::integer(argJson, sortIndex);
+    appendMetadataEvent(out, "thread_sort_index", tid, "sort_index", argJson);
+}
+
 }  // namespace
+
+void ChromeTraceWriter::nameTrack(int track, std::string_view name, int sortIndex) {
+    if (m_closed) return;
+    std::string text;
+    appendTrackName(text, track, name, sortIndex);
+    m_file.append(text);
+}
 
 Result<ChromeTraceWriter> ChromeTraceWriter::open(const std::string& path, std::string_view runName,
                                                   std::span<const std::string> deviceNames) {
@@ -40,15 +57,8 @@ Result<ChromeTraceWriter> ChromeTraceWriter::open(const std::string& path, std::
     std::string first;
     appendMetadataEvent(first, "process_name", 0, "name", argJson);
     text += first.substr(2);
-    for (std::size_t device = 0; device < deviceNames.size(); ++device) {
-        const int tid = static_cast<int>(device);
-        argJson.clear();
-        json_append::string(argJson, deviceNames[device]);
-        appendMetadataEvent(text, "thread_name", tid, "name", argJson);
-        argJson.clear();
-        json_append::integer(argJson, tid);
-        appendMetadataEvent(text, "thread_sort_index", tid, "sort_index", argJson);
-    }
+    for (std::size_t device = 0; device < deviceNames.size(); ++device)
+        appendTrackName(text, static_cast<int>(device), deviceNames[device], static_cast<int>(device));
     writer.m_file.append(text);
     writer.m_event.reserve(256);
     return writer;

@@ -10,7 +10,10 @@ namespace distlab {
 
 namespace {
 /// The layers of a config, parameters declared in `store` (which is not finalized here).
-std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::int64_t inputFeatures, ParameterStore& store) {
+/// The layers of `config`, their parameters declared in `store`; `gradientBegins` (when given)
+/// receives each layer's first element in the store's flat buffers.
+std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::int64_t inputFeatures, ParameterStore& store,
+                                                std::vector<std::int64_t>* gradientBegins = nullptr) {
     std::vector<std::unique_ptr<Layer>> layers;
     std::int64_t inputs = inputFeatures;
     for (std::size_t i = 0; i < config.layers.size(); ++i) {
@@ -20,7 +23,10 @@ std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::
         inputs = layers.back()->outputFeatures(inputs);
     }
     if (layers.empty()) throw std::invalid_argument("Model: no layers");
-    for (auto& layer : layers) layer->declareParameters(store);
+    for (auto& layer : layers) {
+        if (gradientBegins != nullptr) gradientBegins->push_back(store.totalSize());
+        layer->declareParameters(store);
+    }
     if (store.totalSize() > Model::kMaxParameters)
         throw std::invalid_argument("the model has " + std::to_string(store.totalSize()) + " parameters; one copy may have at most " +
                                     std::to_string(Model::kMaxParameters) + " (use fewer or narrower layers)");
@@ -29,7 +35,7 @@ std::vector<std::unique_ptr<Layer>> buildLayers(const ModelConfig& config, std::
 }  // namespace
 
 Model::Model(const ModelConfig& config, std::int64_t inputFeatures)
-    : m_inputFeatures(inputFeatures), m_layers(buildLayers(config, inputFeatures, m_store)) {
+    : m_inputFeatures(inputFeatures), m_layers(buildLayers(config, inputFeatures, m_store, &m_gradientBegins)) {
     m_store.finalize();
     std::int64_t width = inputFeatures;
     for (auto& layer : m_layers) {
@@ -68,12 +74,14 @@ const Tensor& Model::forward(ConstTensorView input, ModelContext& context) const
     return *output;
 }
 
-void Model::backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd) {
+void Model::backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd,
+                     BackwardListener* listener) {
     if (fusedSgd != nullptr && !m_plan.fusesSgd) throw std::logic_error("Model::backward: a fused SGD step where the step plan has none");
     const Tensor* grad = &gradOutput;
     for (std::size_t i = m_layers.size(); i-- > 0;) {
         context.layers[i]->overwriteGradients = m_gradientsZeroed;
         grad = &layerBackward(i, i == 0 ? input : context.layers[i - 1]->output.view(), *grad, context, fusedSgd);
+        if (listener != nullptr) listener->layerFinished(i);
     }
     m_gradientsZeroed = false;
 }

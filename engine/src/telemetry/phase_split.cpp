@@ -46,6 +46,9 @@ StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int6
                 times.commEndNs = std::max(times.commEndNs, span.endNs);
                 times.commWaitNs += span.waitNs;
                 break;
+            case SpanKind::Network:  // within its all-reduce, whose wait already counts its own
+                times.commEndNs = std::max(times.commEndNs, span.endNs);
+                break;
             case SpanKind::Optimizer:
             case SpanKind::Broadcast:
                 times.updateEndNs = std::max(times.updateEndNs, span.endNs);
@@ -66,6 +69,7 @@ Phase phaseOf(SpanKind kind) {
             return Phase::Compute;
         case SpanKind::AllReduce:
         case SpanKind::Push:
+        case SpanKind::Network:
             return Phase::Communication;
         case SpanKind::Optimizer:
         case SpanKind::Broadcast:
@@ -92,6 +96,8 @@ const char* spanKindName(SpanKind kind) {
             return "delay";
         case SpanKind::Push:
             return "push";
+        case SpanKind::Network:
+            return "network";
     }
     return "?";
 }

@@ -20,6 +20,26 @@ class CollectiveTrace;
 /// rank's result rounds the same exact sum), the least, the greatest.
 enum class ReduceOp { Sum, Mean, Min, Max };
 
+/// The part of a call that crossed processes (Gloo's TCP pairs): its span of time (steady-clock
+/// nanoseconds), the wait for peers within it and the bytes this rank sent. Empty (all zero) for a
+/// call that stayed in one process. A hierarchical all-reduce's is its exchange among worker leads.
+struct NetworkTiming {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::int64_t waitNs = 0;
+    std::int64_t bytesSent = 0;
+
+    bool empty() const { return startNs == 0 && endNs == 0; }
+    /// Widens this span to cover `other`'s and adds its wait and bytes.
+    void accumulate(const NetworkTiming& other) {
+        if (other.empty()) return;
+        startNs = empty() ? other.startNs : std::min(startNs, other.startNs);
+        endNs = std::max(endNs, other.endNs);
+        waitNs += other.waitNs;
+        bytesSent += other.bytesSent;
+    }
+};
+
 /// The completion record of one call on one rank: its span of time (steady-clock nanoseconds),
 /// how long it waited for peers, and the bytes it sent and received (what a real transport would
 /// move; the in-process backend reads its peers' memory instead).
@@ -29,6 +49,7 @@ struct CollectiveTiming {
     std::int64_t waitNs = 0;
     std::int64_t bytesSent = 0;
     std::int64_t bytesReceived = 0;
+    NetworkTiming network;  ///< the part that crossed processes; its wait and bytes are counted above too
 
     std::int64_t durationNs() const { return endNs - startNs; }
     /// Adds another call's time and bytes (e.g. the packs of one gradient reduction).
@@ -39,6 +60,7 @@ struct CollectiveTiming {
         waitNs += other.waitNs;
         bytesSent += other.bytesSent;
         bytesReceived += other.bytesReceived;
+        network.accumulate(other.network);
     }
 };
 

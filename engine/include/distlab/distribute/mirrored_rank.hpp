@@ -23,7 +23,8 @@
 
 namespace distlab {
 
-struct ReplicaBatch;  // distribute/replica_step.hpp
+struct ReplicaBatch;        // distribute/replica_step.hpp
+class OverlappedReduction;  // distribute/overlapped_reduction.hpp
 
 /// Values in a step's figures (loss sum, correct, examples): they ride on the gradient's last pack,
 /// so each rank sends these float32 values to each of its peers on top of the gradient.
@@ -43,7 +44,11 @@ public:
     /// DeviceMemoryScope of its device so that its buffers count there (its steps set it
     /// themselves). `config` must outlive the rank. Times are nanoseconds since `clockOriginNs` (steady clock). The parameters
     /// are not initialised: call initialize() on rank 0 and broadcastParameters() on every rank.
-    MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs);
+    /// With `overlapReduction` (a mirrored rank of more than one: multi-worker runs, whose
+    /// reduction crosses processes) and more than one pack, each pack's all-reduce runs on a thread
+    /// of the rank's own while backward goes on (OverlappedReduction); the same sums, the same bits.
+    MirroredRank(const RunConfig& config, std::int64_t features, Communicator& communicator, std::int64_t clockOriginNs,
+                 bool overlapReduction = false);
     ~MirroredRank();
     MirroredRank(const MirroredRank&) = delete;
     MirroredRank& operator=(const MirroredRank&) = delete;
@@ -79,6 +84,15 @@ public:
 
 private:
     std::int64_t clockNs() const;
+    /// The gradient's packs all-reduced one after another on this thread, from `now`; each pack's
+    /// span (and its network hop's) recorded. Returns the packs' records together; `now` ends
+    /// with the last pack.
+    CollectiveTiming reducePacks(std::int64_t& now, bool updates);
+    /// The overlapped reduction's packs waited for and their spans (and network hops') recorded,
+    /// on the reduction thread's lane, as they ran.
+    CollectiveTiming finishOverlapped(OverlappedReduction& reduction);
+    /// A pack's all-reduce span and, when it crossed processes, its network hop's.
+    void addPackSpans(std::int64_t beginNs, std::int64_t endNs, const CollectiveTiming& pack, std::size_t index, bool overlapped);
 
     const RunConfig& m_config;
     Communicator& m_communicator;
@@ -98,6 +112,7 @@ private:
     std::array<std::int64_t, kMaxWatchedValues> m_watched{};
     int m_watchedCount = 0;
     std::optional<std::string> m_failure;
+    std::unique_ptr<OverlappedReduction> m_overlap;  ///< set when the reduction overlaps backward
 };
 
 }  // namespace distlab

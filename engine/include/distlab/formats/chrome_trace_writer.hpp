@@ -40,6 +40,9 @@ public:
     /// Without close(), `path` keeps its last published version (or stays as it was).
     ~ChromeTraceWriter() = default;
 
+    /// Names one more track `track` (past the devices given to open()), shown in `sortIndex`'s
+    /// place among them (ties go by track number). Before its spans.
+    void nameTrack(int track, std::string_view name, int sortIndex);
     /// Appends one complete event (buffered; no allocation once the event buffer has grown).
     /// Spans with a non-finite start or duration are dropped; a negative duration becomes 0.
     void add(const TraceSpan& span);

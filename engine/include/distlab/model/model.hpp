@@ -24,6 +24,18 @@ struct ModelContext {
     const Tensor& output() const { return layers.back()->output; }
 };
 
+/// Told by backward as it finishes each layer, e.g. to start reducing gradients while backward
+/// goes on. On backward's thread.
+class BackwardListener {
+public:
+    /// Layer `layer`'s gradients ([gradientBegin(layer), gradientBegin(layer + 1)) of the store)
+    /// are written; layers after it were finished before.
+    virtual void layerFinished(std::size_t layer) = 0;
+
+protected:
+    ~BackwardListener() = default;
+};
+
 class Model {
 public:
     /// Builds the layers of a validated config for inputs of `inputFeatures` values, and plans a
@@ -51,7 +63,9 @@ public:
     /// consumes it). With `fusedSgd` (only where stepPlan().fusesSgd; std::logic_error otherwise)
     /// it applies that SGD step to every parameter instead, layer by layer as each gradient is
     /// finished, and leaves store().grads() unwritten but for the biases'.
-    void backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd = nullptr);
+    /// With `listener`, tells it as each layer is finished (last layer first).
+    void backward(ConstTensorView input, const Tensor& gradOutput, ModelContext& context, FusedSgdStep* fusedSgd = nullptr,
+                  BackwardListener* listener = nullptr);
     /// Layer `layer`'s part of backward as backward runs it (the plan's fusions; no SGD step;
     /// gradients written or added as its context's overwriteGradients says), to time one layer
     /// alone. `input` is what its forward received.
@@ -63,6 +77,9 @@ public:
     ParameterStore& store() { return m_store; }
     const ParameterStore& store() const { return m_store; }
     const std::vector<std::unique_ptr<Layer>>& layers() const { return m_layers; }
+    /// Layer `layer`'s first element in the store's flat buffers: layers lay their parameters out
+    /// in order, so layer i's are [gradientBegin(i), gradientBegin(i + 1)), the last's up to the end.
+    std::int64_t gradientBegin(std::size_t layer) const { return m_gradientBegins[layer]; }
     std::int64_t inputFeatures() const { return m_inputFeatures; }
     std::int64_t outputFeatures() const { return m_layerWidths.back(); }
     /// Each layer's output width, in order.
@@ -92,6 +109,8 @@ private:
 
     std::int64_t m_inputFeatures;
     ParameterStore m_store;  // before m_layers: the layers declare their parameters in it
+    // Each layer's first element in the store, filled as m_layers is built.
+    std::vector<std::int64_t> m_gradientBegins;
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<FusingLayer*> m_fusing;  // each layer as a FusingLayer, null where it has no fused kernels
     StepPlan m_plan;

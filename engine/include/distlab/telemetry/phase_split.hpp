@@ -37,9 +37,9 @@ struct StepTimes {
 StepTimes stepTimes(const ReplicaRecord& record);
 StepTimes stepTimes(const ReplicaStepStats& stats, std::int64_t stepEndNs);
 /// A producer's timestamps from its spans, starting at `startNs`: compute ends with the last pull,
-/// forward, backward or delay, the reduction with the last all-reduce or push (waiting: their
-/// waits), the update with the last optimizer or broadcast span. A phase without a span takes no
-/// time.
+/// forward, backward or delay, the reduction with the last all-reduce, network hop or push
+/// (waiting: the all-reduces' and pushes' waits, which include their network hops'), the update
+/// with the last optimizer or broadcast span. A phase without a span takes no time.
 StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int64_t stepEndNs);
 
 /// Nanoseconds per phase; none negative.
@@ -72,8 +72,8 @@ struct PhaseSpan {
 };
 std::array<PhaseSpan, 4> phaseSpans(const StepTimes& times);
 /// The phase a span's time counts in: compute (forward, backward, a worker's pull and straggler
-/// delay), communication (all-reduce, push; their waits are `waiting`), optimizer (the update,
-/// central storage's broadcast of it).
+/// delay), communication (all-reduce, push; their waits are `waiting`; the network hop, which lies
+/// within its all-reduce and so adds no time), optimizer (the update, central storage's broadcast of it).
 Phase phaseOf(SpanKind kind);
 
 }  // namespace distlab

@@ -1,19 +1,21 @@
 #pragma once
 // Spans: what a producer (a mirrored rank, a parameter-server worker) did in one step, piece by
 // piece: each micro-batch's forward and backward, each pack's all-reduce with its bytes and its
-// wait for peers, the optimizer, the central variables' broadcast; a worker's pull of the
-// parameters, its straggler's delay and its push of the gradient. A producer records its spans in
-// its own SpanRecorder; the step's phase split (phase_split.hpp) and the trace export read them.
-// Times are nanoseconds on the run's clock.
+// wait for peers (on a multi-worker lead, with its network hop inside), the optimizer, the
+// central variables' broadcast; a worker's pull of the parameters, its straggler's delay and its
+// push of the gradient. A producer records its spans in its own SpanRecorder; the step's phase
+// split (phase_split.hpp) and the trace export read them. Times are nanoseconds on the run's clock.
 #include <array>
 #include <cstdint>
 #include <span>
 
 namespace distlab {
 
-enum class SpanKind : std::uint8_t { Forward, Backward, AllReduce, Optimizer, Broadcast, Pull, Delay, Push };
-/// "forward", "backward", "all_reduce", "optimizer", "broadcast", "pull", "delay", "push": trace
-/// event names.
+/// Network: the part of a collective that crossed processes (a multi-worker all-reduce's exchange
+/// among worker leads), recorded by the lead inside its pack's AllReduce span.
+enum class SpanKind : std::uint8_t { Forward, Backward, AllReduce, Optimizer, Broadcast, Pull, Delay, Push, Network };
+/// "forward", "backward", "all_reduce", "optimizer", "broadcast", "pull", "delay", "push",
+/// "network": trace event names.
 const char* spanKindName(SpanKind kind);
 
 struct Span {
@@ -22,8 +24,11 @@ struct Span {
     std::int64_t bytes = 0;        ///< sent by this producer (collectives, push) or received (pull)
     std::int64_t waitNs = 0;       ///< collectives: the part spent waiting for peers
     std::int16_t microBatch = -1;  ///< forward and backward: which micro-batch of the step
-    std::int16_t pack = -1;        ///< all-reduce: which pack of the gradient
+    std::int16_t pack = -1;        ///< all-reduce and network: which pack of the gradient
     SpanKind kind = SpanKind::Forward;
+    /// Ran on the producer's reduction thread, beside its compute (an all-reduce overlapped with
+    /// backward, and its network hop): traces draw it on the lane's reduction track.
+    bool overlapped = false;
 };
 
 /// One producer's spans of the current step: a fixed buffer only that producer writes, read by
