@@ -64,6 +64,21 @@ RunConfig clusterConfig(std::int64_t steps, int workers, double timeoutSeconds =
     return config;
 }
 
+/// Parameter servers in processes: a chief, two workers and one server on loopback, asynchronous.
+RunConfig parameterServerConfig(std::int64_t steps) {
+    RunConfig config = spiralConfig(steps);
+    config.strategy = StrategyConfig{};
+    config.strategy.type = StrategyKind::ParameterServer;
+    config.strategy.workers = 2;
+    config.strategy.parameterServers = 1;
+    config.strategy.timeoutSeconds = 10.0;
+    const ClusterSpec ports = loopbackCluster(4);
+    config.cluster.chief = {ports.worker[0]};
+    config.cluster.worker = {ports.worker[1], ports.worker[2]};
+    config.cluster.ps = {ports.worker[3]};
+    return config;
+}
+
 QTabWidget& views(MainWindow& window) { return *window.findChild<QTabWidget*>(QStringLiteral("liveViews")); }
 
 bool tabShown(MainWindow& window, QWidget* view) { return views(window).isTabVisible(views(window).indexOf(view)); }
@@ -226,6 +241,42 @@ private slots:
         for (qint64 pid : pids) QTRY_VERIFY_WITH_TIMEOUT(!processAlive(pid), 5000);
         QCOMPARE(window.controller().state(), SessionState::Paused);  // back to the start, not started again
         QCOMPARE(window.controller().stepsDone(), std::int64_t{0});
+    }
+
+    void aParameterServerClusterRunsItsChiefWorkersAndServers() {
+        MainWindow& window = *m_window;
+        window.startRun(parameterServerConfig(300), true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr, kLoadTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Finished, kClusterTimeoutMs);
+        ClusterRun& cluster = *window.controller().cluster();
+        QCOMPARE(cluster.tasks().size(), std::size_t{4});  // chief:0, worker:0, worker:1, ps:0
+        QCOMPARE(cluster.tasks()[0].name, QStringLiteral("chief:0"));
+        QCOMPARE(cluster.tasks()[3].name, QStringLiteral("ps:0"));
+        for (const ClusterRun::Task& task : cluster.tasks())
+            QVERIFY2(task.state == ClusterRun::TaskState::Finished, qPrintable(task.name + ": " + task.message));
+        window.controller().tick();
+        const RunHistory& history = window.controller().history();
+        QCOMPARE(history.lastStep().step, std::int64_t{300});
+        QCOMPARE(history.replicaCount(), 2);  // a lane per worker, as in one process
+        QVERIFY(history.isParameterServer());
+        // Asynchronous: each update applied one worker's gradient, and both workers' did.
+        std::vector<int> applied(2, 0);
+        for (const MetricRow& row : history.rows())
+            if (row.worker >= 0 && row.worker < 2) ++applied[static_cast<std::size_t>(row.worker)];
+        QVERIFY2(applied[0] > 0 && applied[1] > 0, qPrintable(QStringLiteral("%1 / %2").arg(applied[0]).arg(applied[1])));
+    }
+
+    void anAsynchronousParameterServerClusterGoesOnWithoutAKilledWorker() {
+        MainWindow& window = *m_window;
+        window.startRun(parameterServerConfig(6000), true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr && window.controller().stepsDone() > 50, kClusterTimeoutMs);
+        ClusterRun& cluster = *window.controller().cluster();
+        QCOMPARE(::kill(static_cast<pid_t>(cluster.tasks()[2].pid), SIGKILL), 0);  // worker:1
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Finished, kClusterTimeoutMs);
+        QCOMPARE(cluster.tasks()[2].state, ClusterRun::TaskState::Lost);
+        QCOMPARE(cluster.tasks()[0].state, ClusterRun::TaskState::Finished);
+        QVERIFY2(cluster.tasks()[0].message.contains(QStringLiteral("\"lost_tasks\":[\"worker:1\"]")), qPrintable(cluster.tasks()[0].message));
+        QCOMPARE(window.controller().stepsDone(), std::int64_t{6000});
     }
 
     void killingTheAppEndsItsTasks() {

@@ -55,6 +55,11 @@ QString lastErrorLine(const QByteArray& stderrText) {
 }
 }  // namespace
 
+int ClusterRun::reportingTasks(const RunConfig& config) {
+    if (config.strategy.type == StrategyKind::ParameterServer) return 1;  // the chief
+    return static_cast<int>(std::max<std::int64_t>(1, config.cluster.workerCount()));
+}
+
 ClusterSpec loopbackCluster(int workers) {
     ClusterSpec cluster;
     // Each port is held until all are chosen, so no two tasks get the same one.
@@ -99,20 +104,31 @@ ClusterRun::ClusterRun(const RunConfig& config, QObject* parent)
     : QObject(parent),
       m_config(config),
       m_server(std::make_unique<QTcpServer>()),
-      m_join(config.cluster.workerCount()),
+      m_join(reportingTasks(config)),
       m_hub(static_cast<int>(config.globalReplicaCount())) {
     if (m_config.cluster.empty()) m_config.cluster = loopbackCluster(1);
     const ClusterSpec& cluster = m_config.cluster;
-    for (std::int64_t rank = 0; rank < cluster.workerCount(); ++rank) {
-        const TaskId id = taskOfWorkerRank(cluster, rank);
+    const bool parameterServers = m_config.strategy.type == StrategyKind::ParameterServer;
+    const TaskId coordinator = coordinatorTask(cluster);
+    // Every task, the computing ones in their rank's order, then the servers. A multi-worker run's
+    // workers each stream their replicas' lanes; a parameter-server run's chief streams every
+    // worker's (its updates), its workers and servers none.
+    std::vector<TaskId> ids;
+    for (std::int64_t rank = 0; rank < cluster.workerCount(); ++rank) ids.push_back(taskOfWorkerRank(cluster, rank));
+    for (std::size_t p = 0; p < cluster.ps.size(); ++p) ids.push_back(TaskId{TaskId::Type::Ps, static_cast<std::int64_t>(p)});
+    int reporters = 0;
+    for (const TaskId& id : ids) {
         Task task;
         task.name = QString::fromStdString(id.name());
         const auto address = taskAddress(cluster, id);
         task.address = address ? QString::fromStdString(address->toString()) : QString();
         task.local = address && isThisMachine(QString::fromStdString(address->host));
         task.state = task.local ? TaskState::Starting : TaskState::Waiting;
+        task.coordinator = id == coordinator;
+        if (parameterServers ? task.coordinator : id.type != TaskId::Type::Ps) task.reporter = reporters++;
         m_tasks.push_back(task);
     }
+    m_replicasPerReporter = static_cast<int>(m_config.globalReplicaCount()) / std::max(1, reporters);
     m_processes.resize(m_tasks.size());
     m_ended.assign(m_tasks.size(), false);
     m_clockOffset.assign(m_tasks.size(), 0);
@@ -234,7 +250,7 @@ void ClusterRun::startTask(int index, const QString& program) {
         task.state = TaskState::Failed;
         task.message = tr("could not start %1: %2").arg(raw->program(), raw->errorString());
         m_ended[static_cast<std::size_t>(index)] = true;
-        m_join.taskEnded(index);
+        m_join.taskEnded(task.reporter);
         emit tasksChanged();
         checkEnded();
     });
@@ -265,7 +281,7 @@ void ClusterRun::onTaskFinished(int index, int exitCode, QProcess::ExitStatus st
         task.message = error.isEmpty() ? tr("exit code %1").arg(exitCode) : error;
     }
     m_ended[t] = true;
-    m_join.taskEnded(index);
+    m_join.taskEnded(task.reporter);
     publishReady();
     emit tasksChanged();
     checkEnded();
@@ -284,7 +300,7 @@ void ClusterRun::stop() {
     for (std::size_t t = 0; t < m_tasks.size(); ++t)
         if (!m_tasks[t].local && !m_ended[t]) {
             m_ended[t] = true;
-            m_join.taskEnded(static_cast<int>(t));
+            m_join.taskEnded(m_tasks[t].reporter);
         }
     checkEnded();
 }
@@ -311,7 +327,7 @@ void ClusterRun::onConnection() {
                 task.state = m_stopping ? TaskState::Stopped : TaskState::Lost;
                 task.message = m_stopping ? QString() : tr("its connection closed without a last state");
                 m_ended[static_cast<std::size_t>(raw->task)] = true;
-                m_join.taskEnded(raw->task);
+                m_join.taskEnded(task.reporter);
                 publishReady();
                 emit tasksChanged();
                 checkEnded();
@@ -342,9 +358,9 @@ void ClusterRun::onReadable(Connection* connection) {
             for (const auto& other : m_connections)
                 if (other->task == index)
                     return refuse(connection, tr("%1 is already connected").arg(m_tasks[static_cast<std::size_t>(index)].name));
-            const auto replicas = static_cast<int>(m_config.strategy.replicaCount());
-            if (hello->globalReplicas != static_cast<int>(m_config.globalReplicaCount()) || hello->replicas != replicas ||
-                hello->firstReplica != index * replicas)
+            const int reporter = m_tasks[static_cast<std::size_t>(index)].reporter;
+            if (reporter >= 0 && (hello->globalReplicas != m_hub.replicaCount() || hello->replicas != m_replicasPerReporter ||
+                                  hello->firstReplica != reporter * m_replicasPerReporter))
                 return refuse(connection,
                               tr("%1 runs other replicas than this cluster's").arg(m_tasks[static_cast<std::size_t>(index)].name));
             connection->task = index;
@@ -358,6 +374,11 @@ void ClusterRun::onReadable(Connection* connection) {
             task.state = TaskState::Training;
             task.pid = hello->pid;
             task.command.clear();
+            // The coordinator starts training once every task has joined: the tasks that stream
+            // nothing (a parameter-server run's workers and servers) are training too.
+            if (task.coordinator)
+                for (Task& other : m_tasks)
+                    if (other.reporter < 0 && other.state == TaskState::Starting) other.state = TaskState::Training;
             emit tasksChanged();
             continue;
         }
@@ -370,13 +391,14 @@ void ClusterRun::takeMessage(Connection& connection, TaskMessage message) {
     const auto t = static_cast<std::size_t>(connection.task);
     Task& task = m_tasks[t];
     if (auto* step = std::get_if<TaskStep>(&message)) {
+        if (task.reporter < 0) return;  // its lanes are another task's to report
         // Replicas outside this task's are not its to report.
-        const auto replicas = static_cast<int>(m_config.strategy.replicaCount());
+        const int first = task.reporter * m_replicasPerReporter;
         std::erase_if(step->replicas, [&](const ReplicaRecord& record) {
-            return record.replica < connection.task * replicas || record.replica >= (connection.task + 1) * replicas;
+            return record.replica < first || record.replica >= first + m_replicasPerReporter;
         });
         task.steps = step->step.step;
-        m_join.add(connection.task, *step, m_clockOffset[t]);
+        m_join.add(task.reporter, *step, m_clockOffset[t]);
         publishReady();
     } else if (const auto* state = std::get_if<TaskStateMessage>(&message)) {
         if (state->phase == TaskPhase::Training) return;
@@ -387,7 +409,7 @@ void ClusterRun::takeMessage(Connection& connection, TaskMessage message) {
                          : state->phase == TaskPhase::Interrupted ? TaskState::Stopped
                                                                   : TaskState::Failed;
             m_ended[t] = true;
-            m_join.taskEnded(connection.task);
+            m_join.taskEnded(task.reporter);
             publishReady();
             checkEnded();
         }
@@ -443,13 +465,17 @@ void ClusterRun::checkEnded() {
     for (std::size_t t = 0; t < m_tasks.size(); ++t) anyLocalEnded = anyLocalEnded || (m_tasks[t].local && m_ended[t]);
     if (!anyLocalEnded && !m_stopping) return;
     if (m_stopping) return setState(SessionState::Stopped);
+    // The run's outcome is its coordinator's: an asynchronous parameter-server run that lost a
+    // worker and went on has finished (the Tasks view shows the lost one).
+    const auto coordinator = std::find_if(m_tasks.begin(), m_tasks.end(), [](const Task& task) { return task.coordinator; });
+    if (coordinator != m_tasks.end() && coordinator->state == TaskState::Finished) return setState(SessionState::Finished);
     QStringList problems;
     for (TaskState kind : {TaskState::Lost, TaskState::Failed})
         for (const Task& task : m_tasks)
             if (task.state == kind)
                 problems << (kind == TaskState::Lost ? tr("%1 was lost: %2") : tr("%1 failed: %2")).arg(task.name, task.message);
-    if (!problems.isEmpty()) return fail(problems.join(QStringLiteral("; ")));
-    setState(SessionState::Finished);
+    if (problems.isEmpty()) problems << tr("%1 ended without finishing the run").arg(coordinator != m_tasks.end() ? coordinator->name : QString());
+    fail(problems.join(QStringLiteral("; ")));
 }
 
 }  // namespace distlab::ui

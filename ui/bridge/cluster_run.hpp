@@ -1,7 +1,8 @@
 #pragma once
-// A multi-worker run the app starts and watches (strategy multi_worker_mirrored): one
-// distlab-worker process per task of the cluster on this machine (QProcess), each streaming its
-// steps and state to a port of the app's (engine/proto/task_telemetry.proto, protobuf frames read
+// A run in processes the app starts and watches: multi_worker_mirrored, or parameter servers with
+// a cluster. One distlab-worker process per task of the cluster on this machine (QProcess); the
+// tasks whose steps hold lanes (every worker of a multi-worker run; a parameter-server run's chief,
+// whose updates name every worker) stream their steps and state to a port of the app's (engine/proto/task_telemetry.proto, protobuf frames read
 // by TaskTelemetryReader: fuzzed, and nothing is read from a connection until its hello carries
 // the run's token). The tasks' steps are joined into one run (ClusterStepJoin: one lane per
 // process and replica) and published into a TelemetryHub that the controller drains as it drains
@@ -54,6 +55,8 @@ public:
         std::int64_t steps = 0;  ///< steps it has reported
         QString message;         ///< why it failed, or its summary line once finished
         QString command;         ///< how to start it by hand (a task on another host)
+        int reporter = -1;         ///< its index among the tasks that stream steps; -1: it streams none
+        bool coordinator = false;  ///< the chief, else worker 0: its outcome is the run's
     };
     /// "waiting", "starting", "training", "finished", "stopped", "failed", "lost".
     static QString stateText(TaskState state);
@@ -116,6 +119,8 @@ private:
     /// Ends the run once no task is left running: Finished, Stopped or Failed.
     void checkEnded();
     int taskIndex(const std::string& name) const;
+    /// How many tasks stream steps: a multi-worker run's workers, a parameter-server run's chief.
+    static int reportingTasks(const RunConfig& config);
 
     RunConfig m_config;
     QTemporaryDir m_folder;
@@ -135,6 +140,7 @@ private:
     SessionState m_state = SessionState::Paused;
     std::int64_t m_stepsDone = 0;
     std::int64_t m_parameters = 0;
+    int m_replicasPerReporter = 1;  // the lanes each streaming task reports
     bool m_stopping = false;
 };
 

@@ -212,7 +212,10 @@ TrainingSession* SessionController::session() { return m_current ? m_current->se
 
 ClusterRun* SessionController::cluster() { return m_current ? m_current->cluster.get() : nullptr; }
 
-bool SessionController::isClusterRun(const RunConfig& config) { return config.strategy.type == StrategyKind::MultiWorkerMirrored; }
+bool SessionController::isClusterRun(const RunConfig& config) {
+    return config.strategy.type == StrategyKind::MultiWorkerMirrored ||
+           (config.strategy.type == StrategyKind::ParameterServer && !config.cluster.empty());
+}
 
 void SessionController::play() {
     // A run still loading replaces the current one soon: play that one, not the one it replaces.

@@ -25,6 +25,8 @@ public:
     void applyTo(RunConfig& config) const;
 
     QSpinBox& workersBox() const { return *m_workers; }
+    /// The cluster of the config last shown (setConfig), as it was written.
+    const ClusterSpec& shownCluster() const { return m_shown; }
     QDoubleSpinBox& timeoutBox() const { return *m_timeout; }
 
 signals:

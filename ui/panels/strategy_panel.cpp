@@ -130,15 +130,20 @@ void StrategyPanel::applyTo(RunConfig& config) const {
     }
     m_reduction->applyTo(strategy);  // keeps a loaded value it does not offer (nccl) unless another is picked
     strategy.gradientAccumulationSteps = m_accumulation->value();
-    // Only multi-worker mirrored runs tasks in processes: another strategy has no cluster.
+    // Tasks in processes: multi-worker mirrored's cluster from its controls; a parameter-server
+    // config's own cluster kept while its task counts still match; no cluster for the others.
+    const ClusterSpec& shown = m_cluster->shownCluster();
     if (strategy.type == StrategyKind::MultiWorkerMirrored)
         m_cluster->applyTo(config);
     else
-        config.cluster = ClusterSpec{};
+        config.cluster = ClusterSpec{};  // a parameter-server config's is put back below
     if (strategy.type == StrategyKind::ParameterServer) {
         strategy.devices.clear();  // workers and servers are threads of their own
         strategy.gradientAccumulationSteps = 1;
         m_parameterServers->applyTo(strategy);
+        if (!shown.ps.empty() && static_cast<std::int64_t>(shown.worker.size()) == strategy.workers &&
+            static_cast<std::int64_t>(shown.ps.size()) == strategy.parameterServers)
+            config.cluster = shown;
     }
 }
 

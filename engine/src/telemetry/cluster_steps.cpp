@@ -28,7 +28,7 @@ void ClusterStepJoin::add(int task, const TaskStep& step, std::int64_t clockOffs
         pending.merged.step = step.step;
         pending.merged.step.startNs += clockOffsetNs;
         pending.merged.step.endNs += clockOffsetNs;
-        pending.merged.step.evaluation = {};
+        pending.merged.step.evaluation = {};  // kept below from the first task that evaluated
         pending.reported.assign(static_cast<std::size_t>(m_tasks), false);
     }
     if (pending.reported[static_cast<std::size_t>(task)]) return;  // a task reports a step once

@@ -45,6 +45,9 @@ void toWire(const StepRecord& step, pb::Step& out) {
     out.set_start_ns(step.startNs);
     out.set_end_ns(step.endNs);
     out.set_samples(step.samples);
+    out.set_worker(step.worker);
+    out.set_staleness(step.staleness);
+    out.set_server_busy_ns(step.serverBusyNs);
     if (step.evaluation.step > 0) {
         pb::Evaluation& evaluation = *out.mutable_evaluation();
         evaluation.set_step(step.evaluation.step);
@@ -116,6 +119,9 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
             step.startNs = in.start_ns();
             step.endNs = in.end_ns();
             step.samples = in.samples();
+            step.worker = in.worker();
+            step.staleness = in.staleness();
+            step.serverBusyNs = in.server_busy_ns();
             if (in.has_evaluation()) {
                 const pb::Evaluation& evaluation = in.evaluation();
                 step.evaluation.step = evaluation.step();
@@ -124,6 +130,7 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
                 step.evaluation.hasTest = true;
                 step.evaluation.wallNs = evaluation.wall_ns();
             }
+            if (step.worker < -1 || step.worker >= kMaxTaskReplicas) return notTelemetry("a step of a worker out of range");
             for (const pb::ReplicaStep& lane : in.replicas()) {
                 if (lane.replica() < 0) return notTelemetry("a replica with a negative index");
                 if (lane.watched_size() > kMaxWatchedValues) return notTelemetry("a replica with too many watched values");
