@@ -15,6 +15,8 @@ QColor replicaColor(int replica) {
     return QColor::fromRgb(kColors[index]);
 }
 
+QColor networkColor() { return QColor::fromRgb(0x6a3d9a); }
+
 QColor phaseColor(Phase part) {
     // Darker, fuller tones than any replica colour (Tableau 10 above): a lane's colour in the
     // timeline, a replica's curve or bar never reads as compute, communication or waiting

@@ -14,6 +14,9 @@ QColor replicaColor(int replica);
 /// Colours of the step's phases (the engine's phase split), shared by the timeline and the
 /// throughput view; phaseName() gives the words.
 QColor phaseColor(Phase phase);
+/// The hop between processes inside communication (the timeline's band over a multi-worker lead's
+/// communication): a purple no replica and no phase uses.
+QColor networkColor();
 /// The phase's word in every legend (the engine's phaseName: "compute", ..., "idle"); each phase
 /// has its own entry everywhere (no view merges waiting and idle).
 QString phaseLabel(Phase phase);

@@ -169,6 +169,14 @@ private slots:
             QCOMPARE(record.step, std::int64_t{300});
             QCOMPARE(record.replica, replica);
             QVERIFY(record.bytesSent > 0);  // each took part in the reduction
+            // The hop between the processes is the leads' (each worker's replica 0), within their
+            // communication; the other replicas wait for it in memory.
+            const bool lead = replica % 2 == 0;
+            QVERIFY2((record.networkNs > 0) == lead, qPrintable(QStringLiteral("replica %1: %2 ns").arg(replica).arg(record.networkNs)));
+            if (lead) {
+                QVERIFY(record.networkBeginNs >= record.computeEndNs);
+                QVERIFY(record.networkBeginNs + record.networkNs <= record.commEndNs);
+            }
         }
         // The tasks view shows both, finished.
         views(window).setCurrentWidget(&window.tasksView());
@@ -275,7 +283,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Finished, kClusterTimeoutMs);
         QCOMPARE(cluster.tasks()[2].state, ClusterRun::TaskState::Lost);
         QCOMPARE(cluster.tasks()[0].state, ClusterRun::TaskState::Finished);
-        QVERIFY2(cluster.tasks()[0].message.contains(QStringLiteral("\"lost_tasks\":[\"worker:1\"]")), qPrintable(cluster.tasks()[0].message));
+        QVERIFY2(cluster.tasks()[0].message.contains(QStringLiteral("\"lost_tasks\":[\"worker:1\"]")),
+                 qPrintable(cluster.tasks()[0].message));
         QCOMPARE(window.controller().stepsDone(), std::int64_t{6000});
     }
 

@@ -474,7 +474,8 @@ void ClusterRun::checkEnded() {
         for (const Task& task : m_tasks)
             if (task.state == kind)
                 problems << (kind == TaskState::Lost ? tr("%1 was lost: %2") : tr("%1 failed: %2")).arg(task.name, task.message);
-    if (problems.isEmpty()) problems << tr("%1 ended without finishing the run").arg(coordinator != m_tasks.end() ? coordinator->name : QString());
+    if (problems.isEmpty())
+        problems << tr("%1 ended without finishing the run").arg(coordinator != m_tasks.end() ? coordinator->name : QString());
     fail(problems.join(QStringLiteral("; ")));
 }
 

@@ -2,13 +2,11 @@
 // A run in processes the app starts and watches: multi_worker_mirrored, or parameter servers with
 // a cluster. One distlab-worker process per task of the cluster on this machine (QProcess); the
 // tasks whose steps hold lanes (every worker of a multi-worker run; a parameter-server run's chief,
-// whose updates name every worker) stream their steps and state to a port of the app's (engine/proto/task_telemetry.proto, protobuf frames read
-// by TaskTelemetryReader: fuzzed, and nothing is read from a connection until its hello carries
-// the run's token). The tasks' steps are joined into one run (ClusterStepJoin: one lane per
-// process and replica) and published into a TelemetryHub that the controller drains as it drains
-// a session's. A task on another host is not started: the app shows the command that starts it
-// there and waits for it to join. The app never waits for a task; a task never waits for the app.
-// GUI thread.
+// whose updates name every worker) stream their steps and state to a port of the app's (engine/proto/task_telemetry.proto, protobuf frames
+// read by TaskTelemetryReader: fuzzed, and nothing is read from a connection until its hello carries the run's token). The tasks' steps are
+// joined into one run (ClusterStepJoin: one lane per process and replica) and published into a TelemetryHub that the controller drains as
+// it drains a session's. A task on another host is not started: the app shows the command that starts it there and waits for it to join.
+// The app never waits for a task; a task never waits for the app. GUI thread.
 #include <QObject>
 #include <QProcess>
 #include <QString>
@@ -52,9 +50,9 @@ public:
         bool local = true;
         TaskState state = TaskState::Starting;
         qint64 pid = 0;
-        std::int64_t steps = 0;  ///< steps it has reported
-        QString message;         ///< why it failed, or its summary line once finished
-        QString command;         ///< how to start it by hand (a task on another host)
+        std::int64_t steps = 0;    ///< steps it has reported
+        QString message;           ///< why it failed, or its summary line once finished
+        QString command;           ///< how to start it by hand (a task on another host)
         int reporter = -1;         ///< its index among the tasks that stream steps; -1: it streams none
         bool coordinator = false;  ///< the chief, else worker 0: its outcome is the run's
     };

@@ -118,6 +118,13 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
                 const double right = std::max(left + 1.0, xOf(record.computeEndNs + record.commWaitNs));
                 painter.fillRect(QRectF(left, top + height * 2 / 3, right - left, height - height * 2 / 3), phaseColor(Phase::Waiting));
             }
+            // The hop between processes (a multi-worker lead's) also happens inside it: a band along
+            // its top, from the first network span for their total.
+            if (times->networkNs > 0) {
+                const double left = xOf(times->networkBeginNs);
+                const double right = std::max(left + 1.0, xOf(times->networkBeginNs + times->networkNs));
+                painter.fillRect(QRectF(left, top, right - left, height / 3), networkColor());
+            }
         }
     }
     // Time axis: ticks at a 1-2-5 step, in milliseconds from the first step held.
@@ -160,6 +167,7 @@ QString TimelineCanvas::describeAt(const QPoint& position) const {
                                    .arg(QString::fromLatin1(phaseName(part.phase)), formatMs(part.endNs - part.beginNs));
                 if (part.phase == Phase::Communication) {
                     text += tr("\nof which waiting for peers: %1\nbytes sent: %2").arg(formatMs(record.commWaitNs)).arg(times->bytesSent);
+                    if (times->networkNs > 0) text += tr("\nof which between processes (network): %1").arg(formatMs(times->networkNs));
                     if (times->bytesFromRingFormula) text += tr(" (the ring's formula 2(N−1)/N × gradient, not counted)");
                 }
                 return text;

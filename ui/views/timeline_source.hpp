@@ -16,6 +16,8 @@ struct TimelineLaneTimes {
     StepTimes times;
     std::int64_t bytesSent = 0;         ///< in the step's reduction
     bool bytesFromRingFormula = false;  ///< bytesSent is the ring's formula, not a count (GPU runs)
+    std::int64_t networkBeginNs = 0;    ///< the hop between processes (ReplicaRecord's): its start
+    std::int64_t networkNs = 0;         ///< and its total; 0: none
 };
 
 class TimelineSource {

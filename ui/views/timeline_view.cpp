@@ -42,12 +42,15 @@ std::int64_t defaultSpanNs(const RunHistory& history) {
     return std::max<std::int64_t>(span, 10'000);
 }
 
-QString legendHtml() {
+QString legendHtml(bool network) {
     QString html;
     for (Phase part : {Phase::Compute, Phase::Communication, Phase::Waiting, Phase::Optimizer, Phase::Idle}) {
         html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
                     .arg(phaseColor(part).name(), QString::fromLatin1(phaseName(part)));
     }
+    // A cluster's lanes also show the hop between its processes.
+    if (network)
+        html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2").arg(networkColor().name(), TimelineView::tr("network"));
     return html;
 }
 }  // namespace
@@ -63,7 +66,9 @@ TimelineView::TimelineView(SessionController& controller, QWidget* parent) : Liv
     auto* zoomIn = new QPushButton(tr("Zoom in"), this);
     auto* zoomOut = new QPushButton(tr("Zoom out"), this);
     auto* fit = new QPushButton(tr("Show all"), this);
-    auto* legend = new QLabel(legendHtml(), this);
+    auto* legend = new QLabel(legendHtml(false), this);
+    connect(&controller, &SessionController::runReplaced, legend,
+            [legend, &controller] { legend->setText(legendHtml(controller.cluster() != nullptr)); });
     legend->setTextFormat(Qt::RichText);
     legend->setWordWrap(true);  // the window stays usable at 1280 px: the legend wraps instead of widening it
 

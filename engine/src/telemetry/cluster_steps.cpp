@@ -14,6 +14,7 @@ void shift(ReplicaRecord& record, std::int64_t offsetNs) {
     record.commEndNs += offsetNs;
     record.updateEndNs += offsetNs;
     record.stepEndNs += offsetNs;
+    if (record.networkNs > 0) record.networkBeginNs += offsetNs;
 }
 }  // namespace
 

@@ -46,6 +46,11 @@ ReplicaRecord toReplicaRecord(const StepReport& report, int replica, std::uint32
     record.updateEndNs = stats.updateEndNs;
     record.stepEndNs = report.endNs;
     record.commWaitNs = stats.commWaitNs;
+    for (const Span& span : stats.spans) {
+        if (span.kind != SpanKind::Network) continue;
+        if (record.networkNs == 0) record.networkBeginNs = span.beginNs;
+        record.networkNs += span.endNs - span.beginNs;
+    }
     record.bytesSent = stats.bytesSent;
     record.bytesFromRingFormula = report.bytesFromRingFormula;
     std::copy(std::begin(stats.watched), std::end(stats.watched), std::begin(record.watched));

@@ -30,6 +30,8 @@ void toWire(const ReplicaRecord& record, pb::ReplicaStep& out) {
     out.set_comm_end_ns(record.commEndNs);
     out.set_update_end_ns(record.updateEndNs);
     out.set_comm_wait_ns(record.commWaitNs);
+    out.set_network_begin_ns(record.networkBeginNs);
+    out.set_network_ns(record.networkNs);
     out.set_bytes_sent(record.bytesSent);
     for (float value : record.watched) out.add_watched(value);
     out.set_active(record.active);
@@ -146,6 +148,8 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
                 record.updateEndNs = lane.update_end_ns();
                 record.stepEndNs = step.endNs;
                 record.commWaitNs = lane.comm_wait_ns();
+                record.networkBeginNs = lane.network_begin_ns();
+                record.networkNs = lane.network_ns();
                 record.bytesSent = lane.bytes_sent();
                 std::copy(lane.watched().begin(), lane.watched().end(), std::begin(record.watched));
                 record.active = lane.active();

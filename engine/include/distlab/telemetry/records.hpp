@@ -63,6 +63,10 @@ struct ReplicaRecord {
     std::int64_t updateEndNs = 0;
     std::int64_t stepEndNs = 0;   ///< when the slowest replica finished (idle until then)
     std::int64_t commWaitNs = 0;  ///< waiting for peers inside the communication
+    /// The hop between processes inside the communication (a multi-worker lead's network spans):
+    /// the first one's start and their total; 0 when none crossed processes.
+    std::int64_t networkBeginNs = 0;
+    std::int64_t networkNs = 0;
     std::int64_t bytesSent = 0;
     bool bytesFromRingFormula = false;      ///< bytesSent is the ring's formula, not a count (StepReport's; GPU runs)
     float watched[kMaxWatchedValues] = {};  ///< this replica's copy of each watched value
