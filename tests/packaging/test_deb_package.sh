@@ -289,15 +289,32 @@ for example in "${examples[@]}"; do
     continue
   fi
   status=0
-  timeout 300 "$bin/distlab-cli" train "$config" --steps 20 --quiet >"$work/train.out" 2>"$work/train.err" || status=$?
-  ((status == 0)) || fail "distlab-cli train $example --steps 20 exited $status: $(cat "$work/train.err")"
-  summary="$(tail -n1 "$work/train.out")"
+  if grep -q '"cluster"' "$config"; then
+    # A cluster's tasks are processes: one installed distlab-worker per worker task, worker 0's
+    # summary last (the coordinator's).
+    tasks="$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["cluster"]["worker"]))' "$config")"
+    pids=()
+    for ((task = tasks - 1; task >= 0; task--)); do
+      DISTLAB_CLUSTER_TOKEN=0123456789abcdef0123456789abcdef timeout 300 "$bin/distlab-worker" "$config" --task "worker:$task" \
+        --steps 20 --quiet >"$work/train-$task.out" 2>"$work/train-$task.err" &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+    ((status == 0)) || fail "distlab-worker $example --steps 20 exited $status: $(cat "$work"/train-*.err)"
+    summary="$(tail -n1 "$work/train-0.out")"
+    ran="distlab-worker x $tasks"
+  else
+    timeout 300 "$bin/distlab-cli" train "$config" --steps 20 --quiet >"$work/train.out" 2>"$work/train.err" || status=$?
+    ((status == 0)) || fail "distlab-cli train $example --steps 20 exited $status: $(cat "$work/train.err")"
+    summary="$(tail -n1 "$work/train.out")"
+    ran="distlab-cli train"
+  fi
   python3 -c '
 import json, math, sys
 s = json.loads(sys.argv[1])
 sys.exit(0 if s.get("steps") == 20 and isinstance(s.get("final_loss"), float) and math.isfinite(s["final_loss"]) else 1)
-' "$summary" || fail "distlab-cli train $example: the last line is not a JSON summary of 20 steps: $summary"
-  ok "distlab-cli train $example --steps 20: $summary"
+' "$summary" || fail "$ran $example: the last line is not a JSON summary of 20 steps: $summary"
+  ok "$ran $example --steps 20: $summary"
 done
 
 # The app starts offscreen with an unpacked example and quits by itself (settings kept in $work).

@@ -22,7 +22,9 @@ Plan makePlan(const RunConfig& config) {
         // TensorFlow's ring is a collective of MultiWorkerMirroredStrategy (tensorflow_code_strategy.cpp).
         plan.runtime = Plan::Runtime::MultiWorker;
     }
-    plan.replicas = plan.runtime == Plan::Runtime::ParameterServer ? strategy.replicasPerWorker : strategy.replicaCount();
+    // A multi-worker run's replicas are every worker's local ones (TensorFlow's workers on CPU have
+    // one replica each, so each of them is a worker there).
+    plan.replicas = plan.runtime == Plan::Runtime::ParameterServer ? strategy.replicasPerWorker : plan.config.globalReplicaCount();
     plan.classification = config.model.loss == LossKind::SoftmaxCrossEntropy;
     plan.stem = exportFileStem(config.name);
     return plan;

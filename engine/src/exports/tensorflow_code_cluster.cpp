@@ -99,8 +99,11 @@ std::string multiWorkerPart(Plan& plan) {
     else
         out += comment(
             "multi_worker_mirrored: synchronous replicas in worker processes, here all on this machine, "
-            "started by this script (launch_workers) with a TF_CONFIG naming the cluster. DistLab does not "
-            "train it yet (docs/semantics.md §11).");
+            "started by this script (launch_workers) with a TF_CONFIG naming the cluster: one worker per "
+            "replica of DistLab's run (" +
+            std::to_string(plan.replicas) +
+            "), since TensorFlow's workers on CPU have one replica each. DistLab trains it with "
+            "distlab-worker, one process per task of its cluster (docs/cluster.md).");
     out += "WORKERS = " + std::to_string(plan.replicas) + "\n";
     if (strategy.usesGpus()) {
         std::string gpus;

@@ -80,8 +80,9 @@ def make_dataset(x, y, batch_size):
 # --- the strategy (docs/semantics.md §5, §6) ------------------------------------------------------
 
 # multi_worker_mirrored: synchronous replicas in worker processes, here all on this machine, started
-# by this script (launch_workers) with a TF_CONFIG naming the cluster. DistLab does not train it yet
-# (docs/semantics.md §11).
+# by this script (launch_workers) with a TF_CONFIG naming the cluster: one worker per replica of
+# DistLab's run (2), since TensorFlow's workers on CPU have one replica each. DistLab trains it with
+# distlab-worker, one process per task of its cluster (docs/cluster.md).
 WORKERS = 2
 
 
