@@ -23,6 +23,7 @@
 #include "run_setup.hpp"
 #include "step_recorder.hpp"
 #include "task_telemetry_stream.hpp"
+#include "distlab/session/training_session.hpp"
 #include "train_files.hpp"
 #include "cluster_join.hpp"
 #include "parameter_server_task.hpp"
@@ -219,7 +220,14 @@ int runTrain(TrainOptions options) {
         std::optional<EvalResult> test;
         if (evaluateNow && !trainer.data().test.empty()) test = trainer.evaluate(trainer.data().test);
         recorder->record(report, test);
-        if (telemetry) telemetry->step(report, test, trainer.clockNs());
+        if (telemetry) {
+            // The app draws a test curve as it does for a run of its own: an evaluation every half
+            // second (of at most as many examples as its sessions take), beside the ones asked for.
+            std::optional<EvalResult> live = test;
+            if (!live && !trainer.data().test.empty() && telemetry->evaluationDue(nowNs()))
+                live = trainer.evaluate(trainer.data().test, SessionOptions{}.evalMaxExamples);
+            telemetry->step(report, live, trainer.clockNs());
+        }
         const double seconds = double(nowNs() - startNs) * 1e-9;
         progress.update(report.step, report.loss, seconds > 0 ? double(samplesRun) / seconds : 0.0);
         if (options.haltOnNonFinite && !std::isfinite(report.loss)) {

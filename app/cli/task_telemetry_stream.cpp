@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "distlab/session/training_session.hpp"
 #include "distlab/telemetry/task_telemetry.hpp"
 
 namespace distlab::cli {
@@ -45,6 +46,12 @@ void TaskTelemetryStream::step(const StepReport& report, const std::optional<Eva
         evaluation->wallNs = clockNs;
     }
     m_sender->sendStep(encodeTaskStep(report, m_firstReplica, evaluation));
+}
+
+bool TaskTelemetryStream::evaluationDue(std::int64_t nowNs) {
+    if (nowNs < m_nextEvaluationNs) return false;
+    m_nextEvaluationNs = nowNs + static_cast<std::int64_t>(SessionOptions{}.evalIntervalSeconds * 1e9);
+    return true;
 }
 
 void TaskTelemetryStream::finish(int exitCode, const std::string& failure, const std::string& summary) {

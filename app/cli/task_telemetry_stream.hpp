@@ -22,6 +22,9 @@ public:
     static Result<std::unique_ptr<TaskTelemetryStream>> open(const std::string& address, const ClusterTask& task, Trainer& trainer);
     /// One step, with the test evaluation taken after it, if any.
     void step(const StepReport& report, const std::optional<EvalResult>& test, std::int64_t clockNs);
+    /// Whether an evaluation for the app is due at `nowNs` (every half second, as the app's own
+    /// sessions evaluate); true once per period.
+    bool evaluationDue(std::int64_t nowNs);
     /// The run's end: its exit code (0, 1, 3, 130), the failure's message, and the summary line.
     void finish(int exitCode, const std::string& failure, const std::string& summary);
 
@@ -30,6 +33,7 @@ private:
         : m_sender(std::move(sender)), m_firstReplica(firstReplica) {}
     std::unique_ptr<TaskTelemetrySender> m_sender;
     int m_firstReplica;
+    std::int64_t m_nextEvaluationNs = 0;
 };
 
 }  // namespace distlab::cli

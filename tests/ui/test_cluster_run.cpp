@@ -243,6 +243,9 @@ private slots:
         MainWindow& window = *m_window;
         window.startRun(clusterConfig(0, 2), true);
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().cluster() != nullptr && window.controller().stepsDone() > 10, kClusterTimeoutMs);
+        // A run without a step limit is evaluated for the app as it trains (every half second), so
+        // the test curve is drawn before any end.
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().history().hasTest(), 10000);
         std::vector<qint64> pids;
         for (const ClusterRun::Task& task : window.controller().cluster()->tasks()) pids.push_back(task.pid);
         window.resetAction()->trigger();
