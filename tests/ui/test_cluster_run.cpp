@@ -302,18 +302,8 @@ private slots:
         app.setProcessEnvironment(environment);
         app.start(QStringLiteral(DISTLAB_GUI_PATH), {path, QStringLiteral("--autostart")});
         QVERIFY(app.waitForStarted());
-        auto children = [&app] {
-            std::vector<qint64> pids;
-            for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-                QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
-                if (!stat.open(QIODevice::ReadOnly)) continue;
-                const QList<QByteArray> fields = stat.readAll().split(')').last().trimmed().split(' ');
-                if (fields.size() > 1 && fields[1].toLongLong() == app.processId()) pids.push_back(entry.toLongLong());
-            }
-            return pids;
-        };
         std::vector<qint64> tasks;
-        QTRY_VERIFY_WITH_TIMEOUT((tasks = children()).size() == 2, kClusterTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT((tasks = childProcesses(app.processId(), "distlab-worker")).size() == 2, kClusterTimeoutMs);
         QCOMPARE(::kill(static_cast<pid_t>(app.processId()), SIGKILL), 0);
         QVERIFY(app.waitForFinished(5000));
         for (qint64 pid : tasks) QTRY_VERIFY_WITH_TIMEOUT(processGone(pid), 10000);

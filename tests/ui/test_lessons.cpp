@@ -144,16 +144,7 @@ class TestLessons : public QObject {
             context.openConfig.isEmpty() ? QJsonObject() : readJson(QStringLiteral(DISTLAB_EXAMPLES_DIR "/") + context.openConfig);
         if (fact == QLatin1String("processes")) {
             // The operating system's count: this process's children that run distlab-worker.
-            int children = 0;
-            for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-                QFile stat(QStringLiteral("/proc/%1/stat").arg(entry)), command(QStringLiteral("/proc/%1/cmdline").arg(entry));
-                if (!stat.open(QIODevice::ReadOnly) || !command.open(QIODevice::ReadOnly)) continue;
-                const QList<QByteArray> fields = stat.readAll().split(')').last().trimmed().split(' ');
-                if (fields.size() > 1 && fields[1].toLongLong() == QCoreApplication::applicationPid() &&
-                    command.readAll().contains("distlab-worker"))
-                    ++children;
-            }
-            return QString::number(children);
+            return QString::number(childProcesses(QCoreApplication::applicationPid(), "distlab-worker").size());
         }
         if (fact == QLatin1String("replicas")) {
             // The config's: workers in its cluster × local replicas (or the devices of one process).

@@ -4,6 +4,8 @@
 // window asks of the trainer.
 #include <QAction>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QSettings>
 #include <QSize>
 #include <QStandardPaths>
@@ -18,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace distlab::ui::testing {
 
@@ -71,6 +74,21 @@ inline std::unique_ptr<MainWindow> openWindow(Recorder& recorder, QSize size, co
     if (!window->noLimitAction()->isChecked()) window->noLimitAction()->trigger();
     window->startRun(config, false);
     return window;
+}
+
+/// The operating system's own list (/proc, not the app's) of `parent`'s living children whose
+/// command line contains `program`; a zombie not yet reaped is not living.
+inline std::vector<qint64> childProcesses(qint64 parent, const QByteArray& program) {
+    std::vector<qint64> pids;
+    for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(entry)), command(QStringLiteral("/proc/%1/cmdline").arg(entry));
+        if (!stat.open(QIODevice::ReadOnly) || !command.open(QIODevice::ReadOnly)) continue;
+        // After "(name)": the state, then the parent's pid.
+        const QList<QByteArray> fields = stat.readAll().split(')').last().trimmed().split(' ');
+        if (fields.size() > 1 && fields[0] != "Z" && fields[1].toLongLong() == parent && command.readAll().contains(program))
+            pids.push_back(entry.toLongLong());
+    }
+    return pids;
 }
 
 /// The window has a run that finished loading.
