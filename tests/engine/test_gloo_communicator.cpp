@@ -68,6 +68,33 @@ private slots:
         }
     }
 
+    void twoRanksBackToBackExchangesOfChangingSizes() {
+        // The exchange receives into two registered blocks taken in turn, so a rank may send its
+        // next values while its peer still sums the last: each rank runs its calls without waiting
+        // for the other between them, the sizes growing and shrinking (a multi-pack step).
+        auto group = connectGroup(2);
+        const std::vector<std::int64_t> sizes{3, 300001, 5, 1000, (2 << 20) / 4, 7, 300001, 1};
+        const int rounds = 6;
+        std::vector<std::vector<std::vector<float>>> results(2);
+        onEveryRank(2, [&](int r) {
+            for (int round = 0; round < rounds; ++round)
+                for (const std::int64_t size : sizes) {
+                    std::vector<float> values(static_cast<std::size_t>(size));
+                    for (std::int64_t i = 0; i < size; ++i) values[i] = fillValue(r, i + round);
+                    group[r]->allReduce(values, ReduceOp::Sum).wait();
+                    results[r].push_back(std::move(values));
+                }
+        });
+        std::size_t call = 0;
+        for (int round = 0; round < rounds; ++round)
+            for (const std::int64_t size : sizes) {
+                for (int r = 0; r < 2; ++r)
+                    for (std::int64_t i = 0; i < size; i += 997)
+                        QCOMPARE(results[r][call][i], fillValue(0, i + round) + fillValue(1, i + round));
+                ++call;
+            }
+    }
+
     void broadcastReduceGatherScatter() {
         const int ranks = 3;
         auto group = connectGroup(ranks);

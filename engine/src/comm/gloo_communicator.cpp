@@ -90,22 +90,39 @@ std::int64_t GlooCommunicator::allReduceBytes(std::size_t elements) const {
     return exchanges(elements) ? bytesOf(elements) * (m_size - 1) : bytesOf(elements) * 2 * (m_size - 1) / m_size;
 }
 
+void GlooCommunicator::growPairBlocks(std::size_t count) {
+    // Both ranks see the same sequence of all-reduces, so both grow at the same call and take the
+    // same slots: rank r receives in slots base + 2 r + parity, and sends to the peer's.
+    m_pairReceives = {};
+    m_pairSlot = m_context->nextSlot(4);
+    auto& pair = m_context->getPair(1 - m_rank);
+    for (std::size_t parity = 0; parity < 2; ++parity) {
+        m_pairBlocks[parity].assign(count, 0.0F);
+        m_pairReceives[parity] = pair->createRecvBuffer(m_pairSlot + 2 * m_rank + static_cast<int>(parity), m_pairBlocks[parity].data(),
+                                                        count * sizeof(float));
+    }
+}
+
 void GlooCommunicator::pairSum(std::span<float> values) {
     const std::size_t count = values.size();
+    if (count > m_pairBlocks[0].size()) growPairBlocks(count);
+    // Two blocks taken in turn: the peer sends the next call's values only after it has this
+    // call's values from us, which we send only after summing the previous call's block.
+    const std::size_t parity = m_pairParity;
+    m_pairParity ^= 1U;
     const int peer = 1 - m_rank;
-    m_exchange.resize(count);
-    const std::uint64_t slot = kExchangeSlots | nextTag();
     guarded("all-reduce", [&] {
-        auto mine = m_context->createUnboundBuffer(values.data(), count * sizeof(float));
-        auto theirs = m_context->createUnboundBuffer(m_exchange.data(), count * sizeof(float));
-        theirs->recv(peer, slot);  // posted before anything is sent: the peer never waits on this one
-        mine->send(peer, slot);
-        if (!theirs->waitRecv(m_timeout)) throw gloo::IoException("timed out waiting for a peer's values");
-        if (!mine->waitSend(m_timeout)) throw gloo::IoException("timed out sending to a peer");
+        // A registered block needs no notice before the peer writes into it, so the values leave
+        // from this thread at once, without the round trip an unbound receive would need first.
+        auto mine = m_context->getPair(peer)->createSendBuffer(m_pairSlot + 2 * peer + static_cast<int>(parity), values.data(),
+                                                               count * sizeof(float));
+        mine->send(0, count * sizeof(float));
+        m_pairReceives[parity]->waitRecv();
+        mine->waitSend();
     });
     // v0 + v1 on rank 0, v1 + v0 on rank 1: float addition is commutative, so both ranks hold the
     // bits of the rank-order sum, with neither buffer copied.
-    gloo::sum<float>(values.data(), values.data(), m_exchange.data(), count);
+    gloo::sum<float>(values.data(), values.data(), m_pairBlocks[parity].data(), count);
 }
 
 void GlooCommunicator::exchangeAllReduce(std::span<float> values, ReduceOp op) {

@@ -1,6 +1,7 @@
 #pragma once
 // One rank's Communicator over a Gloo context (TCP pairs to every peer). Gloo's algorithms block
 // until this rank's part is done, so every Work it returns is already done.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include <gloo/rendezvous/context.h>
+#include <gloo/transport/buffer.h>
 
 #include "distlab/comm/communicator.hpp"
 
@@ -56,6 +58,8 @@ private:
     /// exchangeAllReduce's sum between 2 ranks: the values go out from the buffer itself, the
     /// peer's arrive in m_exchange and are added in place (no copy of either).
     void pairSum(std::span<float> values);
+    /// Registers pairSum's two receive blocks for `count` values in fresh slots.
+    void growPairBlocks(std::size_t count);
     /// `timing` ended now, with its network part: the whole call where there are peers.
     CollectiveTiming completed(CollectiveTiming timing) const;
     std::uint32_t nextTag() { return m_tag++; }
@@ -71,6 +75,10 @@ private:
     std::vector<float> m_scratch;             ///< reduce and reduceScatter work on a copy
     std::vector<float> m_joined;              ///< a buffer and its companion, reduced in one ring
     std::vector<float> m_exchange;            ///< the direct exchange's blocks, one per rank
+    std::array<std::vector<float>, 2> m_pairBlocks;  ///< pairSum's receive blocks, taken in turn
+    std::array<std::unique_ptr<gloo::transport::Buffer>, 2> m_pairReceives;  ///< registered with the pair
+    int m_pairSlot = 0;
+    unsigned m_pairParity = 0;
 };
 
 }  // namespace distlab::comm_detail
