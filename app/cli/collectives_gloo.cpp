@@ -24,7 +24,8 @@ constexpr std::chrono::milliseconds kTimeout{30000};
 // store refuses it by naming the sweep.
 std::string sweepOf(const CollectivesOptions& options) {
     return "sweep " + std::to_string(options.replicas) + "x" + std::to_string(options.minBytes) + ".." + std::to_string(options.maxBytes) +
-           "/" + std::to_string(options.warmup) + "+" + std::to_string(options.iters) + "/" + opName(options.op);
+           "/" + std::to_string(options.warmup) + "+" + std::to_string(options.iters) + "/" + opName(options.op) +
+           (options.glooRing ? "/ring" : "/auto");
 }
 
 std::vector<std::string> rankArguments(const CollectivesOptions& options, int rank, int storePort) {
@@ -43,6 +44,8 @@ std::vector<std::string> rankArguments(const CollectivesOptions& options, int ra
             std::to_string(options.warmup),
             "--op",
             opName(options.op),
+            "--algorithm",
+            options.glooRing ? "ring" : "auto",
             "--rank-process",
             std::to_string(rank),
             "--store-port",
@@ -68,6 +71,7 @@ public:
         group.rank = rank;
         group.size = options.replicas;
         group.timeout = kTimeout;
+        group.alwaysRing = options.glooRing;
         auto comm = connectGlooGroup(rendezvous, group);
         if (!comm) return comm.error();
         self->m_comm = std::move(*comm);
@@ -78,7 +82,7 @@ public:
     Result<long long> measure(const CollectivesOptions& options) {
         AlignedVector<float> buffer(static_cast<std::size_t>(options.maxBytes / 4));
         try {
-            return measureSizes(options, "ring", m_comm->rank() == 0, [&](long long elements) {
+            return measureSizes(options, options.glooRing ? "ring" : "auto", m_comm->rank() == 0, [&](long long elements) {
                 return measureAllReduceRank(*m_comm, std::span<float>(buffer.data(), static_cast<std::size_t>(elements)), options.op,
                                             options.warmup, options.iters);
             });

@@ -19,6 +19,8 @@ struct CollectivesOptions {
     long long minBytes = 1024, maxBytes = 16LL << 20, iters = 20, warmup = 5;
     ReduceOp op = ReduceOp::Sum;
     bool json = false, memcpy = false;
+    /// gloo: every all-reduce by Gloo's ring (--algorithm ring), else as a run's communication auto.
+    bool glooRing = false;
 };
 
 /// "sum" or "mean".

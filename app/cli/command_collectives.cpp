@@ -29,7 +29,8 @@ constexpr long long kMaxTotalBytes = 4LL << 30;  // every replica's buffer toget
 
 /// The command line as given (checked by the validators); `resolve` turns it into Options.
 struct Arguments {
-    std::string backend = "inprocess", algorithm = "ring", op = "sum", minBytes = "1K", maxBytes = "16M";
+    /// An empty algorithm is the backend's default: ring in process, auto with gloo.
+    std::string backend = "inprocess", algorithm, op = "sum", minBytes = "1K", maxBytes = "16M";
     int replicas = 2;
     long long iters = 20, warmup = 5;
     bool json = false, memcpy = false;
@@ -80,9 +81,14 @@ void printMemcpy(int threadCount, long long bytes, const Options& options) {
 Result<Options> resolve(const Arguments& args) {
     Options options;
     options.backend = args.backend;
-    if (args.backend == "gloo" && args.algorithm != "ring")
-        return Error{"--algorithm " + args.algorithm +
-                     ": the gloo backend runs its own all-reduce (a direct exchange, or Gloo's ring); only ring is accepted"};
+    if (args.backend == "gloo") {
+        if (!args.algorithm.empty() && args.algorithm != "auto" && args.algorithm != "ring")
+            return Error{"--algorithm " + args.algorithm + ": the gloo backend takes auto (the default) or ring, as a run's communication"};
+        options.glooRing = args.algorithm == "ring";
+    } else if (args.algorithm == "auto") {
+        return Error{
+            "--algorithm auto: only for --backend gloo (threads take ring, tree, hierarchical_copy, reduction_to_one_device or all)"};
+    }
     if (args.role.rank > 0 && (args.backend != "gloo" || args.role.rank >= args.replicas))
         return Error{"--rank-process: only for the ranks 1 to N-1 of --backend gloo"};
     if (args.algorithm == "all") {
@@ -90,7 +96,7 @@ Result<Options> resolve(const Arguments& args) {
                               CrossDeviceOps::Tree};
     } else {
         CrossDeviceOps algorithm{};
-        fromString(args.algorithm, algorithm);  // the validator admitted only known names
+        fromString(args.algorithm.empty() ? std::string("ring") : args.algorithm, algorithm);  // the validator admitted only known names
         options.algorithms = {algorithm};
     }
     options.replicas = args.replicas;
@@ -173,9 +179,11 @@ void addCollectivesCommand(CLI::App& app, int& exitCode) {
         ->check(oneOf({"inprocess", "gloo"}));
     command
         ->add_option("--algorithm", args->algorithm,
-                     "ring (default), tree, hierarchical_copy, reduction_to_one_device or all; gloo: ring only (Gloo's own)")
+                     "ring (default), tree, hierarchical_copy, reduction_to_one_device or all; gloo: auto (default: the direct "
+                     "exchange between 2 processes and for small buffers, else Gloo's ring) or ring (Gloo's ring always), as a run's "
+                     "communication")
         ->type_name("ALGO")
-        ->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all"}));
+        ->check(oneOf({"ring", "tree", "hierarchical_copy", "reduction_to_one_device", "all", "auto"}));
     command->add_option("--replicas", args->replicas, "replicas (threads, or processes with gloo), 1 to 64 (default 2)")
         ->type_name("N")
         ->check(integerIn(1, 64));

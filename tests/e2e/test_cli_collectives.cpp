@@ -147,22 +147,25 @@ private slots:
         }
     }
 
-    // Gloo's ring on 2 and 3 processes: a row per size, exact results, times and bandwidths that
-    // agree; every rank process gone when the command returns.
+    // Gloo on 2 processes as a run's communication auto (the default: the direct exchange) and on
+    // 3 as ring (Gloo's ring at every size): a row per size, exact results, times and bandwidths
+    // that agree; every rank process gone when the command returns.
     void glooRowsOnTwoAndThreeProcesses() {
         for (const int ranks : {2, 3}) {
             const QString marker = QUuid::createUuid().toString(QUuid::WithoutBraces);
-            const CliResult r = runProgram(QStringLiteral(DISTLAB_CLI_PATH),
-                                           {"collectives", "--backend", "gloo", "--json", "--replicas", QString::number(ranks),
-                                            "--min-bytes", "4", "--max-bytes", "256K", "--iters", "3", "--op", "mean"},
-                                           120000, markedEnvironment(marker));
+            const QString algorithm = ranks == 2 ? QStringLiteral("auto") : QStringLiteral("ring");
+            QStringList arguments{"collectives", "--backend", "gloo",        "--json", "--replicas", QString::number(ranks),
+                                  "--min-bytes", "4",         "--max-bytes", "256K",   "--iters",    "3",
+                                  "--op",        "mean"};
+            if (ranks == 3) arguments << "--algorithm" << algorithm;
+            const CliResult r = runProgram(QStringLiteral(DISTLAB_CLI_PATH), arguments, 120000, markedEnvironment(marker));
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             const QList<QJsonObject> rows = jsonLines(r.out);
             QCOMPARE(rows.size(), 17);  // 4, 8, ..., 262144 bytes
             for (int i = 0; i < rows.size(); ++i) {
                 const QJsonObject& row = rows[i];
                 QCOMPARE(row["backend"].toString(), QString("gloo"));
-                QCOMPARE(row["algorithm"].toString(), QString("ring"));
+                QCOMPARE(row["algorithm"].toString(), algorithm);
                 QCOMPARE(row["replicas"].toInt(), ranks);
                 QCOMPARE(row["op"].toString(), QString("mean"));
                 QCOMPARE(row["bytes"].toInteger(), qint64(4) << i);
@@ -183,7 +186,7 @@ private slots:
         const QStringList lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 2 + 2);
         QVERIFY2(lines[0].contains("backend gloo, 2 processes"), qPrintable(lines[0]));
-        QVERIFY(lines[3].trimmed().startsWith("ring"));
+        QVERIFY(lines[3].trimmed().startsWith("auto"));
     }
 
     // A rank that dies ends the command at once (not after Gloo's timeout), names the rank, and
@@ -224,10 +227,10 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         QTest::newRow("nccl") << QStringList{"--backend", "nccl"} << "--backend: expected one of inprocess, gloo (got \"nccl\")";
-        QTest::newRow("gloo algorithm")
-            << QStringList{"--backend", "gloo", "--algorithm", "tree"}
-            << "--algorithm tree: the gloo backend runs its own all-reduce (a direct exchange, or Gloo's ring); only ring is accepted";
+        QTest::newRow("gloo algorithm") << QStringList{"--backend", "gloo", "--algorithm", "tree"}
+                                        << "--algorithm tree: the gloo backend takes auto (the default) or ring, as a run's communication";
         QTest::newRow("gloo all") << QStringList{"--backend", "gloo", "--algorithm", "all"} << "--algorithm all: the gloo backend";
+        QTest::newRow("auto in process") << QStringList{"--algorithm", "auto"} << "--algorithm auto: only for --backend gloo";
         QTest::newRow("rank process") << QStringList{"--rank-process", "1"}
                                       << "--rank-process: only for the ranks 1 to N-1 of --backend gloo";
         QTest::newRow("algorithm") << QStringList{"--algorithm", "butterfly"} << "--algorithm: expected one of ring";

@@ -1,7 +1,8 @@
 // Parameter servers in processes, end to end: a chief, workers and ps tasks as distlab-worker
 // processes end a synchronous run with the bytes the same config ends with on threads of one
-// process; an asynchronous run trains, and goes on when a worker is killed; a lost server stops
-// the run, naming it, and the chief's backup resumes it to the uninterrupted run's weights.
+// process; an asynchronous run trains, a slow worker (worker_speed) pushes fewer gradients, and the
+// run goes on when a worker is killed; a lost server stops the run, naming it, and the chief's
+// backup resumes it to the uninterrupted run's weights.
 #include <QtTest>
 
 #include <QJsonArray>
@@ -149,6 +150,27 @@ private slots:
         const int gradients =
             lastJsonLine(results.at("worker:0").out)["gradients"].toInt() + lastJsonLine(results.at("worker:1").out)["gradients"].toInt();
         QVERIFY2(gradients >= 150 && gradients <= 152, qPrintable(QString::number(gradients)));  // plus each one's last, not applied
+    }
+
+    void aSlowWorkerPushesFewerGradients() {
+        // worker_speed in processes, as on threads: worker 1 at 0.2 computes each gradient five
+        // times as long. A 512-unit hidden layer on batches of 256 makes the gradient's compute
+        // (milliseconds) outweigh the messages around it, so in an asynchronous run worker 0
+        // pushes at least twice as many gradients (five times as many where compute were all).
+        const QString run =
+            write("straggler.json", config("async", kAdam, 2, 1, 1, {}, 120)
+                                        .replace(R"({"type": "dense", "units": 16, "activation": "tanh"})",
+                                                 R"({"type": "dense", "units": 512, "activation": "relu"},
+                                                                    {"type": "dense", "units": 512, "activation": "relu"})")
+                                        .replace(R"("global_batch_size": 32)", R"("global_batch_size": 256)")
+                                        .replace(R"("timeout_seconds": 5)", R"("timeout_seconds": 5, "worker_speed": [1.0, 0.2])"));
+        auto tasks = startPsCluster(PsCluster::onLoopback(2, 1), {run, "--quiet"});
+        const auto results = finishPsCluster(tasks);
+        for (const auto& [name, result] : results) QVERIFY2(result.exitCode == 0, qPrintable(describe(results)));
+        const int fast = lastJsonLine(results.at("worker:0").out)["gradients"].toInt();
+        const int slow = lastJsonLine(results.at("worker:1").out)["gradients"].toInt();
+        QVERIFY2(slow > 0 && fast >= 2 * slow,
+                 qPrintable(QString("worker 0 pushed %1 gradients, worker 1 (speed 0.2) %2").arg(fast).arg(slow)));
     }
 
     void aKilledWorkerDoesNotStopAnAsynchronousRun() {

@@ -65,13 +65,17 @@ class TestWorkerCluster : public QObject {
 private slots:
     void twoProcessesOfTwoReplicasEndAsMirroredFourAndOneDevice_data() {
         QTest::addColumn<QString>("optimizer");
-        QTest::newRow("adam") << kAdam;
-        QTest::newRow("momentum sgd") << kMomentum;
+        QTest::addColumn<QString>("communication");  // auto: the direct exchange between 2 workers; ring: Gloo's ring
+        QTest::newRow("adam") << kAdam << "auto";
+        QTest::newRow("momentum sgd") << kMomentum << "auto";
+        QTest::newRow("momentum sgd, ring") << kMomentum << "ring";
     }
     void twoProcessesOfTwoReplicasEndAsMirroredFourAndOneDevice() {
         QFETCH(QString, optimizer);
-        const QString tag = QString(QTest::currentDataTag()).replace(' ', '-');
-        const QString multi = write(tag + "-multi.json", config(kTwoLocal, optimizer, 50));
+        QFETCH(QString, communication);
+        const QString tag = QString(QTest::currentDataTag()).replace(", ", "-").replace(' ', '-');
+        const QString multi =
+            write(tag + "-multi.json", config(kTwoLocal + QString(R"(, "communication": "%1")").arg(communication), optimizer, 50));
         const QString mirrored = write(tag + "-mirrored.json", config(R"("type": "mirrored", "replicas": 4)", optimizer, 50));
         const QString single = write(tag + "-one.json", config(R"("type": "one_device")", optimizer, 50));
         const QStringList workers = loopbackWorkers(2);

@@ -17,8 +17,9 @@ namespace distlab::testing {
 inline constexpr std::chrono::milliseconds kTimeout{5000};
 
 /// `ranks` Gloo communicators connected through one HashStore (each built on its own thread,
-/// since connectFullMesh waits for every peer).
-inline std::vector<std::unique_ptr<comm_detail::GlooCommunicator>> connectGroup(int ranks, std::chrono::milliseconds timeout = kTimeout) {
+/// since connectFullMesh waits for every peer); `alwaysRing` as GlooGroupOptions'.
+inline std::vector<std::unique_ptr<comm_detail::GlooCommunicator>> connectGroup(int ranks, std::chrono::milliseconds timeout = kTimeout,
+                                                                                bool alwaysRing = false) {
     gloo::rendezvous::HashStore store;
     std::vector<std::unique_ptr<comm_detail::GlooCommunicator>> group(static_cast<std::size_t>(ranks));
     onEveryRank(ranks, [&](int rank) {
@@ -28,7 +29,7 @@ inline std::vector<std::unique_ptr<comm_detail::GlooCommunicator>> connectGroup(
         auto context = std::make_shared<gloo::rendezvous::Context>(rank, ranks);
         context->setTimeout(timeout);
         context->connectFullMesh(store, device);
-        group[static_cast<std::size_t>(rank)] = std::make_unique<comm_detail::GlooCommunicator>(std::move(context), timeout);
+        group[static_cast<std::size_t>(rank)] = std::make_unique<comm_detail::GlooCommunicator>(std::move(context), timeout, alwaysRing);
     });
     return group;
 }

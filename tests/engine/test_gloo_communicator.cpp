@@ -68,6 +68,22 @@ private slots:
         }
     }
 
+    void alwaysRingTakesTheRingAtEverySize() {
+        // communication: ring. On 3 ranks a buffer of 1,000 values would go by direct exchange
+        // (2 copies of 4,000 bytes out); the ring sends 2 (n - 1) / n of it. On 2 ranks both move
+        // the same bytes, so the exact sums are what is checked there.
+        for (const int ranks : {2, 3}) {
+            auto group = connectGroup(ranks, kTimeout, true);
+            for (const std::int64_t size : {std::int64_t{1000}, std::int64_t{300001}}) {
+                auto buffers = filled(ranks, size);
+                std::vector<CollectiveTiming> timings(static_cast<std::size_t>(ranks));
+                onEveryRank(ranks, [&](int r) { timings[r] = group[r]->allReduce(buffers[r], ReduceOp::Sum).wait(); });
+                QCOMPARE(wrongElements(buffers, ReduceOp::Sum), 0);
+                QCOMPARE(timings[0].bytesSent, size * 4 * 2 * (ranks - 1) / ranks);
+            }
+        }
+    }
+
     void twoRanksBackToBackExchangesOfChangingSizes() {
         // The exchange receives into two registered blocks taken in turn, so a rank may send its
         // next values while its peer still sums the last: each rank runs its calls without waiting

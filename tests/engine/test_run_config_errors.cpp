@@ -134,10 +134,9 @@ private slots:
         row("servers differ from the cluster",
             psCluster(R"("workers": 1, "parameter_servers": 2)", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
             "run.json: strategy.parameter_servers: must equal the servers cluster.ps lists (1) (got 2)");
-        row("simulated speeds in processes",
-            psCluster(R"("workers": 1, "worker_speed": [0.5])", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
-            "run.json: strategy.worker_speed: simulated worker speeds are for workers on threads of one process; a worker in its own "
-            "process runs at its host's speed");
+        row("more speeds than the cluster's workers",
+            psCluster(R"("workers": 1, "worker_speed": [0.5, 1])", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
+            "run.json: strategy.worker_speed: 2 speeds for 1 workers");
         row("parameter-server timeout out of range",
             psCluster(R"("workers": 1, "timeout_seconds": 0)", R"({"chief": ["h:9"], "worker": ["h:1"], "ps": ["h:2"]})"),
             "run.json: strategy.timeout_seconds: must be in [0.1, 86400] seconds (got 0.0)");

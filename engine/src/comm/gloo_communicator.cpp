@@ -49,11 +49,12 @@ constexpr std::uint64_t kExchangeSlots = std::uint64_t{0x7e} << 56;
 
 }  // namespace
 
-GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout)
+GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout, bool alwaysRing)
     : m_context(std::move(context)),
       m_timeout(timeout),
       m_rank(m_context->rank),
       m_size(m_context->size),
+      m_alwaysRing(alwaysRing),
       m_sentTo(static_cast<std::size_t>(m_size)),
       m_receivedOf(static_cast<std::size_t>(m_size)) {}
 
@@ -82,7 +83,9 @@ void GlooCommunicator::checkPeer(const char* what, int peer) const {
                                     std::to_string(m_size));
 }
 
-bool GlooCommunicator::exchanges(std::size_t elements) const { return m_size == 2 || bytesOf(elements) <= kExchangeBytes; }
+bool GlooCommunicator::exchanges(std::size_t elements) const {
+    return !m_alwaysRing && (m_size == 2 || bytesOf(elements) <= kExchangeBytes);
+}
 
 std::int64_t GlooCommunicator::allReduceBytes(std::size_t elements) const {
     if (m_size == 1 || elements == 0) return 0;
@@ -98,8 +101,8 @@ void GlooCommunicator::growPairBlocks(std::size_t count) {
     auto& pair = m_context->getPair(1 - m_rank);
     for (std::size_t parity = 0; parity < 2; ++parity) {
         m_pairBlocks[parity].assign(count, 0.0F);
-        m_pairReceives[parity] = pair->createRecvBuffer(m_pairSlot + 2 * m_rank + static_cast<int>(parity), m_pairBlocks[parity].data(),
-                                                        count * sizeof(float));
+        m_pairReceives[parity] =
+            pair->createRecvBuffer(m_pairSlot + 2 * m_rank + static_cast<int>(parity), m_pairBlocks[parity].data(), count * sizeof(float));
     }
 }
 

@@ -20,7 +20,8 @@ inline constexpr std::int64_t kExchangeBytes = std::int64_t{64} * 1024;
 
 class GlooCommunicator final : public Communicator {
 public:
-    GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout);
+    /// `alwaysRing`: every all-reduce by Gloo's ring, never by the direct exchange (exchanges()).
+    GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout, bool alwaysRing = false);
     using Communicator::allReduce;
     using Communicator::broadcast;
 
@@ -46,7 +47,7 @@ private:
     /// The reduction of in-place floats with `op`'s function (Mean sums; the caller divides): the
     /// direct exchange where exchanges() says so, else Gloo's ring.
     void allReduceInPlace(std::span<float> values, ReduceOp op);
-    /// Whether an all-reduce of `elements` goes by direct exchange: with 2 ranks always (it moves
+    /// Whether an all-reduce of `elements` goes by direct exchange (never when m_alwaysRing): with 2 ranks always (it moves
     /// what the ring moves, in one message each way instead of the ring's steps and notifications,
     /// which made a small model's step a dozen socket round trips), with more up to
     /// kExchangeBytes, where latency rules and (n - 1) copies of the buffer cost little.
@@ -69,13 +70,14 @@ private:
     std::chrono::milliseconds m_timeout;
     int m_rank;
     int m_size;
-    std::uint32_t m_tag = 0;                  ///< every collective its own tag: calls never match across
-    std::vector<std::uint64_t> m_sentTo;      ///< point-to-point messages sent to each peer
-    std::vector<std::uint64_t> m_receivedOf;  ///< and received from each
-    std::vector<float> m_scratch;             ///< reduce and reduceScatter work on a copy
-    std::vector<float> m_joined;              ///< a buffer and its companion, reduced in one ring
-    std::vector<float> m_exchange;            ///< the direct exchange's blocks, one per rank
-    std::array<std::vector<float>, 2> m_pairBlocks;  ///< pairSum's receive blocks, taken in turn
+    bool m_alwaysRing;
+    std::uint32_t m_tag = 0;                                                 ///< every collective its own tag: calls never match across
+    std::vector<std::uint64_t> m_sentTo;                                     ///< point-to-point messages sent to each peer
+    std::vector<std::uint64_t> m_receivedOf;                                 ///< and received from each
+    std::vector<float> m_scratch;                                            ///< reduce and reduceScatter work on a copy
+    std::vector<float> m_joined;                                             ///< a buffer and its companion, reduced in one ring
+    std::vector<float> m_exchange;                                           ///< the direct exchange's blocks, one per rank
+    std::array<std::vector<float>, 2> m_pairBlocks;                          ///< pairSum's receive blocks, taken in turn
     std::array<std::unique_ptr<gloo::transport::Buffer>, 2> m_pairReceives;  ///< registered with the pair
     int m_pairSlot = 0;
     unsigned m_pairParity = 0;

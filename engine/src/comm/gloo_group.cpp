@@ -28,7 +28,8 @@ Result<std::unique_ptr<Communicator>> connectGlooGroup(const GlooRendezvous& ren
             base = std::make_unique<gloo::rendezvous::RedisStore>(rendezvous.redisHost, rendezvous.redisPort);
         gloo::rendezvous::PrefixStore store(rendezvous.prefix, *base);
         context->connectFullMesh(store, device);
-        return std::unique_ptr<Communicator>(std::make_unique<comm_detail::GlooCommunicator>(std::move(context), options.timeout));
+        return std::unique_ptr<Communicator>(
+            std::make_unique<comm_detail::GlooCommunicator>(std::move(context), options.timeout, options.alwaysRing));
     } catch (const std::exception& error) {
         // gloo::Exception for a peer that never came or an address that cannot be bound;
         // std::runtime_error from the stores (a Redis server that cannot be reached).

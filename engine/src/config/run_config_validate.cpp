@@ -242,9 +242,6 @@ void validateParameterServerCluster(const RunConfig& config, const std::string& 
     if (strategy.parameterServers != servers)
         fail(file, "strategy.parameter_servers",
              "must equal the servers cluster.ps lists (" + std::to_string(servers) + ")" + got(strategy.parameterServers));
-    if (!strategy.workerSpeed.empty())
-        fail(file, "strategy.worker_speed",
-             "simulated worker speeds are for workers on threads of one process; a worker in its own process runs at its host's speed");
     validateTimeout(strategy, file);
 }
 

@@ -94,6 +94,7 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     group.size = groupSize;
     group.listenHost = listenHost(own->host);
     group.timeout = timeout;
+    group.alwaysRing = config.strategy.communication == CollectiveImplementation::Ring;
     auto workers = connectGlooGroup(rendezvous, group);
     if (!workers) {
         // The coordinator knows who came: a task that never did is named, not a store key.

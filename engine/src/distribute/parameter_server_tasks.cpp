@@ -1,6 +1,9 @@
 // The worker and ps tasks of a parameter-server run in processes: each serves the chief's messages
 // in order until its Stop (process_parameter_transport.hpp says who sends what).
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "distlab/distribute/parameter_server_cluster.hpp"
 #include "distlab/model/model.hpp"
@@ -31,6 +34,8 @@ ParameterServerTaskResult runWorker(const RunConfig& config, int index, Communic
     const std::span<float> values = replicas.replica(0).model.store().values();
     ProcessParameterTransport transport(group, layout, placementsOf(config, data.train.features), static_cast<std::int64_t>(values.size()));
     const std::int64_t clockOriginNs = nowNs();
+    const std::vector<double>& speeds = config.strategy.workerSpeed;
+    const double speed = static_cast<std::size_t>(index) < speeds.size() ? speeds[static_cast<std::size_t>(index)] : 1.0;
     std::vector<std::int64_t> batch;
     ParameterServerTaskResult result;
     for (;;) {
@@ -48,7 +53,12 @@ ParameterServerTaskResult runWorker(const RunConfig& config, int index, Communic
             transport.receiveParameters(index, values);  // the pull: every server's shards
             for (int r = 1; r < replicas.replicaCount(); ++r)
                 std::copy(values.begin(), values.end(), replicas.replica(r).model.store().values().begin());
+            const std::int64_t computeStart = nowNs();
             const LossStats stats = replicas.compute(loss, data.train, batch, nullptr, clockOriginNs);
+            // A straggler, as on threads (ParameterServerTrainer::computeGradient): a worker at
+            // speed s computes 1/s times as long, so its result and push reach the chief that late.
+            const double worked = static_cast<double>(nowNs() - computeStart);
+            if (speed < 1.0) std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<std::int64_t>(worked / speed - worked)));
             answer.kind = PsMessage::Result;
             answer.value = stats.sum;
             answer.code = stats.correct;

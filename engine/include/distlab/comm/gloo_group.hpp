@@ -29,6 +29,10 @@ struct GlooGroupOptions {
     std::string listenHost = "127.0.0.1";
     /// How long a collective, and the rendezvous itself, waits for a peer.
     std::chrono::milliseconds timeout{30000};
+    /// Every all-reduce by Gloo's ring (a run's `communication: ring`). Otherwise (`auto`) the
+    /// direct exchange where it moves the ring's bytes in fewer messages: always between 2 ranks,
+    /// up to kExchangeBytes among more.
+    bool alwaysRing = false;
 };
 
 /// Joins the group: every rank calls it with the same size and rendezvous. Returns this rank's
