@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QHeaderView>
 #include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -32,6 +33,7 @@
 #include "run_files.hpp"
 #include "ui_test_support.hpp"
 #include "views/boundary_view.hpp"
+#include "views/communication_view.hpp"
 #include "views/tasks_view.hpp"
 
 using namespace distlab;
@@ -184,6 +186,17 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(table.rowCount(), 2, 2000);
         QCOMPARE(table.item(1, 0)->text(), QStringLiteral("worker:1"));
         QCOMPARE(table.item(1, 3)->text(), QStringLiteral("finished"));
+        // The communication view: no step-through and no links (the all-reduce crosses processes),
+        // so the device table heads its column, every column in view, one row per process and replica.
+        views(window).setCurrentWidget(&window.communicationView());
+        QTableWidget& devices = window.communicationView().deviceTable();
+        window.controller().tick();
+        QTRY_COMPARE_WITH_TIMEOUT(devices.rowCount(), 4, 2000);
+        QCOMPARE(devices.item(3, 0)->text(), QStringLiteral("worker 1 · cpu:1"));
+        QVERIFY(!window.communicationView().linkTable().isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(devices.viewport()->width() >= devices.horizontalHeader()->length(), 2000);
+        QVERIFY2(devices.y() < 3 * devices.fontMetrics().height(),
+                 qPrintable(QStringLiteral("the device table starts %1 px down").arg(devices.y())));
         // The run's loss is the cluster's own: the same cluster headless ends on the same loss.
         const double headless = headlessFinalLoss(config);
         QVERIFY(headless > 0.0);

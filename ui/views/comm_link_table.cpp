@@ -19,6 +19,9 @@
 namespace distlab::ui {
 
 namespace {
+// The widest the device table claims (beside the charts in a 1280-pixel window); wider, it scrolls.
+constexpr int kMaxDeviceTableWidth = 420;
+
 QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList& columns) {
     auto* table = new QTableWidget(0, static_cast<int>(columns.size()), parent);
     table->setObjectName(name);
@@ -60,6 +63,9 @@ QLabel* title(QWidget* parent) {
 void CommLinkTable::setLinksShown(bool shown) {
     m_linksTitle->setVisible(shown);
     m_links->setVisible(shown);
+    // Without the links the device table sits at the top, not below an empty stretch.
+    auto* box = static_cast<QVBoxLayout*>(layout());
+    box->setStretch(box->count() - 1, shown ? 0 : 1);
 }
 
 CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
@@ -71,6 +77,7 @@ CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     m_devicesTitle = title(this);
     m_devicesTitle->setText(tr("Each device over the run"));
     m_devices = makeTable(this, QStringLiteral("commDeviceTable"), {tr("device"), tr("sent / step"), tr("sent in run"), tr("all-reduce")});
+    m_devices->horizontalHeader()->setStretchLastSection(false);  // its width follows its columns (setData)
     m_devices->setToolTip(
         tr("From the engine's step records: bytes each device sent in its latest step and over "
            "the run, and its mean time per step in the all-reduce (waiting for peers included)."));
@@ -80,6 +87,7 @@ CommLinkTable::CommLinkTable(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_links, 1);
     layout->addWidget(m_devicesTitle);
     layout->addWidget(m_devices);
+    layout->addStretch(0);  // takes the links' room when they are hidden (setLinksShown)
 }
 
 void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& stats, int replicas) {
@@ -152,6 +160,11 @@ void CommLinkTable::setData(const AllReduceCapture& capture, const CommStats& st
                     .arg(r)
                     .arg(formatNs(waitNs)));
     }
+    // Every column of the device table in view where the window allows: a cluster's lane names
+    // ("worker 1 · cpu:0") are wider than the header; past kMaxDeviceTableWidth it scrolls sideways.
+    // Its sections are as wide as their contents and none stretches, so their sum is what it needs.
+    const int columns = m_devices->horizontalHeader()->length() + 2 * m_devices->frameWidth();
+    if (const int width = std::min(columns, kMaxDeviceTableWidth); width != m_devices->minimumWidth()) m_devices->setMinimumWidth(width);
 }
 
 }  // namespace distlab::ui
