@@ -180,14 +180,13 @@ void MainWindow::buildViews() {
 }
 
 void MainWindow::showViewsOfRun() {
-    // A cluster's tasks are processes: the app draws what they stream (every replica's steps), not
-    // what needs the model in this process (the decision boundary) or parameter servers.
+    // A cluster's tasks are processes: the app draws what they stream (every replica's steps, the
+    // coordinator's model for the diagram and the decision boundary), not the parameter servers'
+    // controls, which drive threads of this process.
     const bool cluster = m_controller->cluster() != nullptr;
     m_views->setTabVisible(m_views->indexOf(m_tasks), cluster);
-    m_views->setTabVisible(m_views->indexOf(m_boundary), !cluster);
     m_views->setTabVisible(m_views->indexOf(m_parameterServers), !cluster);
-    if (cluster && (m_views->currentWidget() == m_boundary || m_views->currentWidget() == m_parameterServers))
-        m_views->setCurrentWidget(m_tasks);
+    if (cluster && m_views->currentWidget() == m_parameterServers) m_views->setCurrentWidget(m_tasks);
 }
 
 void MainWindow::buildDocks() {

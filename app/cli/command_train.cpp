@@ -227,6 +227,7 @@ int runTrain(TrainOptions options) {
             if (!live && !trainer.data().test.empty() && telemetry->evaluationDue(nowNs()))
                 live = trainer.evaluate(trainer.data().test, SessionOptions{}.evalMaxExamples);
             telemetry->step(report, live, trainer.clockNs());
+            telemetry->maybeSnapshot(trainer, nowNs(), lastStep);
         }
         const double seconds = double(nowNs() - startNs) * 1e-9;
         progress.update(report.step, report.loss, seconds > 0 ? double(samplesRun) / seconds : 0.0);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "distlab/session/take_model_snapshot.hpp"
 #include "distlab/session/training_session.hpp"
 #include "distlab/telemetry/task_telemetry.hpp"
 
@@ -32,7 +33,11 @@ Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std
     const std::int64_t watched = 0;
     trainer.setWatched({&watched, 1});
     (*sender)->sendAlways(encodeTaskMessage(hello));
-    return std::unique_ptr<TaskTelemetryStream>(new TaskTelemetryStream(std::move(*sender), hello.firstReplica));
+    // The data the app's decision boundary is drawn over, once: the coordinator's (every task has it).
+    if (DataPoints points = sampleDataPoints(trainer.data()); task.coordinator() && !points.empty())
+        (*sender)->sendAlways(encodeTaskMessage(points));
+    const bool snapshots = task.coordinator() && hello.parameters <= kMaxSnapshotValues;
+    return std::unique_ptr<TaskTelemetryStream>(new TaskTelemetryStream(std::move(*sender), hello.firstReplica, snapshots));
 }
 
 void TaskTelemetryStream::step(const StepReport& report, const std::optional<EvalResult>& test, std::int64_t clockNs) {
@@ -52,6 +57,14 @@ bool TaskTelemetryStream::evaluationDue(std::int64_t nowNs) {
     if (nowNs < m_nextEvaluationNs) return false;
     m_nextEvaluationNs = nowNs + static_cast<std::int64_t>(SessionOptions{}.evalIntervalSeconds * 1e9);
     return true;
+}
+
+void TaskTelemetryStream::maybeSnapshot(Trainer& trainer, std::int64_t nowNs, bool last) {
+    if (!m_snapshots || (!last && nowNs < m_nextSnapshotNs)) return;
+    const SessionOptions session;
+    m_nextSnapshotNs = nowNs + static_cast<std::int64_t>(session.snapshotIntervalSeconds * 1e9);
+    // Queued as a step is: dropped, not waited for, when the app falls behind (the next one follows).
+    m_sender->sendStep(encodeTaskMessage(*takeModelSnapshot(trainer, session.boundaryResolution)));
 }
 
 void TaskTelemetryStream::finish(int exitCode, const std::string& failure, const std::string& summary) {

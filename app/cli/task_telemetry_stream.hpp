@@ -25,15 +25,21 @@ public:
     /// Whether an evaluation for the app is due at `nowNs` (every half second, as the app's own
     /// sessions evaluate); true once per period.
     bool evaluationDue(std::int64_t nowNs);
+    /// The coordinator's model for the app's network diagram and decision boundary, taken as the
+    /// app's own sessions take it (every SessionOptions::snapshotIntervalSeconds, and when `last`),
+    /// for models of at most kMaxSnapshotValues parameters. Other tasks send none.
+    void maybeSnapshot(Trainer& trainer, std::int64_t nowNs, bool last);
     /// The run's end: its exit code (0, 1, 3, 130), the failure's message, and the summary line.
     void finish(int exitCode, const std::string& failure, const std::string& summary);
 
 private:
-    TaskTelemetryStream(std::unique_ptr<TaskTelemetrySender> sender, int firstReplica)
-        : m_sender(std::move(sender)), m_firstReplica(firstReplica) {}
+    TaskTelemetryStream(std::unique_ptr<TaskTelemetrySender> sender, int firstReplica, bool snapshots)
+        : m_sender(std::move(sender)), m_firstReplica(firstReplica), m_snapshots(snapshots) {}
     std::unique_ptr<TaskTelemetrySender> m_sender;
     int m_firstReplica;
+    bool m_snapshots;  ///< the coordinator, of a model small enough
     std::int64_t m_nextEvaluationNs = 0;
+    std::int64_t m_nextSnapshotNs = 0;
 };
 
 }  // namespace distlab::cli

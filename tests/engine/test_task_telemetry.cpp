@@ -32,6 +32,22 @@ TaskHello exampleHello() {
     return hello;
 }
 
+// A 2-2-... model's picture: a 2 x 2 kernel and a bias of 2, a 2 x 2 boundary grid.
+ModelSnapshot exampleSnapshot() {
+    ModelSnapshot snapshot;
+    snapshot.step = 40;
+    snapshot.parameters = {ParameterInfo{"dense_0/kernel", {2, 2}, 0, 4}, ParameterInfo{"dense_0/bias", {2}, 4, 2}};
+    snapshot.values = {0.5f, -1.25f, 2.0f, 0.0f, 0.125f, -3.5f};
+    snapshot.layerWidths = {2, 2};
+    snapshot.gridResolution = 2;
+    snapshot.gridMinX = -1.5;
+    snapshot.gridMaxX = 1.5;
+    snapshot.gridMinY = -2.0;
+    snapshot.gridMaxY = 2.5;
+    snapshot.grid = {0.25f, 0.5f, 0.75f, 1.0f};
+    return snapshot;
+}
+
 // One replica's record, its times in microseconds: start, compute end, communication end, update end.
 ReplicaRecord lane(int replica, std::int64_t step, std::int64_t start, std::int64_t compute, std::int64_t comm, std::int64_t update,
                    float watched) {
@@ -120,7 +136,8 @@ private slots:
         step.step.evaluation.hasTest = true;
         const std::string stream = encodeTaskMessage(hello) + encodeTaskMessage(step) +
                                    encodeTaskMessage(TaskStateMessage{TaskPhase::Failed, "lost task worker:0"}) +
-                                   encodeTaskMessage(TaskSummaryMessage{R"({"steps":11})"});
+                                   encodeTaskMessage(TaskSummaryMessage{R"({"steps":11})"}) + encodeTaskMessage(exampleSnapshot()) +
+                                   encodeTaskMessage(DataPoints{{0.5f, -1.0f, 2.0f, 3.0f}, {-0.25f, 0.75f}, {1.0f, 0.0f}, {1.0f}, true});
         // A slow socket: one byte at a time; every message comes whole, once.
         TaskTelemetryReader reader;
         std::vector<TaskMessage> messages;
@@ -129,7 +146,7 @@ private slots:
             for (TaskMessage& message : readAll(reader)) messages.push_back(std::move(message));
         }
         QCOMPARE(reader.buffered(), std::size_t{0});
-        QCOMPARE(messages.size(), std::size_t{4});
+        QCOMPARE(messages.size(), std::size_t{6});
         const auto& backHello = std::get<TaskHello>(messages[0]);
         QCOMPARE(backHello.token, hello.token);
         QCOMPARE(backHello.task, std::string("worker:1"));
@@ -152,6 +169,24 @@ private slots:
         QCOMPARE(std::get<TaskStateMessage>(messages[2]).phase, TaskPhase::Failed);
         QCOMPARE(std::get<TaskStateMessage>(messages[2]).message, std::string("lost task worker:0"));
         QCOMPARE(std::get<TaskSummaryMessage>(messages[3]).json, std::string(R"({"steps":11})"));
+        const ModelSnapshot sent = exampleSnapshot();
+        const auto& snapshot = std::get<ModelSnapshot>(messages[4]);
+        QCOMPARE(snapshot.step, sent.step);
+        QCOMPARE(snapshot.parameters.size(), std::size_t{2});
+        QCOMPARE(snapshot.parameters[1].name, std::string("dense_0/bias"));
+        QCOMPARE(snapshot.parameters[0].shape, sent.parameters[0].shape);
+        QCOMPARE(snapshot.parameters[1].offset, std::int64_t{4});
+        QCOMPARE(snapshot.values, sent.values);
+        QCOMPARE(snapshot.layerWidths, sent.layerWidths);
+        QCOMPARE(snapshot.gridResolution, 2);
+        QCOMPARE(snapshot.gridMaxY, 2.5);
+        QCOMPARE(snapshot.grid, sent.grid);
+        const auto& points = std::get<DataPoints>(messages[5]);
+        QCOMPARE(points.train, (std::vector<float>{0.5f, -1.0f, 2.0f, 3.0f}));
+        QCOMPARE(points.trainValue, (std::vector<float>{1.0f, 0.0f}));
+        QCOMPARE(points.test, (std::vector<float>{-0.25f, 0.75f}));
+        QCOMPARE(points.testValue, (std::vector<float>{1.0f}));
+        QVERIFY(points.classification);
     }
 
     void aStepFromAReportNumbersItsReplicasGlobally() {
@@ -186,7 +221,30 @@ private slots:
             {"an empty frame", varint(0), "empty frame"},
             {"not protobuf", varint(4) + std::string("\xff\xff\xff\xff", 4), "not a task message"},
             {"a length that never ends", std::string("\xff\xff\xff\xff\xff\xff", 6), "not a varint"},
-            {"no known message", varint(2) + std::string("\x28\x01", 2), "no known kind"},  // field 5: not in the oneof
+            {"no known message", varint(2) + std::string("\x78\x01", 2), "no known kind"},  // field 15: not in the oneof
+            {"a parameter outside the values",
+             [] {
+                 ModelSnapshot snapshot = exampleSnapshot();
+                 snapshot.parameters[1].offset = 5;  // 5 + 2 > 6
+                 return encodeTaskMessage(snapshot);
+             }(),
+             "outside its values"},
+            {"a shape that is not the size",
+             [] {
+                 ModelSnapshot snapshot = exampleSnapshot();
+                 snapshot.parameters[0].shape = {3, 2};  // 6 elements, size 4
+                 return encodeTaskMessage(snapshot);
+             }(),
+             "not its size"},
+            {"a grid of the wrong size",
+             [] {
+                 ModelSnapshot snapshot = exampleSnapshot();
+                 snapshot.grid.pop_back();
+                 return encodeTaskMessage(snapshot);
+             }(),
+             "grid of a bad size"},
+            {"points without their values", encodeTaskMessage(DataPoints{{0.5f, -1.0f, 2.0f, 3.0f}, {}, {1.0f}, {}, true}),
+             "data points of a bad count"},
             {"replicas out of range",
              [] {
                  TaskHello hello = exampleHello();

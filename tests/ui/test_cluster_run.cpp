@@ -18,9 +18,12 @@
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <cstring>
 #include <memory>
 
 #include <distlab/config/run_config_json.hpp>
+#include <distlab/formats/safetensors.hpp>
+#include <distlab/session/training_session.hpp>
 #include <distlab/telemetry/task_telemetry.hpp>
 
 #include "bridge/cluster_run.hpp"
@@ -94,7 +97,9 @@ bool processGone(qint64 pid) {
 }
 
 /// The final loss the same cluster prints when its tasks run headless (distlab-worker, no app).
-double headlessFinalLoss(const RunConfig& config) {
+/// The same cluster run headless (distlab-worker tasks): its final loss, and worker 0's weights
+/// saved to `weights`.
+double headlessFinalLoss(const RunConfig& config, const QString& weights) {
     QTemporaryDir folder;
     const QString path = folder.filePath(QStringLiteral("run.json"));
     if (!saveRunConfigFile(config, path)) return -1.0;
@@ -104,8 +109,8 @@ double headlessFinalLoss(const RunConfig& config) {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("DISTLAB_CLUSTER_TOKEN"), QStringLiteral("0123456789abcdef0123456789abcdef"));
         task->setProcessEnvironment(environment);
-        task->start(ClusterRun::workerProgram(),
-                    {path, QStringLiteral("--task"), QStringLiteral("worker:%1").arg(w), QStringLiteral("--quiet")});
+        task->start(ClusterRun::workerProgram(), {path, QStringLiteral("--task"), QStringLiteral("worker:%1").arg(w),
+                                                  QStringLiteral("--quiet"), QStringLiteral("--save-weights"), weights});
         tasks.push_back(std::move(task));
     }
     for (auto& task : tasks) task->waitForFinished(kClusterTimeoutMs);
@@ -146,8 +151,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::MultiWorkerMirrored, kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().cluster() != nullptr, kLoadTimeoutMs);
         QVERIFY(tabShown(window, &window.tasksView()));
-        QVERIFY(!tabShown(window, &window.boundaryView()));
-        QVERIFY(!window.stepAction()->isVisible());  // a cluster's tasks cannot step once
+        QVERIFY(tabShown(window, &window.boundaryView()));  // drawn from the coordinator's snapshots
+        QVERIFY(!window.stepAction()->isVisible());         // a cluster's tasks cannot step once
         const RunConfig config = window.controller().config();
         QCOMPARE(config.cluster.workerCount(), std::int64_t{2});
         QCOMPARE(window.controller().history().replicaCount(), 4);
@@ -198,9 +203,33 @@ private slots:
         QVERIFY2(devices.y() < 3 * devices.fontMetrics().height(),
                  qPrintable(QStringLiteral("the device table starts %1 px down").arg(devices.y())));
         // The run's loss is the cluster's own: the same cluster headless ends on the same loss.
-        const double headless = headlessFinalLoss(config);
+        QTemporaryDir folder;
+        const QString weights = folder.filePath(QStringLiteral("headless.safetensors"));
+        const double headless = headlessFinalLoss(config, weights);
         QVERIFY(headless > 0.0);
         QCOMPARE(history.lastStep().loss, headless);
+        // The diagram's and the boundary's model is the coordinator's, streamed: after the last
+        // step, the weights the same run saves headless, and the boundary over the 2-D spiral.
+        const std::shared_ptr<const ModelSnapshot> snapshot = window.controller().snapshot();
+        QVERIFY(snapshot != nullptr);
+        QCOMPARE(snapshot->step, std::int64_t{300});
+        QCOMPARE(snapshot->gridResolution, SessionOptions{}.boundaryResolution);
+        QCOMPARE(snapshot->grid.size(), std::size_t(snapshot->gridResolution * snapshot->gridResolution));
+        // and the points drawn under it, the coordinator's sample of the data: all of it, at most 2,000 a split.
+        const DataPoints& points = window.controller().points();
+        QVERIFY(points.classification);
+        QVERIFY(config.data.samples <= std::int64_t{DataPoints::kMaxPoints});
+        QCOMPARE(static_cast<std::int64_t>(points.trainValue.size() + points.testValue.size()), config.data.samples);
+        QCOMPARE(points.train.size(), 2 * points.trainValue.size());
+        auto saved = readSafeTensors(weights.toStdString());
+        QVERIFY2(saved.ok(), saved ? "" : saved.error().message.c_str());
+        QCOMPARE(saved->tensors.size(), snapshot->parameters.size());
+        for (const ParameterInfo& info : snapshot->parameters) {
+            const SafeTensor& tensor = saved->tensors.at(info.name);
+            QCOMPARE(tensor.shape, info.shape);
+            QVERIFY2(std::memcmp(tensor.bytes.data(), snapshot->values.data() + info.offset, tensor.bytes.size()) == 0,
+                     qPrintable(QString::fromStdString(info.name)));
+        }
     }
 
     void aKilledTaskFailsTheRunNamingIt() {

@@ -417,6 +417,13 @@ void ClusterRun::takeMessage(Connection& connection, TaskMessage message) {
     } else if (const auto* summary = std::get_if<TaskSummaryMessage>(&message)) {
         if (task.message.isEmpty()) task.message = QString::fromStdString(summary->json);
         emit tasksChanged();
+    } else if (auto* snapshot = std::get_if<ModelSnapshot>(&message)) {
+        // Only the coordinator's is the run's model (its outcome is the run's too).
+        if (task.coordinator) m_snapshot = std::make_shared<const ModelSnapshot>(std::move(*snapshot));
+    } else if (auto* points = std::get_if<DataPoints>(&message)) {
+        if (!task.coordinator) return;
+        m_points = std::move(*points);
+        emit pointsArrived();
     }
 }
 

@@ -19,6 +19,8 @@
 
 #include <distlab/config/run_config.hpp>
 #include <distlab/session/session_observer.hpp>
+#include <distlab/telemetry/data_points.hpp>
+#include <distlab/telemetry/model_snapshot.hpp>
 #include <distlab/telemetry/cluster_steps.hpp>
 #include <distlab/telemetry/telemetry_hub.hpp>
 
@@ -77,6 +79,11 @@ public:
     SessionState state() const { return m_state; }
     /// The model's parameter count, as the first task to join said; 0 before.
     std::int64_t parameterCount() const { return m_parameters; }
+    /// The coordinator's latest model (diagram, decision boundary); null before its first, and for
+    /// models too large to stream (kMaxSnapshotValues).
+    std::shared_ptr<const ModelSnapshot> latestSnapshot() const { return m_snapshot; }
+    /// The coordinator's sample of the 2-D data (pointsArrived() when it comes); empty before.
+    const DataPoints& points() const { return m_points; }
     /// Steps of the whole run handed to telemetry().
     std::int64_t stepsDone() const { return m_stepsDone; }
     /// The run's records (one producer and one reader: both this thread).
@@ -98,6 +105,8 @@ signals:
     void failed(const QString& message);
     /// A task's state, steps or message changed.
     void tasksChanged();
+    /// The coordinator's data points came (points()).
+    void pointsArrived();
 
 private:
     struct Connection;
@@ -128,6 +137,8 @@ private:
     std::vector<Task> m_tasks;
     std::vector<std::unique_ptr<QProcess>> m_processes;  // per task; null for tasks on other hosts
     std::vector<std::unique_ptr<Connection>> m_connections;
+    std::shared_ptr<const ModelSnapshot> m_snapshot;
+    DataPoints m_points;
     std::vector<bool> m_ended;                // per task: sends no more steps
     std::vector<std::int64_t> m_clockOffset;  // per task: added to its times (the first hello's clock)
     bool m_haveClock = false;

@@ -60,6 +60,11 @@ std::unique_ptr<SessionController::Run> SessionController::makeRun(const RunConf
         connect(run->cluster.get(), &ClusterRun::stateChanged, this, [this, id](SessionState state) { onRunState(id, state); });
         connect(run->cluster.get(), &ClusterRun::failed, this, [this, id](const QString& message) { onRunError(id, message); });
         connect(run->cluster.get(), &ClusterRun::tasksChanged, this, &SessionController::clusterTasksChanged);
+        connect(run->cluster.get(), &ClusterRun::pointsArrived, this, [this, id] {
+            if (!m_current || m_current->id != id) return;
+            m_points = m_current->cluster->points();
+            emit pointsChanged();
+        });
         QMetaObject::invokeMethod(
             this, [this, id] { onRunState(id, SessionState::Paused); }, Qt::QueuedConnection);
         return run;
@@ -95,7 +100,7 @@ void SessionController::stopAll() {
     if (!m_current) return;
     m_current.reset();
     m_snapshot.reset();
-    m_points = PlotPoints{};
+    m_points = DataPoints{};
     m_clockRunning = false;
     emit runReplaced();
     emit stateChanged(SessionState::Stopped);
@@ -105,7 +110,7 @@ void SessionController::becomeCurrent(std::unique_ptr<Run> run) {
     m_current = std::move(run);
     m_config = m_current->config;
     m_snapshot.reset();
-    m_points = PlotPoints{};
+    m_points = DataPoints{};
     m_runningSeconds = 0.0;
     m_clockRunning = false;
     m_watchedParameter = 0;
@@ -169,30 +174,11 @@ void SessionController::onRunState(std::uint64_t runId, SessionState newState) {
 
 void SessionController::requestPoints() {
     // Computed on the session thread (the data belongs to the trainer); collected by a later tick.
-    m_current->points = m_current->session->post([](Trainer& trainer) {
-        PlotPoints points;
-        const DataSplit& data = trainer.data();
-        if (data.train.features != 2) return points;
-        points.classification = data.train.isClassification();
-        auto take = [&](const Dataset& set, std::vector<QPointF>& xy, std::vector<float>& value) {
-            const std::int64_t count = std::min<std::int64_t>(set.count, PlotPoints::kMaxPoints);
-            const std::int64_t stride = std::max<std::int64_t>(1, set.count / std::max<std::int64_t>(1, count));
-            for (std::int64_t i = 0; i < set.count && static_cast<std::int64_t>(xy.size()) < count; i += stride) {
-                const auto row = static_cast<std::size_t>(i);
-                xy.emplace_back(set.x[row * 2], set.x[row * 2 + 1]);
-                value.push_back(set.isClassification()
-                                    ? static_cast<float>(set.labels[row])
-                                    : (set.targets.empty() ? 0.0f : set.targets[row * static_cast<std::size_t>(set.outputs)]));
-            }
-        };
-        take(data.train, points.train, points.trainValue);
-        take(data.test, points.test, points.testValue);
-        return points;
-    });
+    m_current->points = m_current->session->post([](Trainer& trainer) { return sampleDataPoints(trainer.data()); });
 }
 
 void SessionController::takeReadyPoints() {
-    std::future<PlotPoints>& pending = m_current->points;
+    std::future<DataPoints>& pending = m_current->points;
     if (!pending.valid() || pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
     try {
         m_points = pending.get();
@@ -426,15 +412,18 @@ void SessionController::tick() {
         const SessionState current = m_current->state();
         const bool ended = current == SessionState::Finished || current == SessionState::Stopped || current == SessionState::Failed;
         m_current->drain.drain(m_current->telemetry(), m_current->history, ended);
+        std::shared_ptr<const ModelSnapshot> latest;
         if (TrainingSession* session = m_current->session.get()) {
             takeReadyPoints();
             takeCheckpointAnswers();
             if (!ended) autoCheckpoint();
-            auto latest = session->latestSnapshot();
-            if (latest && latest != m_snapshot) {
-                m_snapshot = std::move(latest);
-                emit snapshotChanged();
-            }
+            latest = session->latestSnapshot();
+        } else if (m_current->cluster) {
+            latest = m_current->cluster->latestSnapshot();  // the coordinator task's, streamed
+        }
+        if (latest && latest != m_snapshot) {
+            m_snapshot = std::move(latest);
+            emit snapshotChanged();
         }
     }
     finishTasks();

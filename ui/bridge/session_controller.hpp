@@ -5,7 +5,6 @@
 // bad data file leaves the current run untouched. Every method: GUI thread only.
 #include <QElapsedTimer>
 #include <QObject>
-#include <QPointF>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -20,23 +19,13 @@
 
 #include <distlab/config/run_config.hpp>
 #include <distlab/session/training_session.hpp>
+#include <distlab/telemetry/data_points.hpp>
 
 namespace distlab::ui {
 
 class ClusterRun;
 class RunHistory;
 struct SavedHistory;
-
-/// The 2-D data points drawn under the decision boundary (at most kMaxPoints per split).
-struct PlotPoints {
-    static constexpr std::size_t kMaxPoints = 2000;
-    std::vector<QPointF> train;
-    std::vector<QPointF> test;
-    std::vector<float> trainValue;  ///< class id, or the regression target
-    std::vector<float> testValue;
-    bool classification = true;
-    bool empty() const { return train.empty() && test.empty(); }
-};
 
 class SessionController : public QObject {
     Q_OBJECT
@@ -142,7 +131,7 @@ public:
     /// before either is known.
     std::int64_t parameterCount() const;
     std::shared_ptr<const ModelSnapshot> snapshot() const { return m_snapshot; }
-    const PlotPoints& points() const { return m_points; }
+    const DataPoints& points() const { return m_points; }  // drawn under the decision boundary
     /// Seconds the current run has spent in the Running state.
     double runningSeconds() const;
     /// Telemetry records the engine dropped because the GUI fell behind.
@@ -215,7 +204,7 @@ private:
     std::unique_ptr<RunHistory> m_emptyHistory;
     RunConfig m_config;
     std::shared_ptr<const ModelSnapshot> m_snapshot;
-    PlotPoints m_points;
+    DataPoints m_points;
     std::uint64_t m_nextRunId = 1;
     double m_speedLimit = 0.0;
     int m_watchedParameter = 0;

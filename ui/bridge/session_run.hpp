@@ -60,7 +60,7 @@ struct SessionController::Run {
     RunHistory history;
     TelemetryDrain drain;
     std::unique_ptr<ObserverBridge> observer;
-    std::future<PlotPoints> points;            // the session's answer to requestPoints()
+    std::future<DataPoints> points;            // the session's answer to requestPoints()
     std::future<CheckpointAnswer> checkpoint;  // an automatic checkpoint on its way
     std::future<CheckpointAnswer> resume;      // resumeFromCheckpoint()'s restore, run after loading
     bool clearHistoryOnFailedResume = false;   // the history shown is a saved run's (openSavedRun)

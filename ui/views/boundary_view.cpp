@@ -68,7 +68,7 @@ QColor BoundaryView::colorOf(double value) const {
 }
 
 void BoundaryView::rebuildImage(const ModelSnapshot& snapshot) {
-    const PlotPoints& points = controller().points();
+    const DataPoints& points = controller().points();
     if (points.classification) {
         m_valueLow = 0.0;
         m_valueHigh = 1.0;
@@ -121,7 +121,7 @@ void BoundaryView::prepareLayers(const QRectF& plot) {
     QPainter painter(&m_pointsLayer);
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.translate(kLayerMargin - plot.left(), kLayerMargin - plot.top());
-    const PlotPoints& points = controller().points();
+    const DataPoints& points = controller().points();
     auto pointColor = [&](float value) {
         if (!points.classification) return colorOf(value);
         if (value == 0.0f) return kNegative.darker(110);
@@ -129,15 +129,16 @@ void BoundaryView::prepareLayers(const QRectF& plot) {
         return QColor::fromHsv((static_cast<int>(value) * 67) % 360, 200, 200);
     };
     const QColor outline = palette().base().color().lightness() > 128 ? Qt::white : Qt::black;
-    for (std::size_t i = 0; i < points.train.size(); ++i) {
+    const auto at = [](const std::vector<float>& xy, std::size_t i) { return QPointF(xy[2 * i], xy[2 * i + 1]); };
+    for (std::size_t i = 0; i < points.trainValue.size(); ++i) {
         painter.setPen(QPen(outline, 1.0));
         painter.setBrush(pointColor(points.trainValue[i]));
-        painter.drawEllipse(toScreen(plot, points.train[i]), 3.5, 3.5);
+        painter.drawEllipse(toScreen(plot, at(points.train, i)), 3.5, 3.5);
     }
     painter.setBrush(Qt::NoBrush);
-    for (std::size_t i = 0; i < points.test.size(); ++i) {
+    for (std::size_t i = 0; i < points.testValue.size(); ++i) {
         painter.setPen(QPen(pointColor(points.testValue[i]), 1.6));
-        painter.drawEllipse(toScreen(plot, points.test[i]), 3.5, 3.5);
+        painter.drawEllipse(toScreen(plot, at(points.test, i)), 3.5, 3.5);
     }
 }
 
@@ -163,7 +164,7 @@ void BoundaryView::paintEvent(QPaintEvent*) {
     prepareLayers(plot);
     painter.drawImage(plot.topLeft(), m_scaledImage);
     painter.drawImage(plot.topLeft() - QPointF(kLayerMargin, kLayerMargin), m_pointsLayer);
-    const PlotPoints& points = controller().points();
+    const DataPoints& points = controller().points();
     painter.setPen(palette().text().color());
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(plot);

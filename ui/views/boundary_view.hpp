@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include <distlab/session/model_snapshot.hpp>
+#include <distlab/telemetry/model_snapshot.hpp>
 
 #include "views/live_view.hpp"
 

@@ -11,6 +11,8 @@
 #include "bridge/session_controller.hpp"
 #include "panels/explanations.hpp"
 
+#include <distlab/telemetry/task_telemetry.hpp>
+
 namespace distlab::ui {
 
 namespace {
@@ -201,8 +203,9 @@ void NetworkView::paintEvent(QPaintEvent*) {
     painter.setPen(palette().text().color());
     if (!m_snapshot || m_snapshot->layerWidths.size() < 2) {
         const QString text = controller().cluster() != nullptr
-                                 ? tr("A cluster's weights live in its worker processes: the diagram draws the model of a run on "
-                                      "this machine's threads.")
+                                 ? tr("A cluster's weights live in its processes: the diagram appears once the coordinator task "
+                                      "sends them, as it trains (for models of up to %L1 parameters).")
+                                       .arg(kMaxSnapshotValues)
                                  : tr("The network diagram appears here once the run has loaded: one column per layer, "
                                       "edges coloured by the weight's sign and as wide as its magnitude.");
         painter.drawText(rect().adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap, text);

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include <distlab/session/model_snapshot.hpp>
+#include <distlab/telemetry/model_snapshot.hpp>
 
 #include "views/live_view.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 #include "distlab/distribute/trainer.hpp"
-#include "distlab/session/model_snapshot.hpp"
+#include "distlab/telemetry/model_snapshot.hpp"
 
 namespace distlab {
 

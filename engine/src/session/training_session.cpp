@@ -7,7 +7,7 @@
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/core/error.hpp"
 #include "distlab/telemetry/step_records.hpp"
-#include "session/boundary_grid.hpp"
+#include "distlab/session/take_model_snapshot.hpp"
 
 namespace distlab {
 
@@ -321,17 +321,7 @@ void TrainingSession::maybeSnapshot(bool force) {
     const std::int64_t now = nowNs();
     if (!force && now - m_lastSnapshotNs < static_cast<std::int64_t>(m_options.snapshotIntervalSeconds * 1e9)) return;
     m_lastSnapshotNs = now;
-    auto snapshot = std::make_shared<ModelSnapshot>();
-    Model& model = m_trainer->primaryModel();
-    snapshot->step = m_trainer->stepsDone();
-    snapshot->parameters = model.store().infos();
-    snapshot->values.assign(model.store().values().begin(), model.store().values().end());
-    snapshot->layerWidths.push_back(model.inputFeatures());
-    snapshot->layerWidths.insert(snapshot->layerWidths.end(), model.layerWidths().begin(), model.layerWidths().end());
-    const Dataset& train = m_trainer->data().train;
-    if (train.features == 2 && m_options.boundaryResolution > 0) {
-        computeBoundaryGrid(*m_trainer, m_options.boundaryResolution, *snapshot);
-    }
+    auto snapshot = takeModelSnapshot(*m_trainer, m_options.boundaryResolution);
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(snapshot);
 }

@@ -73,6 +73,33 @@ pb::TaskState::Phase toWire(TaskPhase phase) {
     return pb::TaskState::TRAINING;
 }
 
+void toWire(const ModelSnapshot& snapshot, pb::Snapshot& out) {
+    out.set_step(snapshot.step);
+    for (const ParameterInfo& info : snapshot.parameters) {
+        pb::Parameter& parameter = *out.add_parameters();
+        parameter.set_name(info.name);
+        for (const std::int64_t extent : info.shape) parameter.add_shape(extent);
+        parameter.set_offset(info.offset);
+        parameter.set_size(info.size);
+    }
+    out.mutable_values()->Add(snapshot.values.begin(), snapshot.values.end());
+    out.mutable_layer_widths()->Add(snapshot.layerWidths.begin(), snapshot.layerWidths.end());
+    out.set_grid_resolution(snapshot.gridResolution);
+    out.set_grid_min_x(snapshot.gridMinX);
+    out.set_grid_max_x(snapshot.gridMaxX);
+    out.set_grid_min_y(snapshot.gridMinY);
+    out.set_grid_max_y(snapshot.gridMaxY);
+    out.mutable_grid()->Add(snapshot.grid.begin(), snapshot.grid.end());
+}
+
+void toWire(const DataPoints& points, pb::Points& out) {
+    out.mutable_train()->Add(points.train.begin(), points.train.end());
+    out.mutable_train_value()->Add(points.trainValue.begin(), points.trainValue.end());
+    out.mutable_test()->Add(points.test.begin(), points.test.end());
+    out.mutable_test_value()->Add(points.testValue.begin(), points.testValue.end());
+    out.set_classification(points.classification);
+}
+
 std::string frame(const pb::TaskMessage& message) {
     const std::size_t size = message.ByteSizeLong();
     std::string out;
@@ -84,6 +111,60 @@ std::string frame(const pb::TaskMessage& message) {
 }
 
 Error notTelemetry(const std::string& why) { return Error{"not DistLab task telemetry: " + why}; }
+
+Result<TaskMessage> fromWire(const pb::Snapshot& in) {
+    if (in.values_size() > kMaxSnapshotValues) return notTelemetry("a snapshot of too many values");
+    if (in.step() < 0) return notTelemetry("a snapshot of a negative step");
+    ModelSnapshot snapshot;
+    snapshot.step = in.step();
+    snapshot.values.assign(in.values().begin(), in.values().end());
+    const auto values = static_cast<std::int64_t>(snapshot.values.size());
+    for (const pb::Parameter& parameter : in.parameters()) {
+        ParameterInfo& info = snapshot.parameters.emplace_back();
+        info.name = parameter.name();
+        info.offset = parameter.offset();
+        info.size = parameter.size();
+        if (info.offset < 0 || info.size < 0 || info.offset > values - info.size)
+            return notTelemetry("a snapshot parameter outside its values");
+        std::int64_t elements = 1;
+        for (const std::int64_t extent : parameter.shape()) {
+            // Each extent at most the values there are, so the product cannot overflow before it is refused.
+            if (extent < 0 || extent > values) return notTelemetry("a snapshot parameter of a bad shape");
+            elements *= extent;
+            if (elements > values) return notTelemetry("a snapshot parameter of a bad shape");
+            info.shape.push_back(extent);
+        }
+        if (elements != info.size) return notTelemetry("a snapshot parameter whose shape is not its size");
+    }
+    for (const std::int64_t width : in.layer_widths())
+        if (width < 1 || width > values) return notTelemetry("a snapshot layer of a bad width");
+    snapshot.layerWidths.assign(in.layer_widths().begin(), in.layer_widths().end());
+    const int resolution = in.grid_resolution();
+    if (resolution < 0 || resolution > kMaxSnapshotGrid || in.grid_size() != resolution * resolution)
+        return notTelemetry("a snapshot grid of a bad size");
+    snapshot.gridResolution = resolution;
+    snapshot.gridMinX = in.grid_min_x();
+    snapshot.gridMaxX = in.grid_max_x();
+    snapshot.gridMinY = in.grid_min_y();
+    snapshot.gridMaxY = in.grid_max_y();
+    snapshot.grid.assign(in.grid().begin(), in.grid().end());
+    return TaskMessage{std::move(snapshot)};
+}
+
+Result<TaskMessage> fromWire(const pb::Points& in) {
+    const auto pairs = [](int coordinates, int values) {
+        return values >= 0 && static_cast<std::size_t>(values) <= DataPoints::kMaxPoints && coordinates == 2 * values;
+    };
+    if (!pairs(in.train_size(), in.train_value_size()) || !pairs(in.test_size(), in.test_value_size()))
+        return notTelemetry("data points of a bad count");
+    DataPoints points;
+    points.train.assign(in.train().begin(), in.train().end());
+    points.trainValue.assign(in.train_value().begin(), in.train_value().end());
+    points.test.assign(in.test().begin(), in.test().end());
+    points.testValue.assign(in.test_value().begin(), in.test_value().end());
+    points.classification = in.classification();
+    return TaskMessage{std::move(points)};
+}
 
 Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
     switch (message.body_case()) {
@@ -180,6 +261,10 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
         }
         case pb::TaskMessage::kSummary:
             return TaskMessage{TaskSummaryMessage{message.summary().json()}};
+        case pb::TaskMessage::kSnapshot:
+            return fromWire(message.snapshot());
+        case pb::TaskMessage::kPoints:
+            return fromWire(message.points());
         case pb::TaskMessage::BODY_NOT_SET:
             break;
     }
@@ -227,8 +312,12 @@ std::string encodeTaskMessage(const TaskMessage& message) {
             } else if constexpr (std::is_same_v<Body, TaskStateMessage>) {
                 out.mutable_state()->set_phase(toWire(body.phase));
                 out.mutable_state()->set_message(body.message);
-            } else {
+            } else if constexpr (std::is_same_v<Body, TaskSummaryMessage>) {
                 out.mutable_summary()->set_json(body.json);
+            } else if constexpr (std::is_same_v<Body, ModelSnapshot>) {
+                toWire(body, *out.mutable_snapshot());
+            } else {
+                toWire(body, *out.mutable_points());
             }
         },
         message);

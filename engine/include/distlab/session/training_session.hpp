@@ -27,7 +27,7 @@
 
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
-#include "distlab/session/model_snapshot.hpp"
+#include "distlab/telemetry/model_snapshot.hpp"
 #include "distlab/session/session_observer.hpp"
 #include "distlab/telemetry/telemetry_hub.hpp"
 

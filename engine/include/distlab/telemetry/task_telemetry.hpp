@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "distlab/core/error.hpp"
+#include "distlab/telemetry/data_points.hpp"
+#include "distlab/telemetry/model_snapshot.hpp"
 #include "distlab/telemetry/records.hpp"
 #include "distlab/telemetry/step_report.hpp"
 
@@ -55,10 +57,16 @@ struct TaskSummaryMessage {
     std::string json;
 };
 
-using TaskMessage = std::variant<TaskHello, TaskStep, TaskStateMessage, TaskSummaryMessage>;
+/// The coordinator's model, for the app's diagram and decision boundary (ModelSnapshot), and its
+/// sample of the 2-D data the boundary is drawn over (DataPoints).
+using TaskMessage = std::variant<TaskHello, TaskStep, TaskStateMessage, TaskSummaryMessage, ModelSnapshot, DataPoints>;
 
 /// A frame's largest message: a step of kMaxTaskReplicas replicas fits many times over.
 inline constexpr std::size_t kMaxTaskFrameBytes = std::size_t{1} << 20;
+/// The largest model whose snapshots a task streams (4 bytes a value, with room in a frame for
+/// the parameters' names and a boundary grid of kMaxSnapshotGrid cells a side).
+inline constexpr std::int64_t kMaxSnapshotValues = 200'000;
+inline constexpr int kMaxSnapshotGrid = 128;
 /// The most local replicas one task may report.
 inline constexpr int kMaxTaskReplicas = 4096;
 
