@@ -317,6 +317,19 @@ private slots:
         for (const MetricRow& row : history.rows())
             if (row.worker >= 0 && row.worker < 2) ++applied[static_cast<std::size_t>(row.worker)];
         QVERIFY2(applied[0] > 0 && applied[1] > 0, qPrintable(QStringLiteral("%1 / %2").arg(applied[0]).arg(applied[1])));
+        // Each worker's lane carries its copy of the watched value (parameter 0's element 0) from
+        // its pull, as a worker thread's does: set (Glorot's initial values are not 0) and moving
+        // over the updates that applied that worker's gradient.
+        for (int worker = 0; worker < 2; ++worker) {
+            std::vector<float> values;
+            for (int index = 0; index < history.timelineCount(); ++index)
+                if (const ReplicaRecord& record = history.timelineRecord(index, worker); record.step > 0)  // its gradient's update
+                    values.push_back(record.watched[0]);
+            QVERIFY2(values.size() >= 2,
+                     qPrintable(QStringLiteral("worker %1 applied %2 gradients in the timeline").arg(worker).arg(values.size())));
+            QVERIFY2(values.front() != 0.0f && values.back() != 0.0f && values.front() != values.back(),
+                     qPrintable(QStringLiteral("worker %1: %2 then %3").arg(worker).arg(values.front()).arg(values.back())));
+        }
     }
 
     void anAsynchronousParameterServerClusterGoesOnWithoutAKilledWorker() {

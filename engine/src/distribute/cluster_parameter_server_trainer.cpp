@@ -66,6 +66,14 @@ PsHeader ClusterParameterServerTrainer::stopMessage() const {
     return stop;
 }
 
+void ClusterParameterServerTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
+    std::lock_guard lock(m_mutex);  // the links send them with each permit
+    m_watched.fill(-1);
+    const std::int64_t total = m_model->store().totalSize();
+    for (std::size_t i = 0; i < std::min<std::size_t>(flatIndices.size(), m_watched.size()); ++i)
+        m_watched[i] = flatIndices[i] >= 0 && flatIndices[i] < total ? flatIndices[i] : -1;
+}
+
 void ClusterParameterServerTrainer::loseWorker(RemoteWorker& worker, const std::string& cause) {
     if (m_firstLoss.empty()) m_firstLoss = "worker:" + std::to_string(worker.index) + ": " + cause;
     // Its step goes to another worker, as a killed worker's does in one process (at-least-once).
@@ -85,6 +93,7 @@ void ClusterParameterServerTrainer::link(RemoteWorker& worker) {
             permit.kind = PsMessage::Permit;
             permit.count = static_cast<std::int64_t>(worker.batch.size());
             permit.version = worker.readVersion;
+            permit.watchedIndex = m_watched;
             const std::vector<std::int64_t> batch = worker.batch;
             lock.unlock();
             PsHeader answer;
@@ -115,6 +124,7 @@ void ClusterParameterServerTrainer::link(RemoteWorker& worker) {
             stats.correct = answer.code;
             stats.examples = answer.examples;
             stats.gradNormBefore = answer.norm;
+            std::copy(answer.watched.begin(), answer.watched.end(), std::begin(stats.watched));
             stats.computeEndNs = stats.commEndNs = clockNs();
             worker.state = RemoteWorker::State::Pushed;
             m_inbox.push_back(worker.index);

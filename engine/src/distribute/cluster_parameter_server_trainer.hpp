@@ -51,8 +51,8 @@ public:
     Optimizer& replicaOptimizer(int) override;
     /// Writes the chief's copy (variables and optimizer slots) to the servers, after a load.
     void broadcastParameters() override;
-    /// Watched values are not carried: the servers' values are in other processes.
-    void setWatched(std::span<const std::int64_t>) override {}
+    /// Each worker reports its copy of these from its pull with its gradient (PsHeader::watched).
+    void setWatched(std::span<const std::int64_t> flatIndices) override;
     void shutdown() override;
     std::int64_t stepsDone() const override { return m_version; }
     const BatchSampler& sampler() const override { return m_sampler; }
@@ -123,11 +123,12 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_changed;
     bool m_stopping = false;
-    std::deque<int> m_inbox;                       ///< workers whose gradient waits to be applied
-    std::deque<std::vector<std::int64_t>> m_redo;  ///< batches of lost workers, to run again
-    std::string m_failure;                         ///< why a worker could not finish its step
-    std::string m_firstLoss;                       ///< the first lost worker and why
-    std::vector<RemoteWorker*> m_fresh;            ///< sync: the fresh gradients gathered so far
+    std::array<std::int64_t, kMaxWatchedValues> m_watched{-1, -1, -1, -1};  ///< sent with every permit
+    std::deque<int> m_inbox;                                                ///< workers whose gradient waits to be applied
+    std::deque<std::vector<std::int64_t>> m_redo;                           ///< batches of lost workers, to run again
+    std::string m_failure;                                                  ///< why a worker could not finish its step
+    std::string m_firstLoss;                                                ///< the first lost worker and why
+    std::vector<RemoteWorker*> m_fresh;                                     ///< sync: the fresh gradients gathered so far
     std::int64_t m_clockOriginNs;
     StepReport m_report;
 };

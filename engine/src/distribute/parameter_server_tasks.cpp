@@ -51,6 +51,11 @@ ParameterServerTaskResult runWorker(const RunConfig& config, int index, Communic
         std::string failure;
         try {
             transport.receiveParameters(index, values);  // the pull: every server's shards
+            for (std::size_t w = 0; w < answer.watched.size(); ++w) {
+                const std::int64_t element = permit.watchedIndex[w];
+                answer.watched[w] =
+                    element >= 0 && element < static_cast<std::int64_t>(values.size()) ? values[static_cast<std::size_t>(element)] : 0.0f;
+            }
             for (int r = 1; r < replicas.replicaCount(); ++r)
                 std::copy(values.begin(), values.end(), replicas.replica(r).model.store().values().begin());
             const std::int64_t computeStart = nowNs();

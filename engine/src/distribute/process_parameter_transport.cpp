@@ -6,7 +6,7 @@
 namespace distlab {
 namespace {
 
-static_assert(sizeof(PsHeader) == 64 && sizeof(PsHeader) % sizeof(float) == 0);
+static_assert(sizeof(PsHeader) == 112 && sizeof(PsHeader) % sizeof(float) == 0);
 
 /// Bytes as the floats Communicator::send carries (Gloo moves them as bytes; nothing reads them as numbers).
 std::vector<float> asFloats(const void* bytes, std::size_t size) {

@@ -14,6 +14,7 @@
 //   ps -> chief:     its shards' values, slots and update count, the answer to a Fetch
 // Every link goes one way per message kind and each side takes its messages in order, so the
 // chief alone orders every read and update, as the coordinating thread does in one process.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 
 #include "distlab/comm/communicator.hpp"
 #include "distlab/distribute/partitioner.hpp"
+#include "distlab/telemetry/records.hpp"
 #include "distribute/parameter_transport.hpp"
 
 namespace distlab {
@@ -37,6 +39,10 @@ struct PsHeader {
     double norm = 0.0;          ///< Result: the gradient's norm
     std::int64_t examples = 0;  ///< Result: examples
     std::int64_t version = 0;   ///< Permit: the update the parameters it reads come from
+    /// Permit: the flat indices of the values the chief watches (-1: none), which the worker
+    /// reports back from its pull in `watched` (Result), as a worker thread's copy is watched.
+    std::array<std::int64_t, kMaxWatchedValues> watchedIndex{-1, -1, -1, -1};
+    std::array<float, kMaxWatchedValues> watched{};
 };
 
 /// The ranks of a parameter-server run's tasks in its group.
