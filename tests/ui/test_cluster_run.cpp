@@ -38,6 +38,7 @@
 #include "views/boundary_view.hpp"
 #include "views/communication_view.hpp"
 #include "views/tasks_view.hpp"
+#include "window/saved_run_actions.hpp"
 
 using namespace distlab;
 using namespace distlab::ui;
@@ -185,6 +186,11 @@ private slots:
                 QVERIFY(record.networkBeginNs + record.networkNs <= record.commEndNs);
             }
         }
+        // Its weights live in the processes: the app offers no Save run (the coordinator's
+        // --checkpoint backs them up) and does not ask to save before they are discarded.
+        QVERIFY(!window.savedRuns().saveRunAction()->isEnabled());
+        QVERIFY(window.savedRuns().saveRunAction()->toolTip().contains(QStringLiteral("--checkpoint")));
+        QVERIFY(!window.savedRuns().runHasUnsavedSteps());
         // The tasks view shows both, finished.
         views(window).setCurrentWidget(&window.tasksView());
         QTableWidget& table = window.tasksView().table();

@@ -84,10 +84,15 @@ void FileActions::updateActions() {
     const SessionState state = controller.state();
     const bool idle = state == SessionState::Paused || state == SessionState::Finished;
     // One file task at a time from the menus.
-    const bool enabled = controller.hasRun() && state != SessionState::Loading && idle && !m_tasks.busy();
+    // A cluster's weights live in its task processes: its coordinator writes them (--save-weights,
+    // --checkpoint), not the app.
+    const bool cluster = SessionController::isClusterRun(controller.config());
+    const bool enabled = controller.hasRun() && state != SessionState::Loading && idle && !m_tasks.busy() && !cluster;
     m_saveWeights->setEnabled(enabled);
     m_loadWeights->setEnabled(enabled);
-    m_saveWeights->setToolTip(idle ? QString() : tr("Pause the run to save its weights"));
+    const QString inProcesses = tr("A cluster's weights live in its processes: its coordinator task saves them (--save-weights)");
+    m_saveWeights->setToolTip(cluster ? inProcesses : idle ? QString() : tr("Pause the run to save its weights"));
+    m_loadWeights->setToolTip(cluster ? tr("A cluster's tasks start from --init-weights or --resume, not from the app") : QString());
 }
 
 void FileActions::buildRecentMenu(QMenu* menu) {

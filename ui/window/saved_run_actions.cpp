@@ -68,16 +68,23 @@ void SavedRunActions::updateActions() {
     const SessionController& controller = m_window.controller();
     const SessionState state = controller.state();
     const bool idle = state == SessionState::Paused || state == SessionState::Finished;
+    // A cluster's weights and optimizer state live in its task processes, where its coordinator's
+    // --checkpoint backs them up; the app holds no trainer to save them from.
+    const bool cluster = SessionController::isClusterRun(controller.config());
     // One file task at a time from the menus.
-    m_saveRun->setEnabled(controller.hasRun() && state != SessionState::Loading && idle && !m_tasks.busy());
-    m_saveRun->setToolTip(idle ? tr("Save the run with its weights, optimizer state, curves and metrics, to reopen or compare later")
-                               : tr("Pause the run to save it"));
+    m_saveRun->setEnabled(controller.hasRun() && state != SessionState::Loading && idle && !m_tasks.busy() && !cluster);
+    m_saveRun->setToolTip(cluster ? tr("A cluster's weights and optimizer state live in its processes: its coordinator task backs "
+                                       "them up (--checkpoint)")
+                          : idle  ? tr("Save the run with its weights, optimizer state, curves and metrics, to reopen or compare later")
+                                  : tr("Pause the run to save it"));
 }
 
 QString SavedRunActions::trainedSteps(std::int64_t steps) { return countText(steps, tr("trained step"), tr("trained steps")); }
 
 bool SavedRunActions::runHasUnsavedSteps() const {
     const SessionController& controller = m_window.controller();
+    // A cluster's run is its tasks' (their backups): the app has nothing of it to save, so it asks nothing.
+    if (SessionController::isClusterRun(controller.config())) return false;
     return controller.hasRun() && controller.stepsDone() > m_savedAtStep;
 }
 
