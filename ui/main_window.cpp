@@ -181,12 +181,14 @@ void MainWindow::buildViews() {
 
 void MainWindow::showViewsOfRun() {
     // A cluster's tasks are processes: the app draws what they stream (every replica's steps, the
-    // coordinator's model for the diagram and the decision boundary), not the parameter servers'
-    // controls, which drive threads of this process.
+    // coordinator's model for the diagram and the decision boundary; a parameter-server chief's
+    // servers and staleness in the Servers tab, without the controls that drive threads of this
+    // process). A multi-worker cluster has no servers to show.
     const bool cluster = m_controller->cluster() != nullptr;
+    const bool servers = !cluster || m_controller->config().strategy.type == StrategyKind::ParameterServer;
     m_views->setTabVisible(m_views->indexOf(m_tasks), cluster);
-    m_views->setTabVisible(m_views->indexOf(m_parameterServers), !cluster);
-    if (cluster && m_views->currentWidget() == m_parameterServers) m_views->setCurrentWidget(m_tasks);
+    m_views->setTabVisible(m_views->indexOf(m_parameterServers), servers);
+    if (!servers && m_views->currentWidget() == m_parameterServers) m_views->setCurrentWidget(m_tasks);
 }
 
 void MainWindow::buildDocks() {

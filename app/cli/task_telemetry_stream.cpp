@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "distlab/distribute/partitioner.hpp"
 #include "distlab/session/take_model_snapshot.hpp"
 #include "distlab/session/training_session.hpp"
 #include "distlab/telemetry/task_telemetry.hpp"
@@ -36,6 +37,14 @@ Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std
     // The data the app's decision boundary is drawn over, once: the coordinator's (every task has it).
     if (DataPoints points = sampleDataPoints(trainer.data()); task.coordinator() && !points.empty())
         (*sender)->sendAlways(encodeTaskMessage(points));
+    // A parameter-server chief's shards, once: where the partitioner put them (as every task does).
+    if (task.coordinator() && config.strategy.type == StrategyKind::ParameterServer) {
+        ServerShards shards;
+        for (const ShardPlacement& shard : placeShards(trainer.primaryModel().store(), config.strategy.partitioner,
+                                                       static_cast<int>(config.cluster.ps.size())))
+            shards.shards.push_back(ServerShard{shard.name, shard.server, shard.rows});
+        (*sender)->sendAlways(encodeTaskMessage(shards));
+    }
     const bool snapshots = task.coordinator() && hello.parameters <= kMaxSnapshotValues;
     return std::unique_ptr<TaskTelemetryStream>(new TaskTelemetryStream(std::move(*sender), hello.firstReplica, snapshots));
 }

@@ -37,7 +37,10 @@
 #include "ui_test_support.hpp"
 #include "views/boundary_view.hpp"
 #include "views/communication_view.hpp"
+#include "views/parameter_server_view.hpp"
 #include "views/tasks_view.hpp"
+#include "views/topology_canvas.hpp"
+#include "views/worker_controls.hpp"
 #include "window/saved_run_actions.hpp"
 
 using namespace distlab;
@@ -323,6 +326,18 @@ private slots:
         for (const MetricRow& row : history.rows())
             if (row.worker >= 0 && row.worker < 2) ++applied[static_cast<std::size_t>(row.worker)];
         QVERIFY2(applied[0] > 0 && applied[1] > 0, qPrintable(QStringLiteral("%1 / %2").arg(applied[0]).arg(applied[1])));
+        // The Servers tab shows the cluster's servers and workers as the chief streams them, without
+        // the controls that act on threads of the app's process: its one server, two workers, the
+        // updates that applied each one's gradients.
+        QVERIFY(tabShown(window, &window.parameterServerView()));
+        views(window).setCurrentWidget(&window.parameterServerView());
+        ParameterServerView& servers = window.parameterServerView();
+        QTRY_COMPARE_WITH_TIMEOUT(servers.topology().workerCount(), 2, 5000);
+        QCOMPARE(servers.topology().serverCount(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(servers.topology().worker(0).applied + servers.topology().worker(1).applied, std::int64_t{300}, 5000);
+        QVERIFY(!servers.workerControls().isVisible());
+        QVERIFY(!servers.modeBox().isEnabled());
+        QVERIFY(servers.loseServerButton(0) == nullptr);
         // Each worker's lane carries its copy of the watched value (parameter 0's element 0) from
         // its pull, as a worker thread's does: set (Glorot's initial values are not 0) and moving
         // over the updates that applied that worker's gradient.

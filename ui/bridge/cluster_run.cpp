@@ -424,6 +424,10 @@ void ClusterRun::takeMessage(Connection& connection, TaskMessage message) {
         if (!task.coordinator) return;
         m_points = std::move(*points);
         emit pointsArrived();
+    } else if (auto* shards = std::get_if<ServerShards>(&message)) {
+        if (!task.coordinator) return;
+        m_shards = std::move(shards->shards);
+        emit tasksChanged();
     }
 }
 

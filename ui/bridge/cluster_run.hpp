@@ -21,6 +21,7 @@
 #include <distlab/session/session_observer.hpp>
 #include <distlab/telemetry/data_points.hpp>
 #include <distlab/telemetry/model_snapshot.hpp>
+#include <distlab/telemetry/task_telemetry.hpp>
 #include <distlab/telemetry/cluster_steps.hpp>
 #include <distlab/telemetry/telemetry_hub.hpp>
 
@@ -84,6 +85,8 @@ public:
     std::shared_ptr<const ModelSnapshot> latestSnapshot() const { return m_snapshot; }
     /// The coordinator's sample of the 2-D data (pointsArrived() when it comes); empty before.
     const DataPoints& points() const { return m_points; }
+    /// A parameter-server chief's shards (tasksChanged() when they come); empty before.
+    const std::vector<ServerShard>& shards() const { return m_shards; }
     /// Steps of the whole run handed to telemetry().
     std::int64_t stepsDone() const { return m_stepsDone; }
     /// The run's records (one producer and one reader: both this thread).
@@ -139,6 +142,7 @@ private:
     std::vector<std::unique_ptr<Connection>> m_connections;
     std::shared_ptr<const ModelSnapshot> m_snapshot;
     DataPoints m_points;
+    std::vector<ServerShard> m_shards;
     std::vector<bool> m_ended;                // per task: sends no more steps
     std::vector<std::int64_t> m_clockOffset;  // per task: added to its times (the first hello's clock)
     bool m_haveClock = false;

@@ -10,6 +10,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "bridge/cluster_run.hpp"
 #include "bridge/run_history.hpp"
 #include "bridge/session_controller.hpp"
 #include "count_text.hpp"
@@ -47,6 +48,11 @@ ParameterServerView::ParameterServerView(SessionController& controller, QWidget*
         m_resumeMessage.clear();  // said of the run replaced; a resume of this one says so again when done
         m_status.clear();
         m_histogram->clear();
+        // A cluster's servers and workers are processes: the view shows them, and the app's
+        // checkpoints and controls, which act on threads of this process, are not offered.
+        const bool session = this->controller().cluster() == nullptr;
+        for (QWidget* control : std::initializer_list<QWidget*>{m_save, m_resume, m_checkpointText, m_serverRow, m_workers})
+            control->setVisible(session);
         updateCheckpointText();
     });
     connect(&controller, &SessionController::checkpointChanged, this, &ParameterServerView::updateCheckpointText);
@@ -98,6 +104,7 @@ QWidget* ParameterServerView::buildRunPage() {
     m_summary->setObjectName(QStringLiteral("parameterServerSummary"));
     m_summary->setWordWrap(true);
     auto* save = new QPushButton(tr("Save checkpoint"), content);
+    m_save = save;
     save->setToolTip(
         tr("Keep the run's state (weights, optimizer, step, data position) to resume from later. "
            "The app also keeps one by itself every few seconds while the run trains."));
@@ -185,10 +192,18 @@ bool ParameterServerView::showingRun() const { return m_pages->currentIndex() ==
 
 void ParameterServerView::buildTopology() {
     ParameterServerControls* controls = controller().parameterServerControls();
-    if (controls == nullptr) return;
-    const int servers = controls->serverCount();
+    ClusterRun* cluster = controller().cluster();
+    // A cluster's topology comes from its chief's shards, once it has sent them.
+    if (controls == nullptr && (cluster == nullptr || cluster->shards().empty())) return;
+    const RunConfig& config = controller().config();
+    const int servers = controls != nullptr ? controls->serverCount() : static_cast<int>(config.cluster.ps.size());
+    std::vector<ServerShard> shards;
+    if (controls != nullptr)
+        for (const ShardPlacement& shard : controls->placements()) shards.push_back(ServerShard{shard.name, shard.server, shard.rows});
+    else
+        shards = cluster->shards();
     std::vector<TopologyCanvas::Server> boxes(static_cast<std::size_t>(servers));
-    for (const ShardPlacement& shard : controls->placements()) {
+    for (const ServerShard& shard : shards) {
         if (shard.server < 0 || shard.server >= servers) continue;
         boxes[static_cast<std::size_t>(shard.server)].shards.append(
             shard.rows == 1 ? tr("%1 · 1 row").arg(QString::fromStdString(shard.name))
@@ -199,7 +214,7 @@ void ParameterServerView::buildTopology() {
         delete item->widget();
         delete item;
     }
-    for (int s = 0; s < servers; ++s) {
+    for (int s = 0; controls != nullptr && s < servers; ++s) {
         auto* lose = new QPushButton(tr("Lose server %1").arg(s), m_serverRow);
         lose->setObjectName(QStringLiteral("loseServerButton%1").arg(s));
         lose->setToolTip(tr("Server %1 fails: the run stops with an error, as a real cluster's would. Reset, or resume "
@@ -214,11 +229,12 @@ void ParameterServerView::buildTopology() {
             }
         });
     }
-    const int workers = controls->workerCount();
+    const int workers = controls != nullptr ? controls->workerCount() : static_cast<int>(config.cluster.worker.size());
     m_canvas->setWorkers(std::vector<TopologyCanvas::Worker>(static_cast<std::size_t>(workers)));
     m_workers->setWorkerCount(workers);
     m_status.assign(static_cast<std::size_t>(workers), WorkerStatus{});
-    for (int w = 0; w < workers; ++w) m_status[static_cast<std::size_t>(w)] = controls->workerStatus(w);
+    for (int w = 0; w < workers; ++w)
+        m_status[static_cast<std::size_t>(w)] = controls != nullptr ? controls->workerStatus(w) : clusterWorkerStatus(w);
     // From the run's own counts: a resumed run starts from its checkpoint's, not from 0.
     m_lastApplied.assign(static_cast<std::size_t>(workers), 0);
     for (int w = 0; w < workers; ++w) m_lastApplied[static_cast<std::size_t>(w)] = m_status[static_cast<std::size_t>(w)].updates;
@@ -228,8 +244,26 @@ void ParameterServerView::buildTopology() {
     m_updateRate = 0.0;
     m_rateClock.start();
     const QSignalBlocker blocker(m_mode);
-    m_mode->setCurrentIndex(controls->mode() == ParameterServerMode::Sync ? 1 : 0);
+    const ParameterServerMode mode = controls != nullptr ? controls->mode() : config.strategy.mode;
+    m_mode->setCurrentIndex(mode == ParameterServerMode::Sync ? 1 : 0);
+    m_mode->setEnabled(controls != nullptr);  // a cluster's mode is its config's
+    m_mode->setToolTip(controls != nullptr ? QString() : tr("A cluster's chief runs the mode of its config"));
     m_topologyReady = true;
+}
+
+WorkerStatus ParameterServerView::clusterWorkerStatus(int worker) {
+    WorkerStatus status;
+    const RunConfig& config = controller().config();
+    if (static_cast<std::size_t>(worker) < config.strategy.workerSpeed.size())
+        status.speed = config.strategy.workerSpeed[static_cast<std::size_t>(worker)];
+    status.updates = controller().history().updates().applied(worker);
+    status.gradients = status.updates;
+    if (ClusterRun* cluster = controller().cluster()) {
+        const QString name = QStringLiteral("worker:%1").arg(worker);
+        for (const ClusterRun::Task& task : cluster->tasks())
+            if (task.name == name) status.alive = task.state != ClusterRun::TaskState::Lost && task.state != ClusterRun::TaskState::Failed;
+    }
+    return status;
 }
 
 bool ParameterServerView::refresh() {
@@ -261,7 +295,10 @@ bool ParameterServerView::refresh() {
         const auto index = static_cast<std::size_t>(w);
         // The run's own controls while it has them (they stay readable after it ended); otherwise
         // the worker as last seen, never a default one.
-        if (controls != nullptr) m_status[index] = controls->workerStatus(w);
+        if (controls != nullptr)
+            m_status[index] = controls->workerStatus(w);
+        else if (controller().cluster() != nullptr)
+            m_status[index] = clusterWorkerStatus(w);
         const WorkerStatus status = m_status[index];
         const std::int64_t applied = status.updates;
         if (applied > m_lastApplied[index]) m_canvas->pulse(w);
@@ -356,6 +393,10 @@ void ParameterServerView::updateCheckpointText() {
 void ParameterServerView::updateEndedNote() {
     auto* ended = findChild<QLabel*>(QStringLiteral("runEndedNote"));
     if (ended == nullptr) return;
+    if (controller().cluster() != nullptr) {  // no controls to explain; the Tasks tab says how it ended
+        ended->hide();
+        return;
+    }
     const SessionState state = controller().state();
     const bool alive = state == SessionState::Running || state == SessionState::Paused || state == SessionState::Stepping;
     const QLocale locale;
@@ -388,7 +429,7 @@ void ParameterServerView::onStateChanged() {
                        state == SessionState::Stepping;  // failed or finished: no controls
     m_serverRow->setEnabled(alive);
     m_workers->setEnabled(alive);
-    m_mode->setEnabled(alive);
+    m_mode->setEnabled(alive && controller().cluster() == nullptr);  // a cluster's mode is its config's
     if (state == SessionState::Failed && m_lostServer >= 0 && m_lostAt < 0) m_lostAt = controller().stepsDone();
     if (state == SessionState::Running) m_resumeMessage.clear();
     updateCheckpointText();  // also the note that says the run has ended

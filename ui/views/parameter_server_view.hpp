@@ -63,6 +63,10 @@ private:
     QWidget* buildIntroPage();
     QWidget* buildRunPage();
     void buildTopology();
+    /// A cluster's worker as its chief streams it: alive unless its task was lost or failed, its
+    /// configured speed, the updates that applied its gradients (every gradient the chief takes
+    /// is applied, so those count as its pushes too).
+    WorkerStatus clusterWorkerStatus(int worker);
     void onStateChanged();
     void updateStalenessText(int liveWorkers, double theory);
     void updateCheckpointText();
@@ -74,6 +78,7 @@ private:
     QLabel* m_summary;
     QLabel* m_checkpointText;
     QPushButton* m_resume;
+    QPushButton* m_save;
     QWidget* m_serverRow;
     QHBoxLayout* m_serverButtons;
     TopologyCanvas* m_canvas;

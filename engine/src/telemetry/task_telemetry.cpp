@@ -100,6 +100,15 @@ void toWire(const DataPoints& points, pb::Points& out) {
     out.set_classification(points.classification);
 }
 
+void toWire(const ServerShards& shards, pb::Shards& out) {
+    for (const ServerShard& shard : shards.shards) {
+        pb::Shard& wire = *out.add_shards();
+        wire.set_name(shard.name);
+        wire.set_server(shard.server);
+        wire.set_rows(shard.rows);
+    }
+}
+
 std::string frame(const pb::TaskMessage& message) {
     const std::size_t size = message.ByteSizeLong();
     std::string out;
@@ -164,6 +173,17 @@ Result<TaskMessage> fromWire(const pb::Points& in) {
     points.testValue.assign(in.test_value().begin(), in.test_value().end());
     points.classification = in.classification();
     return TaskMessage{std::move(points)};
+}
+
+Result<TaskMessage> fromWire(const pb::Shards& in) {
+    if (in.shards_size() > kMaxReportedShards) return notTelemetry("too many shards");
+    ServerShards shards;
+    for (const pb::Shard& shard : in.shards()) {
+        if (shard.server() < 0 || shard.server() >= kMaxReportedServers || shard.rows() < 0)
+            return notTelemetry("a shard on a server or of rows out of range");
+        shards.shards.push_back(ServerShard{shard.name(), shard.server(), shard.rows()});
+    }
+    return TaskMessage{std::move(shards)};
 }
 
 Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
@@ -265,6 +285,8 @@ Result<TaskMessage> fromWire(const pb::TaskMessage& message) {
             return fromWire(message.snapshot());
         case pb::TaskMessage::kPoints:
             return fromWire(message.points());
+        case pb::TaskMessage::kShards:
+            return fromWire(message.shards());
         case pb::TaskMessage::BODY_NOT_SET:
             break;
     }
@@ -316,8 +338,10 @@ std::string encodeTaskMessage(const TaskMessage& message) {
                 out.mutable_summary()->set_json(body.json);
             } else if constexpr (std::is_same_v<Body, ModelSnapshot>) {
                 toWire(body, *out.mutable_snapshot());
-            } else {
+            } else if constexpr (std::is_same_v<Body, DataPoints>) {
                 toWire(body, *out.mutable_points());
+            } else {
+                toWire(body, *out.mutable_shards());
             }
         },
         message);

@@ -57,9 +57,22 @@ struct TaskSummaryMessage {
     std::string json;
 };
 
-/// The coordinator's model, for the app's diagram and decision boundary (ModelSnapshot), and its
-/// sample of the 2-D data the boundary is drawn over (DataPoints).
-using TaskMessage = std::variant<TaskHello, TaskStep, TaskStateMessage, TaskSummaryMessage, ModelSnapshot, DataPoints>;
+/// One shard of a variable on a parameter server, as the partitioner placed it.
+struct ServerShard {
+    std::string name;  ///< "dense_0/kernel/part_1"
+    int server = 0;
+    std::int64_t rows = 0;
+};
+
+/// A parameter-server chief's shards, for the app's topology of the servers.
+struct ServerShards {
+    std::vector<ServerShard> shards;
+};
+
+/// The coordinator's model, for the app's diagram and decision boundary (ModelSnapshot), its
+/// sample of the 2-D data the boundary is drawn over (DataPoints), and a parameter-server chief's
+/// shards (ServerShards).
+using TaskMessage = std::variant<TaskHello, TaskStep, TaskStateMessage, TaskSummaryMessage, ModelSnapshot, DataPoints, ServerShards>;
 
 /// A frame's largest message: a step of kMaxTaskReplicas replicas fits many times over.
 inline constexpr std::size_t kMaxTaskFrameBytes = std::size_t{1} << 20;
@@ -67,6 +80,9 @@ inline constexpr std::size_t kMaxTaskFrameBytes = std::size_t{1} << 20;
 /// the parameters' names and a boundary grid of kMaxSnapshotGrid cells a side).
 inline constexpr std::int64_t kMaxSnapshotValues = 200'000;
 inline constexpr int kMaxSnapshotGrid = 128;
+/// The most shards a chief reports (every variable's, over at most this many servers).
+inline constexpr int kMaxReportedShards = 4096;
+inline constexpr int kMaxReportedServers = 1024;
 /// The most local replicas one task may report.
 inline constexpr int kMaxTaskReplicas = 4096;
 
