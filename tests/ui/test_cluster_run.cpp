@@ -338,6 +338,7 @@ private slots:
         QVERIFY(!servers.workerControls().isVisible());
         QVERIFY(!servers.modeBox().isEnabled());
         QVERIFY(servers.loseServerButton(0) == nullptr);
+        views(window).setCurrentIndex(0);  // the tab is remembered: the next test opens on Learning, as before
         // Each worker's lane carries its copy of the watched value (parameter 0's element 0) from
         // its pull, as a worker thread's does: set (Glorot's initial values are not 0) and moving
         // over the updates that applied that worker's gradient.
