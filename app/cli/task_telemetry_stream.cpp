@@ -72,8 +72,14 @@ void TaskTelemetryStream::maybeSnapshot(Trainer& trainer, std::int64_t nowNs, bo
     if (!m_snapshots || (!last && nowNs < m_nextSnapshotNs)) return;
     const SessionOptions session;
     m_nextSnapshotNs = nowNs + static_cast<std::int64_t>(session.snapshotIntervalSeconds * 1e9);
+    std::string frame = encodeTaskMessage(*takeModelSnapshot(trainer, session.boundaryResolution));
+    // A model of many small parameters whose names outgrow the frame: the app would refuse it, so none is sent.
+    if (frame.size() > kMaxTaskFrameBytes) {
+        m_snapshots = false;
+        return;
+    }
     // Queued as a step is: dropped, not waited for, when the app falls behind (the next one follows).
-    m_sender->sendStep(encodeTaskMessage(*takeModelSnapshot(trainer, session.boundaryResolution)));
+    m_sender->sendStep(std::move(frame));
 }
 
 void TaskTelemetryStream::finish(int exitCode, const std::string& failure, const std::string& summary) {
