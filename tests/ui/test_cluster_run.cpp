@@ -151,6 +151,9 @@ private slots:
         strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Multi-worker mirrored")));
         strategy.devicesBox().setValue(2);
         strategy.clusterOptions().workersBox().setValue(2);
+        // Gloo's ring between the workers (the default, auto, is the direct exchange between two).
+        strategy.clusterOptions().communicationBox().setCurrentIndex(
+            strategy.clusterOptions().communicationBox().findData(static_cast<int>(CollectiveImplementation::Ring)));
         window.applySetupNow();
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::MultiWorkerMirrored, kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(loaded(window) && window.controller().cluster() != nullptr, kLoadTimeoutMs);
@@ -159,6 +162,7 @@ private slots:
         QVERIFY(!window.stepAction()->isVisible());         // a cluster's tasks cannot step once
         const RunConfig config = window.controller().config();
         QCOMPARE(config.cluster.workerCount(), std::int64_t{2});
+        QCOMPARE(config.strategy.communication, CollectiveImplementation::Ring);
         QCOMPARE(window.controller().history().replicaCount(), 4);
 
         window.playAction()->trigger();

@@ -1,5 +1,6 @@
 #include "panels/cluster_options.hpp"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -28,6 +29,11 @@ ClusterOptions::ClusterOptions(QWidget* parent) : QWidget(parent) {
     m_timeout->setDecimals(1);
     m_timeout->setSuffix(tr(" s"));
     setExplainKey(m_timeout, QStringLiteral("strategy.timeout_seconds"));
+    m_communication = new QComboBox(this);
+    m_communication->setObjectName(QStringLiteral("clusterCommunicationBox"));
+    m_communication->addItem(tr("Auto (direct exchange for 2 workers)"), static_cast<int>(CollectiveImplementation::Auto));
+    m_communication->addItem(tr("Ring (Gloo's ring)"), static_cast<int>(CollectiveImplementation::Ring));
+    setExplainKey(m_communication, QStringLiteral("strategy.communication"));
     m_tasks = explanationLabel(this);
     m_tasks->setObjectName(QStringLiteral("clusterTasksText"));
     setExplainKey(m_tasks, QStringLiteral("cluster.tf_config"));
@@ -36,12 +42,14 @@ ClusterOptions::ClusterOptions(QWidget* parent) : QWidget(parent) {
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Workers"), m_workers);
     form->addRow(tr("Timeout"), m_timeout);
+    form->addRow(tr("Between workers"), m_communication);
     form->addRow(m_tasks);
     connect(m_workers, &QSpinBox::valueChanged, this, [this] {
         updateTasks();
         emit edited();
     });
     connect(m_timeout, &QDoubleSpinBox::valueChanged, this, &ClusterOptions::edited);
+    connect(m_communication, &QComboBox::currentIndexChanged, this, &ClusterOptions::edited);
     updateTasks();
 }
 
@@ -49,13 +57,16 @@ void ClusterOptions::setConfig(const RunConfig& config) {
     m_shown = config.cluster;
     const QSignalBlocker workersBlocker(m_workers);
     const QSignalBlocker timeoutBlocker(m_timeout);
+    const QSignalBlocker communicationBlocker(m_communication);
     m_workers->setValue(static_cast<int>(config.cluster.workerCount()));
     m_timeout->setValue(config.strategy.timeoutSeconds);
+    m_communication->setCurrentIndex(m_communication->findData(static_cast<int>(config.strategy.communication)));
     updateTasks();
 }
 
 void ClusterOptions::applyTo(RunConfig& config) const {
     config.strategy.timeoutSeconds = m_timeout->value();
+    config.strategy.communication = static_cast<CollectiveImplementation>(m_communication->currentData().toInt());
     const int workers = m_workers->value();
     if (!m_shown.empty() && m_shown.workerCount() == workers) {
         config.cluster = m_shown;

@@ -23,6 +23,14 @@ void addClusterExplanations(QHash<QString, Explanation>& t) {
         "is killed is noticed at once (its connections close); one that stalls (a hung host, SIGSTOP) is waited "
         "for this long, then every other task stops with exit code 3 and a message naming it. Too short, and a "
         "slow start or a long evaluation looks like a failure; too long, and a hung cluster waits.</p>");
+    add("strategy.communication", "Between workers: auto or ring",
+        "<p>How the workers' partial sums cross between the processes, TensorFlow's "
+        "<code>CommunicationImplementation</code>. <b>Ring</b> is Gloo's ring all-reduce: each worker sends "
+        "2(N−1)/N of the gradient in 2(N−1) steps, each waiting on its neighbour. <b>Auto</b> (the default) sends "
+        "the gradient straight to the other worker when there are two (the same bytes as the ring, in one message "
+        "each way) and to every other worker for buffers up to 64 KiB (a few round trips cost more there than the "
+        "copies), and takes the ring above. Both sum in an order fixed by rank, so every worker ends with the same "
+        "bits, and the two end within float rounding of each other.</p>");
     add("cluster.tf_config", "The cluster (TF_CONFIG)",
         "<p>Which tasks there are and where they listen, in TensorFlow's <code>TF_CONFIG</code> shape: "
         "<code>{\"cluster\": {\"worker\": [\"localhost:12345\", \"localhost:12346\"]}, \"task\": {\"type\": "
