@@ -57,7 +57,7 @@ private:
     /// Every rank sends its values to every other and sums all of them in rank order.
     void exchangeAllReduce(std::span<float> values, ReduceOp op);
     /// exchangeAllReduce's sum between 2 ranks: the values go out from the buffer itself, the
-    /// peer's arrive in m_exchange and are added in place (no copy of either).
+    /// peer's arrive in one of m_pairBlocks and are added in place (no copy of either).
     void pairSum(std::span<float> values);
     /// Registers pairSum's two receive blocks for `count` values in fresh slots.
     void growPairBlocks(std::size_t count);
