@@ -40,8 +40,8 @@ Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std
     // A parameter-server chief's shards, once: where the partitioner put them (as every task does).
     if (task.coordinator() && config.strategy.type == StrategyKind::ParameterServer) {
         ServerShards shards;
-        for (const ShardPlacement& shard : placeShards(trainer.primaryModel().store(), config.strategy.partitioner,
-                                                       static_cast<int>(config.cluster.ps.size())))
+        for (const ShardPlacement& shard :
+             placeShards(trainer.primaryModel().store(), config.strategy.partitioner, static_cast<int>(config.cluster.ps.size())))
             shards.shards.push_back(ServerShard{shard.name, shard.server, shard.rows});
         (*sender)->sendAlways(encodeTaskMessage(shards));
     }
