@@ -1,0 +1,126 @@
+// Pipeline schedules against their closed forms: every device's order holds each pass once, the
+// discrete-event timeline of equal stages has exactly the bubble the formulas give, (p − 1)/(m + p − 1)
+// for GPipe and 1F1B and (p − 1)/(v·m + p − 1) for interleaved, GPipe holds m
+// micro-batches' activations and 1F1B at most p, and the shapes a schedule cannot run are refused.
+#include <QtTest>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "distlab/distribute/pipeline_schedule.hpp"
+
+using namespace distlab;
+
+namespace {
+
+/// The most micro-batches whose forward has run and backward has not, at any point of `passes`:
+/// the activations a device holds at once.
+int peakInFlight(const std::vector<PipelinePass>& passes) {
+    int inFlight = 0, peak = 0;
+    for (const PipelinePass& pass : passes) {
+        inFlight += pass.kind == PassKind::Forward ? 1 : -1;
+        peak = std::max(peak, inFlight);
+    }
+    return peak;
+}
+
+/// Every (kind, micro-batch, chunk) once on each device.
+bool eachPassOnce(const std::vector<PipelinePass>& passes, const PipelineShape& shape) {
+    std::set<std::tuple<int, int, int>> seen;
+    for (const PipelinePass& pass : passes) seen.insert({static_cast<int>(pass.kind), pass.microBatch, pass.chunk});
+    return seen.size() == passes.size() && passes.size() == static_cast<std::size_t>(2 * shape.microBatches * shape.virtualStages);
+}
+
+}  // namespace
+
+class TestPipelineSchedule : public QObject {
+    Q_OBJECT
+private slots:
+    void gpipeAndOneFOneBHaveTheBubbleOfTheFormula() {
+        // A backward takes twice a forward, as a dense layer's does; the formula holds for any ratio.
+        for (const PipelineSchedule schedule : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB}) {
+            for (int p = 2; p <= 8; ++p) {
+                for (int m = 1; m <= 16; ++m) {
+                    const PipelineShape shape{p, m, 1};
+                    const auto order = pipelineOrder(schedule, shape);
+                    QVERIFY2(order.ok(), order ? "" : order.error().message.c_str());
+                    const auto timeline = simulatePipeline(*order, shape, 1.0, 2.0);
+                    QVERIFY2(timeline.ok(), timeline ? "" : timeline.error().message.c_str());
+                    // (m + p − 1) forward-and-backward times: m of work, p − 1 of filling and draining.
+                    QCOMPARE(timeline->makespan, 3.0 * (m + p - 1));
+                    for (int d = 0; d < p; ++d) {
+                        QVERIFY(eachPassOnce((*order)[d], shape));
+                        QVERIFY(qAbs(timeline->bubbleFraction(d) - theoreticalBubbleFraction(schedule, shape)) < 1e-12);
+                        // GPipe keeps every micro-batch's activations until its backward; 1F1B at most
+                        // p − d (its warm-up forwards and the one in flight).
+                        const int expected = schedule == PipelineSchedule::GPipe ? m : std::min(m, p - d);
+                        QCOMPARE(peakInFlight((*order)[d]), expected);
+                    }
+                }
+            }
+        }
+    }
+
+    void interleavingShrinksTheBubbleAsTheFormulaSays() {
+        // v chunks a device, each a v-th of the device's layers: a chunk's pass takes 1/v of a stage's.
+        for (int p = 2; p <= 8; ++p) {
+            for (int v = 2; v <= 4; ++v) {
+                for (int m = p; m <= 16; m += p) {
+                    const PipelineShape shape{p, m, v};
+                    const auto order = pipelineOrder(PipelineSchedule::Interleaved, shape);
+                    QVERIFY2(order.ok(), order ? "" : order.error().message.c_str());
+                    const auto timeline = simulatePipeline(*order, shape, 1.0 / v, 2.0 / v);
+                    QVERIFY2(timeline.ok(), timeline ? "" : timeline.error().message.c_str());
+                    const double theory = theoreticalBubbleFraction(PipelineSchedule::Interleaved, shape);
+                    const double oneFOneB = theoreticalBubbleFraction(PipelineSchedule::OneFOneB, PipelineShape{p, m, 1});
+                    for (int d = 0; d < p; ++d) {
+                        QVERIFY(eachPassOnce((*order)[d], shape));
+                        const double bubble = timeline->bubbleFraction(d);
+                        QVERIFY2(
+                            qAbs(bubble - theory) < 1e-12,
+                            qPrintable(
+                                QString("p %1, v %2, m %3, device %4: %5 against %6").arg(p).arg(v).arg(m).arg(d).arg(bubble).arg(theory)));
+                        QVERIFY(bubble < oneFOneB);
+                    }
+                }
+            }
+        }
+    }
+
+    void shapesAScheduleCannotRunAreRefusedWithTheReason_data() {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("microBatches");
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("no device") << int(PipelineSchedule::GPipe) << 0 << 4 << 1 << "at least one device";
+        QTest::newRow("no micro-batch") << int(PipelineSchedule::OneFOneB) << 2 << 0 << 1 << "at least one micro-batch";
+        QTest::newRow("chunks without interleaving") << int(PipelineSchedule::OneFOneB) << 2 << 4 << 2 << "for the interleaved schedule";
+        QTest::newRow("interleaving one chunk") << int(PipelineSchedule::Interleaved) << 2 << 4 << 1 << "at least 2 virtual stages";
+        QTest::newRow("micro-batches not in rounds") << int(PipelineSchedule::Interleaved) << 4 << 6 << 2 << "a multiple of the 4 devices";
+    }
+    void shapesAScheduleCannotRunAreRefusedWithTheReason() {
+        QFETCH(int, schedule);
+        QFETCH(int, devices);
+        QFETCH(int, microBatches);
+        QFETCH(int, virtualStages);
+        QFETCH(QString, reason);
+        const auto order = pipelineOrder(static_cast<PipelineSchedule>(schedule), PipelineShape{devices, microBatches, virtualStages});
+        QVERIFY(!order.ok());
+        QVERIFY2(QString::fromStdString(order.error().message).contains(reason), order.error().message.c_str());
+    }
+
+    void anOrderThatCannotFinishIsAnErrorNotAHang() {
+        // Device 1 (the last stage) would run micro-batch 0's backward before its forward.
+        const PipelineShape shape{2, 1, 1};
+        const std::vector<std::vector<PipelinePass>> order{{{PassKind::Forward, 0, 0}, {PassKind::Backward, 0, 0}},
+                                                           {{PassKind::Backward, 0, 0}, {PassKind::Forward, 0, 0}}};
+        const auto timeline = simulatePipeline(order, shape, 1.0, 2.0);
+        QVERIFY(!timeline.ok());
+        QVERIFY(QString::fromStdString(timeline.error().message).contains("cannot finish"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPipelineSchedule)
+#include "test_pipeline_schedule.moc"
