@@ -1,6 +1,7 @@
 // Pipeline schedules against their closed forms: every device's order holds each pass once, the
 // discrete-event timeline of equal stages has exactly the bubble the formulas give, (p − 1)/(m + p − 1)
-// for GPipe and 1F1B and (p − 1)/(v·m + p − 1) for interleaved, GPipe holds m
+// for GPipe and 1F1B, (p − 1)/(v·m + p − 1) for interleaved and (p − 1)/(3m + p − 1) for ZB-H1 once
+// m ≥ p, GPipe holds m
 // micro-batches' activations and 1F1B at most p, and the shapes a schedule cannot run are refused.
 #include <QtTest>
 
@@ -14,22 +15,24 @@ using namespace distlab;
 
 namespace {
 
-/// The most micro-batches whose forward has run and backward has not, at any point of `passes`:
-/// the activations a device holds at once.
+/// The most micro-batches whose forward has run and backward (or B) has not, at any point of
+/// `passes`: the activations a device holds at once.
 int peakInFlight(const std::vector<PipelinePass>& passes) {
     int inFlight = 0, peak = 0;
     for (const PipelinePass& pass : passes) {
-        inFlight += pass.kind == PassKind::Forward ? 1 : -1;
+        if (pass.kind == PassKind::Forward) ++inFlight;
+        if (pass.kind == PassKind::Backward || pass.kind == PassKind::BackwardInput) --inFlight;
         peak = std::max(peak, inFlight);
     }
     return peak;
 }
 
-/// Every (kind, micro-batch, chunk) once on each device.
-bool eachPassOnce(const std::vector<PipelinePass>& passes, const PipelineShape& shape) {
+/// Every (kind, micro-batch, chunk) once on each device: a forward and a backward of each, or a
+/// forward, a B and a W (`kinds` 3).
+bool eachPassOnce(const std::vector<PipelinePass>& passes, const PipelineShape& shape, int kinds = 2) {
     std::set<std::tuple<int, int, int>> seen;
     for (const PipelinePass& pass : passes) seen.insert({static_cast<int>(pass.kind), pass.microBatch, pass.chunk});
-    return seen.size() == passes.size() && passes.size() == static_cast<std::size_t>(2 * shape.microBatches * shape.virtualStages);
+    return seen.size() == passes.size() && passes.size() == static_cast<std::size_t>(kinds * shape.microBatches * shape.virtualStages);
 }
 
 }  // namespace
@@ -45,7 +48,7 @@ private slots:
                     const PipelineShape shape{p, m, 1};
                     const auto order = pipelineOrder(schedule, shape);
                     QVERIFY2(order.ok(), order ? "" : order.error().message.c_str());
-                    const auto timeline = simulatePipeline(*order, shape, 1.0, 2.0);
+                    const auto timeline = simulatePipeline(*order, shape, PassTimes{});
                     QVERIFY2(timeline.ok(), timeline ? "" : timeline.error().message.c_str());
                     // (m + p − 1) forward-and-backward times: m of work, p − 1 of filling and draining.
                     QCOMPARE(timeline->makespan, 3.0 * (m + p - 1));
@@ -70,7 +73,7 @@ private slots:
                     const PipelineShape shape{p, m, v};
                     const auto order = pipelineOrder(PipelineSchedule::Interleaved, shape);
                     QVERIFY2(order.ok(), order ? "" : order.error().message.c_str());
-                    const auto timeline = simulatePipeline(*order, shape, 1.0 / v, 2.0 / v);
+                    const auto timeline = simulatePipeline(*order, shape, PassTimes{1.0 / v, 2.0 / v});
                     QVERIFY2(timeline.ok(), timeline ? "" : timeline.error().message.c_str());
                     const double theory = theoreticalBubbleFraction(PipelineSchedule::Interleaved, shape);
                     const double oneFOneB = theoreticalBubbleFraction(PipelineSchedule::OneFOneB, PipelineShape{p, m, 1});
@@ -88,6 +91,34 @@ private slots:
         }
     }
 
+    void zeroBubbleH1FillsTheRampWithWeightGradients() {
+        // B and W a forward's time each: a whole backward's two split in two.
+        for (int p = 2; p <= 8; ++p) {
+            for (int m = 1; m <= 16; ++m) {
+                const PipelineShape shape{p, m, 1};
+                const auto order = pipelineOrder(PipelineSchedule::ZeroBubbleH1, shape);
+                QVERIFY2(order.ok(), order ? "" : order.error().message.c_str());
+                const auto timeline = simulatePipeline(*order, shape, PassTimes{});
+                QVERIFY2(timeline.ok(), timeline ? "" : timeline.error().message.c_str());
+                const double theory = theoreticalBubbleFraction(PipelineSchedule::ZeroBubbleH1, shape);
+                const double oneFOneB = theoreticalBubbleFraction(PipelineSchedule::OneFOneB, shape);
+                for (int d = 0; d < p; ++d) {
+                    QVERIFY(eachPassOnce((*order)[d], shape, 3));
+                    // 1F1B's memory: at most p − d micro-batches between their forward and their B.
+                    QVERIFY(peakInFlight((*order)[d]) <= std::min(m, p - d));
+                    const double bubble = timeline->bubbleFraction(d);
+                    const QString where = QString("p %1, m %2, device %3: %4 against %5").arg(p).arg(m).arg(d).arg(bubble).arg(theory);
+                    // The closed form holds once there is a steady phase (m >= p); below it the
+                    // bubble is larger, still smaller than 1F1B's.
+                    if (m >= p)
+                        QVERIFY2(qAbs(bubble - theory) < 1e-12, qPrintable(where));
+                    else
+                        QVERIFY2(bubble > theory && bubble < oneFOneB, qPrintable(where));
+                }
+            }
+        }
+    }
+
     void shapesAScheduleCannotRunAreRefusedWithTheReason_data() {
         QTest::addColumn<int>("schedule");
         QTest::addColumn<int>("devices");
@@ -97,6 +128,7 @@ private slots:
         QTest::newRow("no device") << int(PipelineSchedule::GPipe) << 0 << 4 << 1 << "at least one device";
         QTest::newRow("no micro-batch") << int(PipelineSchedule::OneFOneB) << 2 << 0 << 1 << "at least one micro-batch";
         QTest::newRow("chunks without interleaving") << int(PipelineSchedule::OneFOneB) << 2 << 4 << 2 << "for the interleaved schedule";
+        QTest::newRow("zero bubble with chunks") << int(PipelineSchedule::ZeroBubbleH1) << 2 << 4 << 2 << "for the interleaved schedule";
         QTest::newRow("interleaving one chunk") << int(PipelineSchedule::Interleaved) << 2 << 4 << 1 << "at least 2 virtual stages";
         QTest::newRow("micro-batches not in rounds") << int(PipelineSchedule::Interleaved) << 4 << 6 << 2 << "a multiple of the 4 devices";
     }
@@ -116,7 +148,7 @@ private slots:
         const PipelineShape shape{2, 1, 1};
         const std::vector<std::vector<PipelinePass>> order{{{PassKind::Forward, 0, 0}, {PassKind::Backward, 0, 0}},
                                                            {{PassKind::Backward, 0, 0}, {PassKind::Forward, 0, 0}}};
-        const auto timeline = simulatePipeline(order, shape, 1.0, 2.0);
+        const auto timeline = simulatePipeline(order, shape, PassTimes{});
         QVERIFY(!timeline.ok());
         QVERIFY(QString::fromStdString(timeline.error().message).contains("cannot finish"));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace distlab {
@@ -25,6 +26,118 @@ std::vector<PipelinePass> oneForwardOneBackward(int units, int warmup, Forward f
     return passes;
 }
 
+constexpr double kNotYet = -1.0;
+
+/// When each pass ended, by kind, micro-batch and stage; and when a pass's inputs are ready.
+class PassClock {
+public:
+    PassClock(int microBatches, int stages)
+        : m_microBatches(static_cast<std::size_t>(microBatches)),
+          m_stages(static_cast<std::size_t>(stages)),
+          m_ended(4 * m_microBatches * m_stages, kNotYet) {}
+
+    double& ended(PassKind kind, int microBatch, int stage) {
+        const std::size_t row = static_cast<std::size_t>(kind) * m_microBatches + static_cast<std::size_t>(microBatch);
+        return m_ended[row * m_stages + static_cast<std::size_t>(stage)];
+    }
+
+    /// When `pass`, on `stage`, has all it needs: a forward the stage before's forward; a backward
+    /// or a B its own forward and the stage after's backward or B; a W its own B. Nullopt while
+    /// one of them has not run.
+    std::optional<double> ready(const PipelinePass& pass, int stage) {
+        const int last = static_cast<int>(m_stages) - 1;
+        double at = 0.0;
+        bool waiting = false;
+        const auto needs = [&](PassKind kind, int needStage) {
+            const double end = ended(kind, pass.microBatch, needStage);
+            waiting = waiting || end == kNotYet;
+            at = std::max(at, end);
+        };
+        switch (pass.kind) {
+            case PassKind::Forward:
+                if (stage > 0) needs(PassKind::Forward, stage - 1);
+                break;
+            case PassKind::Backward:
+            case PassKind::BackwardInput:
+                needs(PassKind::Forward, stage);
+                if (stage < last) needs(pass.kind, stage + 1);
+                break;
+            case PassKind::BackwardWeight:
+                needs(PassKind::BackwardInput, stage);
+                break;
+        }
+        if (waiting) return std::nullopt;
+        return at;
+    }
+
+private:
+    std::size_t m_microBatches;
+    std::size_t m_stages;
+    std::vector<double> m_ended;
+};
+
+double durationOf(PassKind kind, const PassTimes& times) {
+    switch (kind) {
+        case PassKind::Forward:
+            return times.forward;
+        case PassKind::Backward:
+            return times.backward;
+        case PassKind::BackwardInput:
+            return times.backwardInput;
+        case PassKind::BackwardWeight:
+            return times.backwardWeight;
+    }
+    return times.forward;
+}
+
+/// ZB-H1 by list scheduling with equal pass times: whenever a device is idle it takes its ready B
+/// (the stage before waits for it), else its next forward while fewer than p − d micro-batches are
+/// in flight (1F1B's memory; a B ends a micro-batch's flight), else its oldest W, which no other
+/// stage waits for. Time moves from one pass's end to the next.
+Order zeroBubbleH1(int p, int m) {
+    const PassTimes times;
+    PassClock clock(m, p);
+    Order order(static_cast<std::size_t>(p));
+    std::vector<int> nextForward(static_cast<std::size_t>(p), 0), nextInput(static_cast<std::size_t>(p), 0),
+        nextWeight(static_cast<std::size_t>(p), 0), inFlight(static_cast<std::size_t>(p), 0);
+    std::vector<double> busyUntil(static_cast<std::size_t>(p), 0.0);
+    double now = 0.0;
+    for (std::size_t left = 3 * static_cast<std::size_t>(m) * static_cast<std::size_t>(p); left > 0;) {
+        for (int d = 0; d < p; ++d) {
+            const auto device = static_cast<std::size_t>(d);
+            if (busyUntil[device] > now) continue;
+            const auto readyNow = [&](PassKind kind, int microBatch) {
+                if (microBatch >= m) return false;
+                const std::optional<double> at = clock.ready(PipelinePass{kind, microBatch, 0}, d);
+                return at && *at <= now;
+            };
+            PipelinePass pass;
+            if (readyNow(PassKind::BackwardInput, nextInput[device])) {
+                pass = {PassKind::BackwardInput, nextInput[device]++, 0};
+                --inFlight[device];
+            } else if (inFlight[device] < p - d && readyNow(PassKind::Forward, nextForward[device])) {
+                pass = {PassKind::Forward, nextForward[device]++, 0};
+                ++inFlight[device];
+            } else if (nextWeight[device] < nextInput[device]) {  // its B has run: a W is always ready
+                pass = {PassKind::BackwardWeight, nextWeight[device]++, 0};
+            } else {
+                continue;  // waits for another stage
+            }
+            busyUntil[device] = now + durationOf(pass.kind, times);
+            clock.ended(pass.kind, pass.microBatch, d) = busyUntil[device];
+            order[device].push_back(pass);
+            --left;
+        }
+        // On to the next end of a pass: every input a device may wait for comes with one.
+        double next = std::numeric_limits<double>::infinity();
+        for (const double until : busyUntil)
+            if (until > now) next = std::min(next, until);
+        if (next == std::numeric_limits<double>::infinity()) break;  // cannot happen: some stage can always go on
+        now = next;
+    }
+    return order;
+}
+
 }  // namespace
 
 Result<Order> pipelineOrder(PipelineSchedule schedule, const PipelineShape& shape) {
@@ -33,6 +146,7 @@ Result<Order> pipelineOrder(PipelineSchedule schedule, const PipelineShape& shap
     if (m < 1) return Error{"a pipeline needs at least one micro-batch (got " + std::to_string(m) + ")"};
     if (schedule != PipelineSchedule::Interleaved && v != 1)
         return Error{"virtual_stages is for the interleaved schedule (got " + std::to_string(v) + ")"};
+    if (schedule == PipelineSchedule::ZeroBubbleH1) return zeroBubbleH1(p, m);
     if (schedule == PipelineSchedule::Interleaved) {
         if (v < 2) return Error{"the interleaved schedule needs at least 2 virtual stages a device (got " + std::to_string(v) + ")"};
         if (m % p != 0)
@@ -57,6 +171,8 @@ Result<Order> pipelineOrder(PipelineSchedule schedule, const PipelineShape& shap
                         return PipelinePass{PassKind::Backward, k, 0};
                     });
                 break;
+            case PipelineSchedule::ZeroBubbleH1:
+                break;  // made above
             case PipelineSchedule::Interleaved: {
                 // Megatron's order: the device's forwards go through its chunks p micro-batches at
                 // a time (micro-batches 0..p−1 on chunk 0, then on chunk 1, ...), its backwards
@@ -86,22 +202,17 @@ double PipelineTimeline::bubbleFraction(int device) const {
     return (makespan - busy) / makespan;
 }
 
-Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, double forwardTime, double backwardTime) {
+Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, const PassTimes& times) {
     const int p = shape.devices, m = shape.microBatches, v = shape.virtualStages;
-    const int stages = p * v;
-    constexpr double kNotYet = -1.0;
-    // When each pass ended, by kind, micro-batch and stage.
-    std::vector<double> ended(static_cast<std::size_t>(2 * m * stages), kNotYet);
-    const auto at = [&](PassKind kind, int microBatch, int stage) -> double& {
-        const std::size_t row = (kind == PassKind::Forward ? 0U : 1U) * static_cast<std::size_t>(m) + static_cast<std::size_t>(microBatch);
-        return ended[row * static_cast<std::size_t>(stages) + static_cast<std::size_t>(stage)];
-    };
+    PassClock clock(m, p * v);
     PipelineTimeline timeline;
     timeline.devices.resize(static_cast<std::size_t>(p));
     std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
     std::vector<double> free(static_cast<std::size_t>(p), 0.0);
     std::size_t left = 0;
     for (const auto& passes : order) left += passes.size();
+    // A pass's start depends only on its device's previous pass and its inputs, so the devices can
+    // be placed in any order: each goes as far as its inputs have been placed, round after round.
     while (left > 0) {
         bool progressed = false;
         for (int d = 0; d < p; ++d) {
@@ -111,25 +222,11 @@ Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShap
                 if (pass.microBatch < 0 || pass.microBatch >= m || pass.chunk < 0 || pass.chunk >= v)
                     return Error{"device " + std::to_string(d) + " has a pass outside the pipeline's shape"};
                 const int stage = pass.chunk * p + d;
-                // What the pass waits for: its input from the stage before (forward), or the
-                // gradient from the stage after and its own forward (backward).
-                double ready = 0.0;
-                bool waiting = false;
-                const auto needs = [&](PassKind kind, int needStage) {
-                    const double end = at(kind, pass.microBatch, needStage);
-                    if (end == kNotYet) waiting = true;
-                    ready = std::max(ready, end);
-                };
-                if (pass.kind == PassKind::Forward) {
-                    if (stage > 0) needs(PassKind::Forward, stage - 1);
-                } else {
-                    needs(PassKind::Forward, stage);
-                    if (stage < stages - 1) needs(PassKind::Backward, stage + 1);
-                }
-                if (waiting) break;
-                const double start = std::max(ready, free[device]);
-                const double end = start + (pass.kind == PassKind::Forward ? forwardTime : backwardTime);
-                at(pass.kind, pass.microBatch, stage) = end;
+                const std::optional<double> ready = clock.ready(pass, stage);
+                if (!ready) break;
+                const double start = std::max(*ready, free[device]);
+                const double end = start + durationOf(pass.kind, times);
+                clock.ended(pass.kind, pass.microBatch, stage) = end;
                 free[device] = end;
                 timeline.devices[device].push_back({pass, start, end});
                 timeline.makespan = std::max(timeline.makespan, end);
@@ -144,7 +241,9 @@ Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShap
 }
 
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape) {
-    const double p = shape.devices, m = shape.microBatches, v = schedule == PipelineSchedule::Interleaved ? shape.virtualStages : 1;
+    const double p = shape.devices, m = shape.microBatches;
+    if (schedule == PipelineSchedule::ZeroBubbleH1) return (p - 1) / (3 * m + p - 1);
+    const double v = schedule == PipelineSchedule::Interleaved ? shape.virtualStages : 1;
     return (p - 1) / (v * m + p - 1);
 }
 

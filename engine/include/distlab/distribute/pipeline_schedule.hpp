@@ -9,7 +9,10 @@
 // A pipeline of `devices` (p) devices with `virtualStages` (v) model chunks on each has p·v
 // stages; chunk c of device d is stage c·p + d (Megatron's interleaving; v = 1: stage d).
 // Micro-batch i's forward at stage s needs its forward at stage s − 1; its backward at stage s
-// needs its backward at stage s + 1, and at the last stage its forward there.
+// needs its own forward there and its backward at stage s + 1. Zero-bubble schedules split a
+// backward in two: the input gradient (B), which the stage before waits for, needs what a whole
+// backward needs; the weight gradient (W) needs only its own stage's B, so it can wait to fill
+// what would be a bubble.
 #include <vector>
 
 #include "distlab/core/error.hpp"
@@ -17,12 +20,27 @@
 namespace distlab {
 
 enum class PipelineSchedule {
-    GPipe,       ///< every forward, then every backward
-    OneFOneB,    ///< PipeDream-Flush: p − 1 − d forwards to warm up, then one forward, one backward
-    Interleaved  ///< 1F1B over v chunks a device (Megatron's interleaved schedule)
+    GPipe,        ///< every forward, then every backward
+    OneFOneB,     ///< PipeDream-Flush: p − 1 − d forwards to warm up, then one forward, one backward
+    Interleaved,  ///< 1F1B over v chunks a device (Megatron's interleaved schedule)
+    ZeroBubbleH1  ///< ZB-H1: backwards split in B and W, each W put off to fill a bubble
 };
 
-enum class PassKind { Forward, Backward };
+enum class PassKind {
+    Forward,
+    Backward,       ///< a whole backward (input and weight gradients)
+    BackwardInput,  ///< B: the input gradient alone (zero-bubble schedules)
+    BackwardWeight  ///< W: the weight gradient alone (zero-bubble schedules)
+};
+
+/// How long a pass of each kind takes on one chunk. A dense layer's backward is two products
+/// against its forward's one, so a whole backward takes twice a forward and B and W one each.
+struct PassTimes {
+    double forward = 1.0;
+    double backward = 2.0;
+    double backwardInput = 1.0;
+    double backwardWeight = 1.0;
+};
 
 struct PipelinePass {
     PassKind kind = PassKind::Forward;
@@ -37,9 +55,12 @@ struct PipelineShape {
     int virtualStages = 1;  ///< v: model chunks a device (interleaved only; 1 otherwise)
 };
 
-/// Each device's passes in the order it runs them (m·v forwards and m·v backwards each). An Error
-/// says why the shape cannot run the schedule: fewer than one device or micro-batch, v other than 1
-/// for GPipe and 1F1B, v < 2 or m not a multiple of p for interleaved.
+/// Each device's passes in the order it runs them (m·v forwards and m·v backwards each; ZB-H1: m
+/// forwards, B's and W's). ZB-H1's order is list scheduling with `PassTimes{}`: an idle device
+/// takes its ready B first, else its next forward while fewer than 1F1B's p − d micro-batches are
+/// in flight (a B ends one's flight), else its oldest W. An Error says why the shape cannot run
+/// the schedule: fewer than one device or micro-batch, v other than 1 except for interleaved, v < 2
+/// or m not a multiple of p for interleaved.
 Result<std::vector<std::vector<PipelinePass>>> pipelineOrder(PipelineSchedule schedule, const PipelineShape& shape);
 
 struct TimedPass {
@@ -56,13 +77,17 @@ struct PipelineTimeline {
 };
 
 /// Places every pass of `order` at the earliest time its device is free and its dependencies have
-/// ended, a forward of one chunk taking `forwardTime` and a backward `backwardTime` (transfers take
-/// no time). An Error when the order cannot finish (a device waits for a pass that waits for it).
+/// ended, each taking its kind's time on one chunk (transfers take no time). An Error when the
+/// order cannot finish (a device waits for a pass that waits for it).
 Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<PipelinePass>>& order, const PipelineShape& shape,
-                                          double forwardTime, double backwardTime);
+                                          const PassTimes& times);
 
-/// The closed form of a schedule's bubble, as a share of the step, for equal stages:
-/// (p − 1)/(m + p − 1) for GPipe and 1F1B, (p − 1)/(v·m + p − 1) for interleaved.
+/// The closed form of a schedule's bubble, as a share of the step, for equal stages and
+/// `PassTimes{}`: (p − 1)/(m + p − 1) for GPipe and 1F1B, (p − 1)/(v·m + p − 1) for interleaved,
+/// and for ZB-H1 (p − 1)/(3m + p − 1) (Qi et al., "Zero Bubble Pipeline Parallelism", 2023: its
+/// W's fill two of the three time units 1F1B waits for each stage of the ramp). ZB-H1's holds for
+/// m ≥ p; with fewer micro-batches than stages there is no steady phase whose W's could fill the
+/// ramp, and the bubble is larger (still below 1F1B's).
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape);
 
 }  // namespace distlab
