@@ -34,16 +34,13 @@ Result<std::unique_ptr<TaskTelemetryStream>> TaskTelemetryStream::open(const std
     const std::int64_t watched = 0;
     trainer.setWatched({&watched, 1});
     (*sender)->sendAlways(encodeTaskMessage(hello));
-    // The data the app's decision boundary is drawn over, once: the coordinator's (every task has it).
-    if (DataPoints points = sampleDataPoints(trainer.data()); task.coordinator() && !points.empty())
-        (*sender)->sendAlways(encodeTaskMessage(points));
-    // A parameter-server chief's shards, once: where the partitioner put them (as every task does).
-    if (task.coordinator() && config.strategy.type == StrategyKind::ParameterServer) {
-        ServerShards shards;
-        for (const ShardPlacement& shard :
-             placeShards(trainer.primaryModel().store(), config.strategy.partitioner, static_cast<int>(config.cluster.ps.size())))
-            shards.shards.push_back(ServerShard{shard.name, shard.server, shard.rows});
-        (*sender)->sendAlways(encodeTaskMessage(shards));
+    if (task.coordinator()) {
+        // The data the app's decision boundary is drawn over, once (every task has it; the coordinator sends it).
+        if (DataPoints points = sampleDataPoints(trainer.data()); !points.empty()) (*sender)->sendAlways(encodeTaskMessage(points));
+        // A parameter-server chief's shards, once: where the partitioner put them (as every task does).
+        if (config.strategy.type == StrategyKind::ParameterServer)
+            (*sender)->sendAlways(encodeTaskMessage(shardLayoutOf(
+                placeShards(trainer.primaryModel().store(), config.strategy.partitioner, static_cast<int>(config.cluster.ps.size())))));
     }
     const bool snapshots = task.coordinator() && hello.parameters <= kMaxSnapshotValues;
     return std::unique_ptr<TaskTelemetryStream>(new TaskTelemetryStream(std::move(*sender), hello.firstReplica, snapshots));

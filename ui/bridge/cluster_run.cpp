@@ -424,7 +424,7 @@ void ClusterRun::takeMessage(Connection& connection, TaskMessage message) {
         if (!task.coordinator) return;
         m_points = std::move(*points);
         emit pointsArrived();
-    } else if (auto* shards = std::get_if<ServerShards>(&message)) {
+    } else if (auto* shards = std::get_if<ShardLayout>(&message)) {
         if (!task.coordinator) return;
         m_shards = std::move(shards->shards);
         emit tasksChanged();

@@ -197,11 +197,7 @@ void ParameterServerView::buildTopology() {
     if (controls == nullptr && (cluster == nullptr || cluster->shards().empty())) return;
     const RunConfig& config = controller().config();
     const int servers = controls != nullptr ? controls->serverCount() : static_cast<int>(config.cluster.ps.size());
-    std::vector<ServerShard> shards;
-    if (controls != nullptr)
-        for (const ShardPlacement& shard : controls->placements()) shards.push_back(ServerShard{shard.name, shard.server, shard.rows});
-    else
-        shards = cluster->shards();
+    const std::vector<ServerShard> shards = controls != nullptr ? shardLayoutOf(controls->placements()).shards : cluster->shards();
     std::vector<TopologyCanvas::Server> boxes(static_cast<std::size_t>(servers));
     for (const ServerShard& shard : shards) {
         if (shard.server < 0 || shard.server >= servers) continue;

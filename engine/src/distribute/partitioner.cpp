@@ -57,4 +57,10 @@ std::vector<ShardPlacement> placeShards(const ParameterStore& store, const Parti
     return placements;
 }
 
+ShardLayout shardLayoutOf(const std::vector<ShardPlacement>& placements) {
+    ShardLayout shards;
+    for (const ShardPlacement& shard : placements) shards.shards.push_back(ServerShard{shard.name, shard.server, shard.rows});
+    return shards;
+}
+
 }  // namespace distlab

@@ -100,7 +100,7 @@ void toWire(const DataPoints& points, pb::Points& out) {
     out.set_classification(points.classification);
 }
 
-void toWire(const ServerShards& shards, pb::Shards& out) {
+void toWire(const ShardLayout& shards, pb::Shards& out) {
     for (const ServerShard& shard : shards.shards) {
         pb::Shard& wire = *out.add_shards();
         wire.set_name(shard.name);
@@ -177,7 +177,7 @@ Result<TaskMessage> fromWire(const pb::Points& in) {
 
 Result<TaskMessage> fromWire(const pb::Shards& in) {
     if (in.shards_size() > kMaxReportedShards) return notTelemetry("too many shards");
-    ServerShards shards;
+    ShardLayout shards;
     for (const pb::Shard& shard : in.shards()) {
         if (shard.server() < 0 || shard.server() >= kMaxReportedServers || shard.rows() < 0)
             return notTelemetry("a shard on a server or of rows out of range");

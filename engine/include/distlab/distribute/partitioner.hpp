@@ -7,6 +7,7 @@
 
 #include "distlab/config/run_config.hpp"
 #include "distlab/model/parameter_store.hpp"
+#include "distlab/telemetry/shard_layout.hpp"
 
 namespace distlab {
 
@@ -27,5 +28,8 @@ struct ShardPlacement {
 
 /// Shards every variable of `store` and places the shards on `servers` round-robin in creation order.
 std::vector<ShardPlacement> placeShards(const ParameterStore& store, const PartitionerConfig& partitioner, int servers);
+
+/// The placements as the app draws them (name, server, rows).
+ShardLayout shardLayoutOf(const std::vector<ShardPlacement>& placements);
 
 }  // namespace distlab

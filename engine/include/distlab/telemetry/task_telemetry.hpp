@@ -17,6 +17,7 @@
 #include "distlab/telemetry/data_points.hpp"
 #include "distlab/telemetry/model_snapshot.hpp"
 #include "distlab/telemetry/records.hpp"
+#include "distlab/telemetry/shard_layout.hpp"
 #include "distlab/telemetry/step_report.hpp"
 
 namespace distlab {
@@ -57,22 +58,10 @@ struct TaskSummaryMessage {
     std::string json;
 };
 
-/// One shard of a variable on a parameter server, as the partitioner placed it.
-struct ServerShard {
-    std::string name;  ///< "dense_0/kernel/part_1"
-    int server = 0;
-    std::int64_t rows = 0;
-};
-
-/// A parameter-server chief's shards, for the app's topology of the servers.
-struct ServerShards {
-    std::vector<ServerShard> shards;
-};
-
 /// The coordinator's model, for the app's diagram and decision boundary (ModelSnapshot), its
 /// sample of the 2-D data the boundary is drawn over (DataPoints), and a parameter-server chief's
-/// shards (ServerShards).
-using TaskMessage = std::variant<TaskHello, TaskStep, TaskStateMessage, TaskSummaryMessage, ModelSnapshot, DataPoints, ServerShards>;
+/// shards (ShardLayout).
+using TaskMessage = std::variant<TaskHello, TaskStep, TaskStateMessage, TaskSummaryMessage, ModelSnapshot, DataPoints, ShardLayout>;
 
 /// A frame's largest message: a step of kMaxTaskReplicas replicas fits many times over.
 inline constexpr std::size_t kMaxTaskFrameBytes = std::size_t{1} << 20;
