@@ -164,6 +164,7 @@ private slots:
         QCOMPARE(config.cluster.workerCount(), std::int64_t{2});
         QCOMPARE(config.strategy.communication, CollectiveImplementation::Ring);
         QCOMPARE(window.controller().history().replicaCount(), 4);
+        QVERIFY2(window.statusText().contains(QStringLiteral("2 workers × 2 replicas (processes)")), qPrintable(window.statusText()));
 
         window.playAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().state(), SessionState::Finished, kClusterTimeoutMs);
@@ -324,6 +325,8 @@ private slots:
         const RunHistory& history = window.controller().history();
         QCOMPARE(history.lastStep().step, std::int64_t{300});
         QCOMPARE(history.replicaCount(), 2);  // a lane per worker, as in one process
+        QVERIFY2(window.statusText().contains(QStringLiteral("2 workers, 1 parameter server (processes)")),
+                 qPrintable(window.statusText()));
         QVERIFY(history.isParameterServer());
         // Asynchronous: each update applied one worker's gradient, and both workers' did.
         std::vector<int> applied(2, 0);

@@ -401,13 +401,16 @@ void RunControl::updateStatus() {
     if (controller.isLoading()) state = tr("loading");
     if (!controller.hasRun()) state = tr("no run");
     const std::int64_t steps = controller.stepsDone();
-    const QString where = cluster ? tr("%1 × %2 (processes)")
-                                        .arg(countText(config.cluster.workerCount(), tr("worker"), tr("workers")),
-                                             countText(replicas, tr("replica"), tr("replicas")))
-                          : parameterServers
-                              ? countText(replicas, tr("worker"), tr("workers")) + QStringLiteral(", ") +
-                                    countText(config.strategy.parameterServers, tr("parameter server"), tr("parameter servers"))
-                              : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
+    // A parameter-server cluster's tasks are a chief, its workers and its servers: named as on
+    // threads, with "(processes)"; a multi-worker cluster's, workers of local replicas each.
+    const QString where =
+        parameterServers ? countText(replicas, tr("worker"), tr("workers")) + QStringLiteral(", ") +
+                               countText(config.strategy.parameterServers, tr("parameter server"), tr("parameter servers")) +
+                               (cluster ? tr(" (processes)") : QString())
+        : cluster ? tr("%1 × %2 (processes)")
+                        .arg(countText(config.cluster.workerCount(), tr("worker"), tr("workers")),
+                             countText(replicas, tr("replica"), tr("replicas")))
+                  : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
     // Steady labels: a new text ten times a second repaints them without laying out the window.
     setSteadyText(*m_statusLabel, tr("step %1 · epoch %2 · %3 samples/s · %4 · %5 · %6")
                                       .arg(locale.toString(steps))
