@@ -51,6 +51,10 @@ inline constexpr std::array<EnumName<StrategyKind>, 7> kStrategyNames{{{Strategy
                                                                        {StrategyKind::MultiWorkerMirrored, "multi_worker_mirrored"},
                                                                        {StrategyKind::ModelParallel, "model_parallel"},
                                                                        {StrategyKind::Pipeline, "pipeline"}}};
+inline constexpr std::array<EnumName<PipelineSchedule>, 4> kPipelineScheduleNames{{{PipelineSchedule::GPipe, "gpipe"},
+                                                                                   {PipelineSchedule::OneFOneB, "1f1b"},
+                                                                                   {PipelineSchedule::Interleaved, "interleaved"},
+                                                                                   {PipelineSchedule::ZeroBubbleH1, "zb-h1"}}};
 inline constexpr std::array<EnumName<CrossDeviceOps>, 5> kCrossDeviceOpsNames{
     {{CrossDeviceOps::ReductionToOneDevice, "reduction_to_one_device"},
      {CrossDeviceOps::HierarchicalCopy, "hierarchical_copy"},

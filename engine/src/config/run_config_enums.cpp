@@ -18,6 +18,7 @@ const char* configName(OptimizerKind value) { return nameOf(kOptimizerNames, val
 const char* configName(StrategyKind value) { return nameOf(kStrategyNames, value); }
 const char* configName(CrossDeviceOps value) { return nameOf(kCrossDeviceOpsNames, value); }
 const char* configName(Precision value) { return nameOf(kPrecisionNames, value); }
+const char* configName(PipelineSchedule value) { return nameOf(kPipelineScheduleNames, value); }
 
 bool fromString(std::string_view text, Activation& value) { return valueOf(kActivationNames, text, value); }
 bool fromString(std::string_view text, LossKind& value) { return valueOf(kLossNames, text, value); }
@@ -47,6 +48,22 @@ bool parseDeviceName(std::string_view text, DeviceName& device) {
     device.kind = kind;
     device.index = index;
     return true;
+}
+
+std::vector<DeviceName> pipelineDevices(const RunConfig& config) {
+    std::vector<DeviceName> devices;
+    if (config.strategy.type == StrategyKind::Pipeline) {
+        for (std::int64_t d = 0; d < config.strategy.stages; ++d) devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(d)});
+    } else if (config.strategy.type == StrategyKind::ModelParallel) {
+        for (const LayerConfig& layer : config.model.layers) {
+            const DeviceName device = layer.device.value_or(DeviceName{});
+            if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
+        }
+        std::sort(devices.begin(), devices.end(), [](const DeviceName& a, const DeviceName& b) {
+            return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
+        });
+    }
+    return devices;
 }
 
 }  // namespace distlab

@@ -17,29 +17,52 @@ using namespace run_config_detail;
 
 namespace {
 
-LayerConfig parseLayer(const Json& value, const std::string& path, const std::string& file) {
+DeviceName parseDevice(const Json& value, const std::string& path, const std::string& file) {
+    const std::string text = readString(value, path, file);
+    DeviceName device;
+    if (!parseDeviceName(text, device)) fail(file, path, quotedJson(text) + " is not a device name (expected \"cpu:K\" or \"gpu:K\", K >= 0)");
+    return device;
+}
+
+// A model's own layers may say where they run (model_parallel) and in which stage (pipeline);
+// a block's inner layers run where their block does.
+void parsePlacement(const ObjectReader& reader, LayerConfig& layer) {
+    if (const Json* device = reader.find("device")) layer.device = parseDevice(*device, reader.pathOf("device"), reader.fileName());
+    layer.stage = reader.integer("stage", layer.stage);
+}
+
+LayerConfig parseLayer(const Json& value, const std::string& path, const std::string& file, bool topLevel) {
     const ObjectReader reader(value, path, file);
     LayerConfig layer;
+
     // The type decides which keys a layer takes, so it is checked before them.
     layer.type = reader.string("type", layer.type);
     if (const std::string problem = layerTypeProblem(layer.type); !problem.empty()) reader.fail("type", problem);
     if (layerTypeOf(layer).takesInnerLayers) {
-        reader.allowOnly({"type", "layers", "branches", "name"});
+        if (topLevel)
+            reader.allowOnly({"type", "layers", "branches", "name", "device", "stage"});
+        else
+            reader.allowOnly({"type", "layers", "branches", "name"});
         const Json* inner = reader.find("layers");
         if (inner == nullptr) reader.fail("layers", "required key is missing (a residual block needs its inner layers)");
         if (!inner->is_array()) reader.fail("layers", "must be an array (got " + describeType(*inner) + ")");
         if (inner->empty()) reader.fail("layers", "must list at least one layer");
         for (std::size_t i = 0; i < inner->size(); ++i)
-            layer.layers.push_back(parseLayer((*inner)[i], indexPath(reader.pathOf("layers"), i), file));
+            layer.layers.push_back(parseLayer((*inner)[i], indexPath(reader.pathOf("layers"), i), file, false));
         layer.branches = reader.integer("branches", layer.branches);
         layer.name = reader.string("name", layer.name);
+        if (topLevel) parsePlacement(reader, layer);
         return layer;
     }
-    reader.allowOnly({"type", "units", "activation", "name"});
+    if (topLevel)
+        reader.allowOnly({"type", "units", "activation", "name", "device", "stage"});
+    else
+        reader.allowOnly({"type", "units", "activation", "name"});
     if (!reader.has("units")) reader.fail("units", "required key is missing (a dense layer needs units >= 1)");
     layer.units = reader.integer("units", layer.units);
     layer.activation = reader.choice("activation", layer.activation, kActivationNames);
     layer.name = reader.string("name", layer.name);
+    if (topLevel) parsePlacement(reader, layer);
     return layer;
 }
 
@@ -52,7 +75,7 @@ ModelConfig parseModel(const ObjectReader& reader) {
     if (!layers->is_array()) reader.fail("layers", "must be an array (got " + describeType(*layers) + ")");
     if (layers->empty()) reader.fail("layers", "must list at least one layer");
     for (std::size_t i = 0; i < layers->size(); ++i) {
-        model.layers.push_back(parseLayer((*layers)[i], indexPath(reader.pathOf("layers"), i), reader.fileName()));
+        model.layers.push_back(parseLayer((*layers)[i], indexPath(reader.pathOf("layers"), i), reader.fileName(), true));
     }
     model.loss = reader.choice("loss", model.loss, kLossNames);
     model.init = reader.choice("init", model.init, kInitNames);
@@ -112,14 +135,7 @@ std::vector<DeviceName> parseDevices(const Json& value, const std::string& path,
         fail(file, path, "at most " + std::to_string(kMaxReplicas) + " devices (got " + std::to_string(value.size()) + ")");
     }
     std::vector<DeviceName> devices;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-        const std::string text = readString(value[i], indexPath(path, i), file);
-        DeviceName device;
-        if (!parseDeviceName(text, device)) {
-            fail(file, indexPath(path, i), quotedJson(text) + " is not a device name (expected \"cpu:K\" or \"gpu:K\", K >= 0)");
-        }
-        devices.push_back(device);
-    }
+    for (std::size_t i = 0; i < value.size(); ++i) devices.push_back(parseDevice(value[i], indexPath(path, i), file));
     return devices;
 }
 
@@ -166,12 +182,26 @@ void parseParameterServerKeys(const ObjectReader& reader, StrategyConfig& strate
 StrategyConfig parseStrategy(const ObjectReader& reader) {
     StrategyConfig strategy;
     strategy.type = reader.choice("type", strategy.type, kStrategyNames);
-    if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) reader.fail("type", problem);
     if (strategy.type == StrategyKind::ParameterServer) {
         reader.allowOnly({"type", "devices", "replicas", "cross_device_ops", "num_packs", "bytes_per_pack", "gradient_accumulation_steps",
                           "workers", "parameter_servers", "mode", "partitioner", "worker_speed", "replicas_per_worker",
                           "gradients_to_aggregate", "timeout_seconds"});
         parseParameterServerKeys(reader, strategy);
+    } else if (strategy.type == StrategyKind::Pipeline || strategy.type == StrategyKind::ModelParallel) {
+        // The devices come from the stages or the layers (pipelineDevices, once the model is read).
+        const bool pipeline = strategy.type == StrategyKind::Pipeline;
+        if (pipeline)
+            reader.allowOnly({"type", "stages", "micro_batches", "schedule", "virtual_stages", "tensor_parallel", "data_parallel"});
+        else
+            reader.allowOnly({"type", "micro_batches"});
+        strategy.stages = reader.integer("stages", strategy.stages);
+        // A pipeline without micro-batches is one device at a time; four keeps p = 2's bubble at a fifth.
+        strategy.microBatches = reader.integer("micro_batches", pipeline ? 4 : 1);
+        strategy.schedule = reader.choice("schedule", strategy.schedule, kPipelineScheduleNames);
+        strategy.virtualStages = reader.integer("virtual_stages", strategy.virtualStages);
+        strategy.tensorParallel = reader.integer("tensor_parallel", strategy.tensorParallel);
+        strategy.dataParallel = reader.integer("data_parallel", strategy.dataParallel);
+        return strategy;
     } else if (strategy.type == StrategyKind::MultiWorkerMirrored) {
         // One worker's replicas are `local_replicas` logical CPU devices (TensorFlow places them on
         // the worker's own devices); the workers come from the cluster.
@@ -238,6 +268,8 @@ RunConfig parseRoot(const Json& document, const std::string& file) {
     } else {
         config.strategy.devices = {DeviceName{}};  // cpu:0, as when the strategy object lists none
     }
+    if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel)
+        config.strategy.devices = pipelineDevices(config);
     if (const Json* cluster = reader.find("cluster")) config.cluster = parseClusterSpec(ObjectReader(*cluster, "cluster", file));
     config.precision = reader.choice("precision", config.precision, kPrecisionNames);
     if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {

@@ -14,8 +14,6 @@ using namespace run_limits;
 
 /// "" when layers of this type can be built; otherwise what is wrong (for model.layers[i].type).
 std::string layerTypeProblem(const std::string& type);
-/// "" when the strategy is implemented; otherwise the "not available yet" message.
-std::string strategyProblem(StrategyKind type);
 /// "" when the precision is implemented; otherwise the "not available yet" message.
 std::string precisionProblem(Precision precision);
 

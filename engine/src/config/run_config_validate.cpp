@@ -32,15 +32,6 @@ std::string layerTypeProblem(const std::string& type) {
            "; available: " + layerTypeNames();
 }
 
-std::string strategyProblem(StrategyKind type) {
-    if (type == StrategyKind::OneDevice || type == StrategyKind::Mirrored || type == StrategyKind::CentralStorage ||
-        type == StrategyKind::ParameterServer || type == StrategyKind::MultiWorkerMirrored)
-        return {};
-    return quotedJson(configName(type)) +
-           " is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server, "
-           "multi_worker_mirrored)";
-}
-
 std::string precisionProblem(Precision precision) {
     if (precision == Precision::Float32) return {};
     return quotedJson(configName(precision)) + " is not available yet in this version (available: float32)";
@@ -184,10 +175,77 @@ void validateTimeout(const StrategyConfig& strategy, const std::string& file) {
                  "in [0.1, " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "] seconds");
 }
 
-void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
-    if (const std::string problem = strategyProblem(strategy.type); !problem.empty()) {
-        fail(file, "strategy.type", problem);
+// The stages a pipeline's layers name: all or none, from 0 up by at most one a layer, p·v in all.
+void validateStages(const RunConfig& config, std::int64_t stageCount, const std::string& file) {
+    const std::vector<LayerConfig>& layers = config.model.layers;
+    const auto named = std::count_if(layers.begin(), layers.end(), [](const LayerConfig& layer) { return layer.stage >= 0; });
+    const auto count = static_cast<std::int64_t>(layers.size());
+    if (named == 0) {
+        if (count < stageCount)
+            fail(file, "model.layers",
+                 std::to_string(count) + " layers cannot fill " + std::to_string(stageCount) +
+                     " pipeline stages (strategy.stages x strategy.virtual_stages): each stage needs at least one layer");
+        return;
     }
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const std::string path = indexPath("model.layers", i) + ".stage";
+        const std::int64_t stage = layers[i].stage;
+        if (stage < 0) fail(file, path, "missing: when one layer names its stage, every layer must");
+        const std::int64_t previous = i == 0 ? -1 : layers[i - 1].stage;
+        if (stage < previous || stage > previous + 1)
+            fail(file, path,
+                 "must be " + (i == 0 ? std::string("0 (the first stage)") : "the stage before it or the next one (" + std::to_string(previous) +
+                                                                                  " or " + std::to_string(previous + 1) + ")") +
+                     got(stage));
+    }
+    if (layers.back().stage != stageCount - 1)
+        fail(file, indexPath("model.layers", layers.size() - 1) + ".stage",
+             "the last layer must be in the last of the " + std::to_string(stageCount) +
+                 " stages (strategy.stages x strategy.virtual_stages)" + got(layers.back().stage));
+}
+
+// pipeline and model_parallel (docs/semantics.md §13): the stages, micro-batches and schedule.
+void validatePipeline(const RunConfig& config, const std::string& file) {
+    const StrategyConfig& strategy = config.strategy;
+    const std::int64_t batch = config.data.globalBatchSize;
+    requireRange(file, "strategy.micro_batches", strategy.microBatches, 1, std::min(batch, kMaxPipelinePasses));
+    if (batch % strategy.microBatches != 0)
+        fail(file, "strategy.micro_batches",
+             "must divide data.global_batch_size (" + std::to_string(batch) + ") into equal micro-batches" + got(strategy.microBatches));
+    for (std::size_t i = 0; i < config.model.layers.size(); ++i) {
+        const std::optional<DeviceName>& device = config.model.layers[i].device;
+        if (!device) continue;
+        const std::string path = indexPath("model.layers", i) + ".device";
+        if (device->kind != DeviceName::Kind::Cpu)
+            fail(file, path, quotedJson(device->toString()) + ": model_parallel places layers on CPU devices in this version");
+        if (device->index > kMaxDeviceIndex)
+            fail(file, path, "device index must be in [0, " + std::to_string(kMaxDeviceIndex) + "]" + got(static_cast<std::int64_t>(device->index)));
+    }
+    if (strategy.type == StrategyKind::ModelParallel) return;
+    requireRange(file, "strategy.stages", strategy.stages, 1, kMaxPipelineStages);
+    requireRange(file, "strategy.virtual_stages", strategy.virtualStages, 1, kMaxVirtualStages);
+    if (strategy.tensorParallel != 1) fail(file, "strategy.tensor_parallel", "tensor parallelism is not available yet in this version (use 1)");
+    if (strategy.dataParallel != 1) fail(file, "strategy.data_parallel", "data parallelism inside a pipeline is not available yet in this version (use 1)");
+    if (strategy.schedule == PipelineSchedule::ZeroBubbleH1)
+        fail(file, "strategy.schedule", "\"zb-h1\" is not available yet in this version (available: gpipe, 1f1b, interleaved)");
+    if (strategy.schedule == PipelineSchedule::Interleaved) {
+        if (strategy.virtualStages < 2)
+            fail(file, "strategy.virtual_stages", "the interleaved schedule needs at least 2 model chunks a device" + got(strategy.virtualStages));
+        if (strategy.microBatches % strategy.stages != 0)
+            fail(file, "strategy.micro_batches",
+                 "the interleaved schedule runs micro-batches in groups of strategy.stages (" + std::to_string(strategy.stages) +
+                     "): use a multiple of it" + got(strategy.microBatches));
+    } else if (strategy.virtualStages != 1) {
+        fail(file, "strategy.virtual_stages", "only the interleaved schedule puts several model chunks on a device (use 1)" + got(strategy.virtualStages));
+    }
+    if (strategy.microBatches * strategy.virtualStages > kMaxPipelinePasses)
+        fail(file, "strategy.micro_batches",
+             "micro_batches x virtual_stages must be at most " + std::to_string(kMaxPipelinePasses) + " (each pass is a span of the timeline)" +
+                 got(strategy.microBatches * strategy.virtualStages));
+    validateStages(config, strategy.stages * strategy.virtualStages, file);
+}
+
+void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     // An empty list means {cpu:0} (run_config.hpp), so only the listed devices need checking.
     const auto count = static_cast<std::int64_t>(strategy.devices.size());
     if (count > kMaxReplicas) {
@@ -266,8 +324,9 @@ void validateCluster(const RunConfig& config, const std::string& file) {
 
 void validateBatchSplit(const RunConfig& config, const std::string& file) {
     // A parameter-server worker splits its own batch among its replicas.
-    const std::int64_t replicas =
-        config.strategy.type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.globalReplicaCount();
+    const StrategyKind type = config.strategy.type;
+    if (type == StrategyKind::Pipeline || type == StrategyKind::ModelParallel) return;  // micro-batches, checked with the pipeline
+    const std::int64_t replicas = type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.globalReplicaCount();
     const std::int64_t steps = config.strategy.gradientAccumulationSteps;
     const std::int64_t batch = config.data.globalBatchSize;
     // replicas * steps may overflow; then it exceeds any batch, which cannot divide.
@@ -288,6 +347,11 @@ Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
         validateData(config.data, fileName);
         validateOptimizer(config.optimizer, fileName);
         validateStrategy(config.strategy, fileName);
+        if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel) {
+            validatePipeline(config, fileName);
+            if (config.strategy.devices != pipelineDevices(config))
+                fail(fileName, "strategy.devices", "a pipeline's devices are its stages', a model_parallel run's its layers' (leave them out)");
+        }
         validateCluster(config, fileName);
         if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {
             fail(fileName, "precision", problem);

@@ -23,6 +23,8 @@ Json layersJson(const std::vector<LayerConfig>& layers) {
             item["activation"] = configName(layer.activation);
         }
         if (!layer.name.empty()) item["name"] = layer.name;  // empty means the default "<type>_<index>"
+        if (layer.device) item["device"] = layer.device->toString();
+        if (layer.stage >= 0) item["stage"] = layer.stage;
         json.push_back(std::move(item));
     }
     return json;
@@ -133,6 +135,19 @@ Json strategyJson(const StrategyConfig& strategy) {
         if (strategy.timeoutSeconds != StrategyConfig{}.timeoutSeconds) json["timeout_seconds"] = strategy.timeoutSeconds;
         return json;
     }
+    if (strategy.type == StrategyKind::Pipeline) {  // the devices are the stages' (pipelineDevices)
+        json["stages"] = strategy.stages;
+        json["micro_batches"] = strategy.microBatches;
+        json["schedule"] = configName(strategy.schedule);
+        json["virtual_stages"] = strategy.virtualStages;
+        json["tensor_parallel"] = strategy.tensorParallel;
+        json["data_parallel"] = strategy.dataParallel;
+        return json;
+    }
+    if (strategy.type == StrategyKind::ModelParallel) {  // the devices are the layers' (pipelineDevices)
+        json["micro_batches"] = strategy.microBatches;
+        return json;
+    }
     if (strategy.type == StrategyKind::MultiWorkerMirrored) {
         // The local replicas are cpu:0..N-1 (parseStrategy), written as their count.
         json["local_replicas"] = strategy.replicaCount();
@@ -210,6 +225,19 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
         if (kind != PartitionerConfig::Kind::MinSize && kind != PartitionerConfig::Kind::MaxSize)
             partitioner.maxShards = partitionerDefaults.maxShards;
         if (kind != PartitionerConfig::Kind::MaxSize) partitioner.maxShardBytes = partitionerDefaults.maxShardBytes;
+    } else if (strategy.type == StrategyKind::Pipeline || strategy.type == StrategyKind::ModelParallel) {
+        const StrategyConfig kept = strategy;
+        strategy = strategyDefaults;
+        strategy.type = kept.type;
+        strategy.devices = pipelineDevices(used);
+        strategy.microBatches = kept.microBatches;
+        if (kept.type == StrategyKind::Pipeline) {
+            strategy.stages = kept.stages;
+            strategy.schedule = kept.schedule;
+            strategy.virtualStages = kept.virtualStages;
+            strategy.tensorParallel = kept.tensorParallel;
+            strategy.dataParallel = kept.dataParallel;
+        }
     } else {
         if (strategy.devices.empty()) strategy.devices = {DeviceName{}};
         strategy.workers = strategyDefaults.workers;

@@ -8,7 +8,12 @@
 namespace distlab {
 namespace {
 
+bool splitsTheModel(const StrategyConfig& strategy) {
+    return strategy.type == StrategyKind::Pipeline || strategy.type == StrategyKind::ModelParallel;
+}
+
 std::int64_t modelCopies(const StrategyConfig& strategy) {
+    if (splitsTheModel(strategy)) return 1;  // each device holds its layers of the one copy
     if (strategy.type != StrategyKind::ParameterServer) return strategy.replicaCount();
     return strategy.workers * strategy.replicasPerWorker + 1;  // the servers together hold one more copy
 }
@@ -24,7 +29,8 @@ std::string gib(std::uint64_t bytes) {
 
 std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footprint& model) {
     const auto copies = static_cast<std::uint64_t>(modelCopies(config.strategy));
-    const auto replicas = static_cast<std::uint64_t>(std::max<std::int64_t>(1, config.strategy.replicaCount()));
+    // A pipeline may hold every micro-batch's activations at once (GPipe): the whole batch.
+    const auto replicas = static_cast<std::uint64_t>(splitsTheModel(config.strategy) ? 1 : std::max<std::int64_t>(1, config.strategy.replicaCount()));
     const std::uint64_t microBatch = static_cast<std::uint64_t>(config.data.globalBatchSize) / replicas;
     const std::uint64_t perCopy =
         static_cast<std::uint64_t>(model.parameters) * 16 + microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;

@@ -3,6 +3,7 @@
 #include "distlab/distribute/mirrored_trainer.hpp"
 #include "distlab/distribute/parameter_server_trainer.hpp"
 #include "distribute/cluster_parameter_server_trainer.hpp"
+#include "distribute/pipeline_trainer.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -119,6 +120,8 @@ std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data
         if (workers) return std::make_unique<ClusterParameterServerTrainer>(config, std::move(data), std::move(workers));
         return std::make_unique<ParameterServerTrainer>(config, std::move(data));
     }
+    if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel)
+        return std::make_unique<PipelineTrainer>(config, std::move(data));
     return std::make_unique<MirroredTrainer>(config, std::move(data), std::move(workers));
 }
 

@@ -28,6 +28,10 @@ struct LayerConfig {
     std::string name;                 ///< empty: "<type>_<index>"
     std::vector<LayerConfig> layers;  ///< residual: the block's inner layers (output width = input width)
     std::int64_t branches = 1;        ///< residual: parallel copies of the inner layers, y = x + sum_b f_b(x)
+    /// A model's own layers only (not a block's inner ones), read by model_parallel and pipeline;
+    /// strategies that replicate the whole model ignore them.
+    std::optional<Device> device;     ///< model_parallel: where the layer runs (none: cpu:0)
+    std::int64_t stage = -1;           ///< pipeline: its stage (-1: stages balanced automatically)
     bool operator==(const LayerConfig&) const = default;
 };
 
@@ -96,6 +100,15 @@ struct PartitionerConfig {
 
 enum class ParameterServerMode { Async, Sync };
 
+/// The order in which a pipeline's devices run their micro-batches' passes
+/// (distribute/pipeline_schedule.hpp).
+enum class PipelineSchedule {
+    GPipe,        ///< every forward, then every backward
+    OneFOneB,     ///< PipeDream-Flush: p − 1 − d forwards to warm up, then one forward, one backward
+    Interleaved,  ///< 1F1B over v chunks a device (Megatron's interleaved schedule)
+    ZeroBubbleH1  ///< ZB-H1: backwards split in B and W, each W put off to fill a bubble
+};
+
 /// How workers in different processes reduce (TensorFlow's CommunicationImplementation). On CPUs
 /// both run Gloo's ring all-reduce; `auto` lets a later backend (NCCL between GPUs) choose.
 enum class CollectiveImplementation { Auto, Ring };
@@ -139,6 +152,13 @@ struct StrategyConfig {
     // multi_worker_mirrored (the local replicas are `devices`, written `local_replicas`)
     CollectiveImplementation communication = CollectiveImplementation::Auto;
     double timeoutSeconds = 30.0;  ///< how long a collective or the rendezvous waits for a peer before the run stops
+    // pipeline (stages on cpu:0 .. cpu:p−1) and model_parallel (devices named by the layers)
+    std::int64_t stages = 2;                              ///< pipeline: p, the devices
+    std::int64_t microBatches = 1;                        ///< m: micro-batches of the global batch a step
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    std::int64_t virtualStages = 1;  ///< v: model chunks a device (interleaved)
+    std::int64_t tensorParallel = 1;  ///< tp (only 1 in this version)
+    std::int64_t dataParallel = 1;    ///< dp (only 1 in this version)
 
     /// Replicas (devices) that compute in step in this process; for parameter_server, the workers
     /// (telemetry lanes); for multi_worker_mirrored, one worker's local replicas.
@@ -188,6 +208,11 @@ struct RunConfig {
     }
 };
 
+/// The devices of a pipeline or model_parallel run, one telemetry lane each: cpu:0 .. cpu:p−1 for
+/// a pipeline of p stages; for model_parallel, each device a layer names (cpu:0 for a layer that
+/// names none), in order of kind and index. Empty for the other strategies.
+std::vector<DeviceName> pipelineDevices(const RunConfig& config);
+
 // The config's spelling of each value ("relu", "mirrored", ...). Not called toString: Qt Test looks
 // up toString(value) by argument-dependent lookup to print a failed comparison, and frees the result.
 const char* configName(Activation value);
@@ -199,5 +224,6 @@ const char* configName(OptimizerKind value);
 const char* configName(StrategyKind value);
 const char* configName(CrossDeviceOps value);
 const char* configName(Precision value);
+const char* configName(PipelineSchedule value);
 
 }  // namespace distlab

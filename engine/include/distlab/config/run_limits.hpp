@@ -31,6 +31,12 @@ inline constexpr std::int64_t kMaxReplicasPerWorker = 64;
 /// strategy.worker_speed[i]: 1 is full speed, 0.5 twice as slow, down to this.
 inline constexpr double kMinWorkerSpeed = 0.1;
 inline constexpr double kMaxWorkerSpeed = 1.0;
+/// A pipeline's devices (p) and virtual stages a device (v): every micro-batch's pass is a span of
+/// the step's timeline (telemetry/span.hpp keeps 256 a lane), so m·v forwards and as many
+/// backwards must fit: m·v ≤ kMaxPipelinePasses.
+inline constexpr std::int64_t kMaxPipelineStages = 64;
+inline constexpr std::int64_t kMaxVirtualStages = 16;
+inline constexpr std::int64_t kMaxPipelinePasses = 120;
 // strategy.gradient_accumulation_steps has no bound of its own: at least 1, and the global batch
 // must divide among replicas × steps (validateRunConfig).
 

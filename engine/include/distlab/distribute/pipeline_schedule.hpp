@@ -15,16 +15,10 @@
 // what would be a bubble.
 #include <vector>
 
+#include "distlab/config/run_config.hpp"  // PipelineSchedule
 #include "distlab/core/error.hpp"
 
 namespace distlab {
-
-enum class PipelineSchedule {
-    GPipe,        ///< every forward, then every backward
-    OneFOneB,     ///< PipeDream-Flush: p − 1 − d forwards to warm up, then one forward, one backward
-    Interleaved,  ///< 1F1B over v chunks a device (Megatron's interleaved schedule)
-    ZeroBubbleH1  ///< ZB-H1: backwards split in B and W, each W put off to fill a bubble
-};
 
 enum class PassKind {
     Forward,

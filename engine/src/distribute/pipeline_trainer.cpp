@@ -1,0 +1,263 @@
+#include "distribute/pipeline_trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "distlab/comm/spin_barrier.hpp"
+#include "distlab/tensor/reductions.hpp"
+#include "distribute/model_evaluation.hpp"
+
+namespace distlab {
+
+/// What one device keeps of a step: its spans, its lane's figures, which of its stages have
+/// written their gradients (the first backward writes, later ones add).
+struct PipelineTrainer::Device {
+    SpanRecorder spans;
+    ReplicaStepStats stats;
+    std::vector<char> written;  ///< per chunk
+    double gradientSquares = 0.0;
+    std::int64_t bytesSent = 0;
+};
+
+namespace {
+
+int threadsPerDevice(const RunConfig& config, int devices) {
+    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::int64_t total = config.threads > 0 ? config.threads : cores;
+    return static_cast<int>(std::max<std::int64_t>(1, total / devices));
+}
+
+}  // namespace
+
+PipelineTrainer::PipelineTrainer(const RunConfig& config, DataSplit data)
+    : m_config(config),
+      m_data(std::move(data)),
+      m_loss(config.model.loss),
+      m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
+      m_clockOriginNs(nowNs()),
+      m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
+    m_model = std::make_unique<Model>(config.model, m_data.train.features);
+    m_model->initialize(config.model.init, config.seed);
+    m_optimizer = makeOptimizer(config.optimizer, m_model->store().totalSize());
+    std::vector<double> costs;
+    for (const auto& layer : m_model->layers()) costs.push_back(static_cast<double>(layer->weightCount()));
+    m_placement = placeLayers(config, costs);
+    auto orders = passOrders(config, m_placement);
+    if (!orders) throw TrainingError(orders.error().message);
+    m_orders = std::move(*orders);
+    m_stageOfChunk.resize(static_cast<std::size_t>(m_placement.devices));
+    for (std::size_t s = 0; s < m_placement.stages.size(); ++s)
+        m_stageOfChunk[static_cast<std::size_t>(m_placement.stages[s].device)].push_back(static_cast<int>(s));
+    m_microBatches = static_cast<int>(config.strategy.microBatches);
+    const auto m = static_cast<std::size_t>(m_microBatches);
+    for (std::size_t i = 0; i < m; ++i) m_contexts.push_back(m_model->makeContext());
+    for (std::size_t b = 0; b + 1 < m_placement.stages.size(); ++b) {
+        m_activations.push_back(std::make_unique<Handover[]>(m));
+        m_gradients.push_back(std::make_unique<Handover[]>(m));
+    }
+    m_inputs.resize(m);
+    m_inputViews.resize(m);
+    m_targets.resize(m);
+    m_lossGrads.resize(m);
+    m_microLoss.resize(m);
+    for (int d = 0; d < m_placement.devices; ++d) m_devices.push_back(std::make_unique<Device>());
+    m_report.replicas.resize(static_cast<std::size_t>(m_placement.devices));
+    m_evaluation = std::make_unique<EvaluationBuffers>(*m_model);
+    m_pool = std::make_unique<ReplicaPool>(
+        m_placement.devices, threadsPerDevice(config, m_placement.devices), [this](int d) { runDevice(d); }, [this] { abort(); }, "device");
+}
+
+PipelineTrainer::~PipelineTrainer() = default;
+
+std::int64_t PipelineTrainer::clockNs() const { return nowNs() - m_clockOriginNs; }
+
+void PipelineTrainer::restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) {
+    m_stepsDone = stepsDone;
+    m_sampler.restore(epoch, cursor);
+}
+
+void PipelineTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
+    m_watched.assign(flatIndices.begin(), flatIndices.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues)));
+}
+
+GradientAggregationStats PipelineTrainer::gradientAggregation() const { return Model::aggregationStats(m_contexts.front()); }
+
+const Tensor& PipelineTrainer::predict(const Tensor& input) { return m_model->forward(input, m_evaluation->context); }
+
+EvalResult PipelineTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {
+    return evaluateModel(*m_model, m_loss, data, maxExamples, *m_evaluation);
+}
+
+PipelineTrainer::Handover& PipelineTrainer::activation(int stage, int micro) {
+    return m_activations[static_cast<std::size_t>(stage) - 1][static_cast<std::size_t>(micro)];
+}
+
+PipelineTrainer::Handover& PipelineTrainer::gradient(int stage, int micro) {
+    return m_gradients[static_cast<std::size_t>(stage)][static_cast<std::size_t>(micro)];
+}
+
+std::pair<std::int64_t, std::int64_t> PipelineTrainer::parameterRange(int stage) const {
+    const PipelineStage& placed = m_placement.stages[static_cast<std::size_t>(stage)];
+    const std::int64_t end =
+        placed.endLayer < m_model->layers().size() ? m_model->gradientBegin(placed.endLayer) : m_model->store().totalSize();
+    return {m_model->gradientBegin(placed.firstLayer), end};
+}
+
+void PipelineTrainer::abort() {
+    m_aborted.store(true, std::memory_order_release);
+    for (std::size_t b = 0; b < m_activations.size(); ++b)
+        for (int i = 0; i < m_microBatches; ++i) {
+            wakeForAbort(m_activations[b][static_cast<std::size_t>(i)].posted);
+            wakeForAbort(m_gradients[b][static_cast<std::size_t>(i)].posted);
+        }
+}
+
+std::int64_t PipelineTrainer::post(ConstTensorView values, Handover& handover) {
+    const std::int64_t rows = values.rows();
+    handover.buffer.resize2d(rows, rows > 0 ? values.size() / rows : 0);
+    std::copy_n(values.data(), values.size(), handover.buffer.data());
+    handover.posted.store(m_generation, std::memory_order_release);
+    handover.posted.notify_all();
+    return values.bytes();
+}
+
+const Tensor& PipelineTrainer::receive(Handover& handover) {
+    spinWaitWhileEqual(handover.posted, m_generation - 1, &m_aborted);
+    return handover.buffer;
+}
+
+void PipelineTrainer::forward(int stage, int micro) {
+    const PipelineStage& placed = m_placement.stages[static_cast<std::size_t>(stage)];
+    const auto i = static_cast<std::size_t>(micro);
+    ModelContext& context = m_contexts[i];
+    Device& self = *m_devices[static_cast<std::size_t>(placed.device)];
+    std::int64_t begin = 0;
+    ConstTensorView input;
+    if (stage == 0) {
+        begin = clockNs();
+        // The first stage reads the micro-batch; its labels go with it to the last stage.
+        const auto indices = BatchSampler::shard(m_batch, 0, 1, micro, m_microBatches);
+        input = gatherBatch(m_data.train, indices, m_inputs[i], m_targets[i]);
+        m_inputViews[i] = input;
+    } else {
+        input = receive(activation(stage, micro)).view();
+        begin = clockNs();  // the wait before it is the device's bubble
+    }
+    const Tensor* output = &m_model->layers()[placed.firstLayer]->forward(input, *context.layers[placed.firstLayer]);
+    for (std::size_t layer = placed.firstLayer + 1; layer < placed.endLayer; ++layer)
+        output = &m_model->layers()[layer]->forward(*output, *context.layers[layer]);
+    std::int64_t bytes = 0;
+    if (static_cast<std::size_t>(stage) + 1 == m_placement.stages.size())
+        m_microLoss[i] = m_loss.evaluate(*output, m_targets[i], 1.0f / static_cast<float>(m_config.data.globalBatchSize), m_lossGrads[i]);
+    else
+        bytes = post(output->view(), activation(stage + 1, micro));
+    self.bytesSent += bytes;
+    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Forward});
+}
+
+void PipelineTrainer::backward(int stage, int micro) {
+    const PipelineStage& placed = m_placement.stages[static_cast<std::size_t>(stage)];
+    const auto i = static_cast<std::size_t>(micro);
+    ModelContext& context = m_contexts[i];
+    Device& self = *m_devices[static_cast<std::size_t>(placed.device)];
+    const bool last = static_cast<std::size_t>(stage) + 1 == m_placement.stages.size();
+    const Tensor* grad = last ? &m_lossGrads[i] : &receive(gradient(stage, micro));
+    const std::int64_t begin = clockNs();
+    char& written = self.written[static_cast<std::size_t>(placed.chunk)];
+    for (std::size_t layer = placed.endLayer; layer-- > placed.firstLayer;) {
+        context.layers[layer]->overwriteGradients = written == 0;
+        const ConstTensorView input = layer > placed.firstLayer ? context.layers[layer - 1]->output.view()
+                                      : stage == 0             ? m_inputViews[i]
+                                                               : activation(stage, micro).buffer.view();
+        grad = &m_model->backwardLayer(layer, input, *grad, context);
+    }
+    written = 1;
+    std::int64_t bytes = 0;
+    if (stage > 0) bytes = post(grad->view(), gradient(stage - 1, micro));
+    self.bytesSent += bytes;
+    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Backward});
+}
+
+void PipelineTrainer::runDevice(int device) {
+    const auto d = static_cast<std::size_t>(device);
+    Device& self = *m_devices[d];
+    self.spans.clear();
+    self.written.assign(m_stageOfChunk[d].size(), 0);
+    self.bytesSent = 0;
+    self.gradientSquares = 0.0;
+    const std::int64_t start = clockNs();
+    for (const PipelinePass& pass : m_orders[d]) {
+        const int stage = m_stageOfChunk[d][static_cast<std::size_t>(pass.chunk)];
+        if (pass.kind == PassKind::Forward)
+            forward(stage, pass.microBatch);
+        else
+            backward(stage, pass.microBatch);
+    }
+    const std::int64_t computeEnd = clockNs();
+    // The flush is over: every micro-batch's gradient is in. Each device updates its own layers.
+    std::span<float> values = m_model->store().values();
+    std::span<const float> grads = m_model->store().grads();
+    for (int stage : m_stageOfChunk[d]) {
+        const auto [first, end] = parameterRange(stage);
+        const auto offset = static_cast<std::size_t>(first), size = static_cast<std::size_t>(end - first);
+        self.gradientSquares += sumOfSquares(grads.subspan(offset, size));
+        m_optimizer->applyRange(values.subspan(offset, size), grads.subspan(offset, size), m_report.learningRate, first);
+    }
+    const std::int64_t updateEnd = clockNs();
+    self.spans.add(Span{computeEnd, updateEnd, 0, 0, -1, -1, SpanKind::Optimizer});
+    ReplicaStepStats& stats = self.stats;
+    stats = ReplicaStepStats{};
+    stats.startNs = start;
+    stats.computeEndNs = stats.commEndNs = computeEnd;
+    stats.updateEndNs = updateEnd;
+    stats.bytesSent = self.bytesSent;
+    for (std::size_t w = 0; w < m_watched.size(); ++w) {
+        const std::int64_t index = m_watched[w];
+        bool held = false;
+        for (int stage : m_stageOfChunk[d]) {
+            const auto [first, end] = parameterRange(stage);
+            held = held || (index >= first && index < end);
+        }
+        stats.watched[w] = held ? values[static_cast<std::size_t>(index)] : std::numeric_limits<float>::quiet_NaN();
+    }
+}
+
+const StepReport& PipelineTrainer::step() {
+    m_batch = m_sampler.next();
+    ++m_generation;
+    m_report.epoch = m_sampler.epoch();
+    m_report.learningRate = learningRate();
+    m_optimizer->beginUpdate();
+    m_report.startNs = clockNs();
+    m_pool->run();
+    m_report.endNs = clockNs();
+    ++m_stepsDone;
+    m_report.step = m_stepsDone;
+    LossStats total;
+    for (const LossStats& part : m_microLoss) {
+        total.sum += part.sum;
+        total.correct += part.correct;
+        total.count += part.count;
+    }
+    double squares = 0.0;
+    for (const auto& device : m_devices) squares += device->gradientSquares;
+    const auto batch = static_cast<double>(m_config.data.globalBatchSize);
+    for (std::size_t d = 0; d < m_devices.size(); ++d) {
+        ReplicaStepStats& lane = m_report.replicas[d];
+        lane = m_devices[d]->stats;
+        // Every device's layers saw the whole batch; the loss is the last stage's.
+        lane.lossSum = total.sum;
+        lane.correct = total.correct;
+        lane.examples = m_config.data.globalBatchSize;
+        lane.gradNormBefore = lane.gradNormAfter = std::sqrt(squares);
+        lane.spans = m_devices[d]->spans.spans();
+    }
+    m_report.samples = m_config.data.globalBatchSize;
+    m_report.loss = total.sum / batch;
+    m_report.accuracy = m_data.train.isClassification() ? static_cast<double>(total.correct) / batch : -1.0;
+    return m_report;
+}
+
+}  // namespace distlab
