@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline_summary.hpp"
+
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "distlab/comm/spin_barrier.hpp"
@@ -194,6 +196,7 @@ int runTrain(TrainOptions options) {
     // A config's steps of 0 sets no limit: the run goes on until Ctrl-C or SIGTERM. --steps 0 is a
     // count: no update (the initial weights, a checkpoint of them). See docs/interfaces.md §3.2.
     const bool limited = config->steps > 0 || options.steps.has_value();
+    BubbleMeter bubbles;
     while ((!limited || trainer.stepsDone() < config->steps) && !interrupted()) {
         for (const Fault& fault : options.faults)
             if (fault.atStep == trainer.stepsDone()) applyFault(fault, trainer);
@@ -215,6 +218,7 @@ int runTrain(TrainOptions options) {
         }
         lastLoss = report.loss;
         samplesRun += report.samples;
+        if (splitsModel(*config)) bubbles.add(report);
         const bool lastStep = limited && trainer.stepsDone() >= config->steps;
         const bool evaluateNow = lastStep || (config->evalEvery > 0 && report.step % config->evalEvery == 0);
         std::optional<EvalResult> test;
@@ -283,6 +287,11 @@ int runTrain(TrainOptions options) {
     if (member)
         summary += ",\"task\":\"" + member->task().name() + "\",\"workers\":" + std::to_string(member->workerCount()) +
                    ",\"coordinator\":" + (member->coordinator() ? "true" : "false") + lostTasksMember(*member);
+    if (splitsModel(*config)) {
+        nlohmann::ordered_json figures;
+        addPipelineFigures(figures, trainer, bubbles);
+        for (const auto& [key, value] : figures.items()) summary += ",\"" + key + "\":" + value.dump();
+    }
     if (!trainer.data().test.empty()) {
         const EvalResult test = trainer.evaluate(trainer.data().test);
         summary += ",\"test_loss\":" + jsonNumber(test.loss);

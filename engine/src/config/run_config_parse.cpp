@@ -252,7 +252,7 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
 
 RunConfig parseRoot(const Json& document, const std::string& file) {
     const ObjectReader reader(document, "", file);
-    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "cluster", "precision", "steps", "threads", "eval_every"});
+    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "cluster", "precision", "clock", "steps", "threads", "eval_every"});
     RunConfig config;
     config.name = reader.string("name", config.name);
     config.seed = reader.unsignedInteger("seed", config.seed);
@@ -275,6 +275,7 @@ RunConfig parseRoot(const Json& document, const std::string& file) {
     if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {
         reader.fail("precision", problem);
     }
+    config.clock = reader.choice("clock", config.clock, kClockNames);
     config.steps = reader.integer("steps", config.steps);
     config.threads = reader.integer("threads", config.threads);
     config.evalEvery = reader.integer("eval_every", config.evalEvery);

@@ -346,16 +346,22 @@ Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
         validateModel(config.model, fileName);
         validateData(config.data, fileName);
         validateOptimizer(config.optimizer, fileName);
-        validateStrategy(config.strategy, fileName);
+        // A split model's devices come from its layers: their errors first, by the layers' paths.
         if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel) {
             validatePipeline(config, fileName);
             if (config.strategy.devices != pipelineDevices(config))
                 fail(fileName, "strategy.devices", "a pipeline's devices are its stages', a model_parallel run's its layers' (leave them out)");
         }
+        validateStrategy(config.strategy, fileName);
         validateCluster(config, fileName);
         if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {
             fail(fileName, "precision", problem);
         }
+        if (config.clock == ClockMode::Virtual && config.strategy.type != StrategyKind::Pipeline &&
+            config.strategy.type != StrategyKind::ModelParallel)
+            fail(fileName, "clock",
+                 "\"virtual\" is not available yet for " + quotedJson(configName(config.strategy.type)) +
+                     " in this version (available for pipeline and model_parallel)");
         requireAtLeast(fileName, "steps", config.steps, 0);
         requireRange(fileName, "threads", config.threads, 0, kMaxThreads);
         requireAtLeast(fileName, "eval_every", config.evalEvery, 0);

@@ -287,6 +287,7 @@ std::string runConfigToJson(const RunConfig& config) {
         json["cluster"] = std::move(cluster);
     }
     json["precision"] = configName(config.precision);
+    if (config.clock != ClockMode::Wall) json["clock"] = configName(config.clock);
     json["steps"] = config.steps;
     json["threads"] = config.threads;
     json["eval_every"] = config.evalEvery;

@@ -84,6 +84,12 @@ PipelinePlacement placeLayers(const RunConfig& config, std::span<const double> l
     return placement;
 }
 
+PipelinePlacement placeLayers(const RunConfig& config, const Model& model) {
+    std::vector<double> costs;
+    for (const auto& layer : model.layers()) costs.push_back(static_cast<double>(layer->weightCount()));
+    return placeLayers(config, costs);
+}
+
 Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& config, const PipelinePlacement& placement) {
     const auto m = static_cast<int>(config.strategy.microBatches);
     if (config.strategy.type == StrategyKind::Pipeline)
@@ -102,6 +108,15 @@ Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& confi
             orders[static_cast<std::size_t>(stage.device)].push_back(PipelinePass{PassKind::Backward, i, stage.chunk});
         }
     return orders;
+}
+
+std::optional<double> bubbleTheory(const RunConfig& config, const PipelinePlacement& placement) {
+    const auto m = static_cast<int>(config.strategy.microBatches);
+    if (config.strategy.type == StrategyKind::Pipeline)
+        return theoreticalBubbleFraction(config.strategy.schedule, PipelineShape{static_cast<int>(config.strategy.stages), m,
+                                                                                 static_cast<int>(config.strategy.virtualStages)});
+    if (placement.stages.size() != static_cast<std::size_t>(placement.devices)) return std::nullopt;
+    return theoreticalBubbleFraction(PipelineSchedule::GPipe, PipelineShape{placement.devices, m, 1});
 }
 
 }  // namespace distlab

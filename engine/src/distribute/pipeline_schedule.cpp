@@ -202,9 +202,12 @@ double PipelineTimeline::bubbleFraction(int device) const {
     return (makespan - busy) / makespan;
 }
 
-Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, const PassTimes& times) {
-    const int p = shape.devices, m = shape.microBatches, v = shape.virtualStages;
-    PassClock clock(m, p * v);
+Result<PipelineTimeline> simulatePipeline(const Order& order, int microBatches, const std::vector<std::vector<int>>& stageOfChunk,
+                                          const PassDuration& duration) {
+    const auto p = static_cast<int>(order.size());
+    int stages = 0;
+    for (const auto& chunks : stageOfChunk) stages += static_cast<int>(chunks.size());
+    PassClock clock(microBatches, stages);
     PipelineTimeline timeline;
     timeline.devices.resize(static_cast<std::size_t>(p));
     std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
@@ -217,15 +220,16 @@ Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShap
         bool progressed = false;
         for (int d = 0; d < p; ++d) {
             const auto device = static_cast<std::size_t>(d);
+            const auto chunks = static_cast<int>(stageOfChunk[device].size());
             while (next[device] < order[device].size()) {
                 const PipelinePass& pass = order[device][next[device]];
-                if (pass.microBatch < 0 || pass.microBatch >= m || pass.chunk < 0 || pass.chunk >= v)
+                if (pass.microBatch < 0 || pass.microBatch >= microBatches || pass.chunk < 0 || pass.chunk >= chunks)
                     return Error{"device " + std::to_string(d) + " has a pass outside the pipeline's shape"};
-                const int stage = pass.chunk * p + d;
+                const int stage = stageOfChunk[device][static_cast<std::size_t>(pass.chunk)];
                 const std::optional<double> ready = clock.ready(pass, stage);
                 if (!ready) break;
                 const double start = std::max(*ready, free[device]);
-                const double end = start + durationOf(pass.kind, times);
+                const double end = start + duration(d, next[device]);
                 clock.ended(pass.kind, pass.microBatch, stage) = end;
                 free[device] = end;
                 timeline.devices[device].push_back({pass, start, end});
@@ -240,11 +244,43 @@ Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShap
     return timeline;
 }
 
+Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, const PassTimes& times) {
+    if (static_cast<int>(order.size()) != shape.devices) return Error{"the order has " + std::to_string(order.size()) + " devices, the shape " + std::to_string(shape.devices)};
+    std::vector<std::vector<int>> stageOfChunk(static_cast<std::size_t>(shape.devices));
+    for (int d = 0; d < shape.devices; ++d)
+        for (int c = 0; c < shape.virtualStages; ++c) stageOfChunk[static_cast<std::size_t>(d)].push_back(c * shape.devices + d);
+    return simulatePipeline(order, shape.microBatches, stageOfChunk, [&](int device, std::size_t index) {
+        return durationOf(order[static_cast<std::size_t>(device)][index].kind, times);
+    });
+}
+
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape) {
     const double p = shape.devices, m = shape.microBatches;
     if (schedule == PipelineSchedule::ZeroBubbleH1) return (p - 1) / (3 * m + p - 1);
     const double v = schedule == PipelineSchedule::Interleaved ? shape.virtualStages : 1;
     return (p - 1) / (v * m + p - 1);
+}
+
+void BubbleMeter::add(const StepReport& report) {
+    m_busyNs.resize(report.replicas.size(), 0.0);
+    std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t lane = 0; lane < report.replicas.size(); ++lane)
+        for (const Span& span : report.replicas[lane].spans) {
+            if (span.kind != SpanKind::Forward && span.kind != SpanKind::Backward) continue;
+            m_busyNs[lane] += static_cast<double>(span.endNs - span.beginNs);
+            first = std::min(first, span.beginNs);
+            last = std::max(last, span.endNs);
+        }
+    if (last < first) return;  // no pass in this step
+    m_makespanNs += static_cast<double>(last - first);
+    ++m_steps;
+}
+
+std::vector<double> BubbleMeter::fractions() const {
+    std::vector<double> out;
+    if (m_makespanNs <= 0.0) return out;
+    for (const double busy : m_busyNs) out.push_back(std::max(0.0, 1.0 - busy / m_makespanNs));
+    return out;
 }
 
 }  // namespace distlab

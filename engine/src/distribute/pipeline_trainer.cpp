@@ -37,13 +37,12 @@ PipelineTrainer::PipelineTrainer(const RunConfig& config, DataSplit data)
       m_loss(config.model.loss),
       m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
       m_clockOriginNs(nowNs()),
+      m_virtualClock(config.clock == ClockMode::Virtual),
       m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
     m_model = std::make_unique<Model>(config.model, m_data.train.features);
     m_model->initialize(config.model.init, config.seed);
     m_optimizer = makeOptimizer(config.optimizer, m_model->store().totalSize());
-    std::vector<double> costs;
-    for (const auto& layer : m_model->layers()) costs.push_back(static_cast<double>(layer->weightCount()));
-    m_placement = placeLayers(config, costs);
+    m_placement = placeLayers(config, *m_model);
     auto orders = passOrders(config, m_placement);
     if (!orders) throw TrainingError(orders.error().message);
     m_orders = std::move(*orders);
@@ -128,6 +127,11 @@ const Tensor& PipelineTrainer::receive(Handover& handover) {
     return handover.buffer;
 }
 
+std::optional<std::unique_lock<std::mutex>> PipelineTrainer::computeAlone() {
+    if (!m_virtualClock) return std::nullopt;
+    return std::unique_lock(m_oneAtATime);
+}
+
 void PipelineTrainer::forward(int stage, int micro) {
     const PipelineStage& placed = m_placement.stages[static_cast<std::size_t>(stage)];
     const auto i = static_cast<std::size_t>(micro);
@@ -135,7 +139,9 @@ void PipelineTrainer::forward(int stage, int micro) {
     Device& self = *m_devices[static_cast<std::size_t>(placed.device)];
     std::int64_t begin = 0;
     ConstTensorView input;
+    std::optional<std::unique_lock<std::mutex>> alone;
     if (stage == 0) {
+        alone = computeAlone();
         begin = clockNs();
         // The first stage reads the micro-batch; its labels go with it to the last stage.
         const auto indices = BatchSampler::shard(m_batch, 0, 1, micro, m_microBatches);
@@ -143,6 +149,7 @@ void PipelineTrainer::forward(int stage, int micro) {
         m_inputViews[i] = input;
     } else {
         input = receive(activation(stage, micro)).view();
+        alone = computeAlone();
         begin = clockNs();  // the wait before it is the device's bubble
     }
     const Tensor* output = &m_model->layers()[placed.firstLayer]->forward(input, *context.layers[placed.firstLayer]);
@@ -164,6 +171,7 @@ void PipelineTrainer::backward(int stage, int micro) {
     Device& self = *m_devices[static_cast<std::size_t>(placed.device)];
     const bool last = static_cast<std::size_t>(stage) + 1 == m_placement.stages.size();
     const Tensor* grad = last ? &m_lossGrads[i] : &receive(gradient(stage, micro));
+    const auto alone = computeAlone();
     const std::int64_t begin = clockNs();
     char& written = self.written[static_cast<std::size_t>(placed.chunk)];
     for (std::size_t layer = placed.endLayer; layer-- > placed.firstLayer;) {
@@ -195,6 +203,7 @@ void PipelineTrainer::runDevice(int device) {
         else
             backward(stage, pass.microBatch);
     }
+    const auto alone = computeAlone();
     const std::int64_t computeEnd = clockNs();
     // The flush is over: every micro-batch's gradient is in. Each device updates its own layers.
     std::span<float> values = m_model->store().values();
@@ -224,6 +233,36 @@ void PipelineTrainer::runDevice(int device) {
     }
 }
 
+void PipelineTrainer::placeOnVirtualClock(std::int64_t stepStart) {
+    // Each device's spans are its passes in its order, then its optimizer: their lengths are the
+    // durations, timed alone.
+    auto timeline = simulatePipeline(m_orders, m_microBatches, m_stageOfChunk, [this](int device, std::size_t index) {
+        const Span& span = m_devices[static_cast<std::size_t>(device)]->spans.spans()[index];
+        return static_cast<double>(span.endNs - span.beginNs);
+    });
+    if (!timeline) throw TrainingError("the virtual clock cannot place the step: " + timeline.error().message);
+    m_report.endNs = stepStart;
+    for (std::size_t d = 0; d < m_devices.size(); ++d) {
+        Device& device = *m_devices[d];
+        m_placed.assign(device.spans.spans().begin(), device.spans.spans().end());
+        const std::vector<TimedPass>& passes = timeline->devices[d];
+        for (std::size_t k = 0; k < passes.size(); ++k) {
+            m_placed[k].beginNs = stepStart + static_cast<std::int64_t>(passes[k].start);
+            m_placed[k].endNs = stepStart + static_cast<std::int64_t>(passes[k].end);
+        }
+        Span& optimizer = m_placed.back();  // after the device's last pass
+        const std::int64_t lastPassEnd = passes.empty() ? stepStart : m_placed[passes.size() - 1].endNs;
+        optimizer.endNs = lastPassEnd + (optimizer.endNs - optimizer.beginNs);
+        optimizer.beginNs = lastPassEnd;
+        device.spans.clear();
+        for (const Span& span : m_placed) device.spans.add(span);
+        device.stats.startNs = stepStart;
+        device.stats.computeEndNs = device.stats.commEndNs = lastPassEnd;
+        device.stats.updateEndNs = optimizer.endNs;
+        m_report.endNs = std::max(m_report.endNs, optimizer.endNs);
+    }
+}
+
 const StepReport& PipelineTrainer::step() {
     m_batch = m_sampler.next();
     ++m_generation;
@@ -233,6 +272,7 @@ const StepReport& PipelineTrainer::step() {
     m_report.startNs = clockNs();
     m_pool->run();
     m_report.endNs = clockNs();
+    if (m_virtualClock) placeOnVirtualClock(m_report.startNs);
     ++m_stepsDone;
     m_report.step = m_stepsDone;
     LossStats total;

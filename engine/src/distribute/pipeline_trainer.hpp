@@ -6,8 +6,15 @@
 // stage after, each handed over as a copy into the receiving device's own buffer. Gradients
 // accumulate over the micro-batches (synchronous flush), then each device applies the optimizer
 // to its own layers' parameters: the update one device computes for the whole batch.
+//
+// On the virtual clock (`"clock": "virtual"`), the devices compute one at a time, so each pass is
+// timed alone whatever the cores, and the step's spans are placed afterwards by simulatePipeline
+// from those durations and the schedule's dependencies: the timeline of p devices with a core
+// each. The wall clock shows what the threads did on the cores there are.
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include "distlab/distribute/pipeline_placement.hpp"
@@ -68,6 +75,10 @@ private:
     /// Waits until `handover` holds this step's values (throws CollectiveAborted on an abort).
     const Tensor& receive(Handover& handover);
     void abort();
+    /// On the virtual clock: one device computes at a time (none while a device waits for its input).
+    std::optional<std::unique_lock<std::mutex>> computeAlone();
+    /// Places the step's passes on the virtual clock from their durations (the spans' lengths).
+    void placeOnVirtualClock(std::int64_t stepStart);
     Handover& activation(int stage, int micro);  ///< stage `stage`'s input from stage − 1
     Handover& gradient(int stage, int micro);    ///< stage `stage`'s output gradient from stage + 1
     std::pair<std::int64_t, std::int64_t> parameterRange(int stage) const;
@@ -95,6 +106,9 @@ private:
     std::vector<std::unique_ptr<Device>> m_devices;
     std::unique_ptr<ReplicaPool> m_pool;
     std::atomic<bool> m_aborted{false};
+    bool m_virtualClock = false;
+    std::mutex m_oneAtATime;
+    std::vector<Span> m_placed;  ///< scratch of placeOnVirtualClock
     std::atomic<float> m_learningRate;
     std::span<const std::int64_t> m_batch;
     std::uint32_t m_generation = 0;  ///< the step being run, 1-based: what each hand-over waits for

@@ -20,6 +20,10 @@ enum class OptimizerKind { Sgd, Adam };
 enum class StrategyKind { OneDevice, Mirrored, CentralStorage, ParameterServer, MultiWorkerMirrored, ModelParallel, Pipeline };
 enum class CrossDeviceOps { ReductionToOneDevice, HierarchicalCopy, Ring, Nccl, Tree };
 enum class Precision { Float32, MixedFloat16, MixedBfloat16 };
+/// Which clock a run's timeline, throughput and bubbles are on: the wall's, or a virtual one on
+/// which each device's passes run one at a time, timed alone, and are placed by their dependencies
+/// (what the devices would do with a core each; pipeline and model_parallel in this version).
+enum class ClockMode { Wall, Virtual };
 
 struct LayerConfig {
     std::string type = "dense";  ///< "dense" or "residual"
@@ -183,6 +187,7 @@ struct RunConfig {
     OptimizerConfig optimizer;
     StrategyConfig strategy;
     Precision precision = Precision::Float32;
+    ClockMode clock = ClockMode::Wall;
     std::int64_t steps = 1000;
     std::int64_t threads = 0;    ///< 0: every core
     std::int64_t evalEvery = 0;  ///< steps between test evaluations; 0: only at the end
@@ -225,5 +230,6 @@ const char* configName(StrategyKind value);
 const char* configName(CrossDeviceOps value);
 const char* configName(Precision value);
 const char* configName(PipelineSchedule value);
+const char* configName(ClockMode value);
 
 }  // namespace distlab

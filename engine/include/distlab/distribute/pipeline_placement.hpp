@@ -6,11 +6,13 @@
 // by their multiply-accumulates. model_parallel's stages are the runs of consecutive layers that
 // name one device; a device may hold several (cpu:0, cpu:1, cpu:0).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "distlab/config/run_config.hpp"
 #include "distlab/distribute/pipeline_schedule.hpp"
+#include "distlab/model/model.hpp"
 
 namespace distlab {
 
@@ -38,6 +40,8 @@ std::vector<int> balanceStages(std::span<const double> layerCosts, int stages);
 /// The placement of a validated pipeline or model_parallel config; `layerCosts` are the model's
 /// layers' multiply-accumulates a sample (Layer::weightCount), used where the config names no stage.
 PipelinePlacement placeLayers(const RunConfig& config, std::span<const double> layerCosts);
+/// placeLayers with the costs of `model`'s layers (the trainer's placement, for a built model).
+PipelinePlacement placeLayers(const RunConfig& config, const Model& model);
 
 /// Each device's passes in the order it runs them: pipelineOrder's for a pipeline (its chunk c of
 /// device d is stage c·p + d, placeLayers' numbering); for model_parallel, GPipe's over any
@@ -45,5 +49,10 @@ PipelinePlacement placeLayers(const RunConfig& config, std::span<const double> l
 /// Both respect every dependency in an order common to all devices, so none can wait for a pass
 /// that waits for it.
 Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& config, const PipelinePlacement& placement);
+
+/// The closed form of the run's bubble (theoreticalBubbleFraction) where one applies: a pipeline,
+/// or a model_parallel run with one stage a device (GPipe's). Nullopt for a model_parallel run
+/// whose device holds several stages.
+std::optional<double> bubbleTheory(const RunConfig& config, const PipelinePlacement& placement);
 
 }  // namespace distlab

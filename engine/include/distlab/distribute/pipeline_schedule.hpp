@@ -13,10 +13,12 @@
 // backward in two: the input gradient (B), which the stage before waits for, needs what a whole
 // backward needs; the weight gradient (W) needs only its own stage's B, so it can wait to fill
 // what would be a bubble.
+#include <functional>
 #include <vector>
 
 #include "distlab/config/run_config.hpp"  // PipelineSchedule
 #include "distlab/core/error.hpp"
+#include "distlab/telemetry/step_report.hpp"
 
 namespace distlab {
 
@@ -76,6 +78,13 @@ struct PipelineTimeline {
 Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<PipelinePass>>& order, const PipelineShape& shape,
                                           const PassTimes& times);
 
+/// How long pass `index` of device `device`'s order takes (a measured duration, on the virtual clock).
+using PassDuration = std::function<double(int device, std::size_t index)>;
+/// simulatePipeline for any placement of stages on devices (`stageOfChunk[d][c]`: the stage chunk c
+/// of device d is; stage s's forward needs stage s − 1's) and any durations.
+Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<PipelinePass>>& order, int microBatches,
+                                          const std::vector<std::vector<int>>& stageOfChunk, const PassDuration& duration);
+
 /// The closed form of a schedule's bubble, as a share of the step, for equal stages and
 /// `PassTimes{}`: (p − 1)/(m + p − 1) for GPipe and 1F1B, (p − 1)/(v·m + p − 1) for interleaved,
 /// and for ZB-H1 (p − 1)/(3m + p − 1) (Qi et al., "Zero Bubble Pipeline Parallelism", 2023: its
@@ -83,5 +92,22 @@ Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<Pipeline
 /// m ≥ p; with fewer micro-batches than stages there is no steady phase whose W's could fill the
 /// ramp, and the bubble is larger (still below 1F1B's).
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape);
+
+/// A pipeline's bubbles as its steps measured them: each lane's forward and backward spans are its
+/// busy time; a step's makespan runs from the first of them to begin to the last to end (the
+/// optimizer after the flush is not part of the schedule). The fraction is each lane's idle share
+/// of the makespans added over the steps.
+class BubbleMeter {
+public:
+    void add(const StepReport& report);
+    /// Each lane's bubble fraction so far (empty before a step).
+    std::vector<double> fractions() const;
+    std::int64_t steps() const { return m_steps; }
+
+private:
+    std::vector<double> m_busyNs;
+    double m_makespanNs = 0.0;
+    std::int64_t m_steps = 0;
+};
 
 }  // namespace distlab
