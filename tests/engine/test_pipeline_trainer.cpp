@@ -30,7 +30,8 @@ RunConfig baseConfig(OptimizerKind optimizer) {
     return config;
 }
 
-RunConfig pipelineConfig(OptimizerKind optimizer, std::int64_t stages, std::int64_t micro, PipelineSchedule schedule, std::int64_t virtualStages = 1) {
+RunConfig pipelineConfig(OptimizerKind optimizer, std::int64_t stages, std::int64_t micro, PipelineSchedule schedule,
+                         std::int64_t virtualStages = 1) {
     RunConfig config = baseConfig(optimizer);
     config.strategy = StrategyConfig{};
     config.strategy.type = StrategyKind::Pipeline;
@@ -81,8 +82,9 @@ std::string refusal(const std::string& json) {
 }
 
 std::string withStrategy(const std::string& strategy, const std::string& layers = "") {
-    const std::string model = layers.empty() ? R"([{"type":"dense","units":8},{"type":"dense","units":8},{"type":"dense","units":8},{"type":"dense","units":3}])"
-                                             : layers;
+    const std::string model =
+        layers.empty() ? R"([{"type":"dense","units":8},{"type":"dense","units":8},{"type":"dense","units":8},{"type":"dense","units":3}])"
+                       : layers;
     return R"({"model":{"layers":)" + model + R"(},"data":{"global_batch_size":24},"strategy":)" + strategy + "}";
 }
 
@@ -246,7 +248,8 @@ private slots:
     }
 
     void theVirtualClockIsRefusedWhereItIsNotAvailable() {
-        const std::string message = refusal(R"({"model":{"layers":[{"type":"dense","units":3}]},"strategy":{"type":"mirrored","replicas":2},"clock":"virtual"})");
+        const std::string message =
+            refusal(R"({"model":{"layers":[{"type":"dense","units":3}]},"strategy":{"type":"mirrored","replicas":2},"clock":"virtual"})");
         QVERIFY2(message.find("run.json: clock: \"virtual\" is not available yet for \"mirrored\"") != std::string::npos, message.c_str());
     }
 
@@ -267,7 +270,8 @@ private slots:
     void theConfigRoundTrips() {
         RunConfig pipeline = pipelineConfig(OptimizerKind::Adam, 2, 4, PipelineSchedule::Interleaved, 2);
         pipeline.clock = ClockMode::Virtual;
-        for (std::size_t i = 0; i < pipeline.model.layers.size(); ++i) pipeline.model.layers[i].stage = static_cast<std::int64_t>(i * 4 / 6);
+        for (std::size_t i = 0; i < pipeline.model.layers.size(); ++i)
+            pipeline.model.layers[i].stage = static_cast<std::int64_t>(i * 4 / 6);
         for (const RunConfig& config : {pipeline, modelParallelConfig(OptimizerKind::Sgd, {0, 1, 1, 2, 2, 0}, 2)}) {
             QVERIFY(validateRunConfig(config, "test.json"));
             const Result<RunConfig> back = parseRunConfig(runConfigToJson(config), "back.json");
@@ -281,7 +285,8 @@ private slots:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("expected");
         QTest::addRow("interleaved needs m a multiple of p")
-            << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"micro_batches":3,"schedule":"interleaved","virtual_stages":2})"))
+            << QString::fromStdString(
+                   withStrategy(R"({"type":"pipeline","stages":2,"micro_batches":3,"schedule":"interleaved","virtual_stages":2})"))
             << "strategy.micro_batches: the interleaved schedule runs micro-batches in groups of strategy.stages (2)";
         QTest::addRow("interleaved needs two chunks")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"micro_batches":4,"schedule":"interleaved"})"))
@@ -289,40 +294,40 @@ private slots:
         QTest::addRow("chunks only when interleaved")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"virtual_stages":2})"))
             << "strategy.virtual_stages: only the interleaved schedule";
-        QTest::addRow("a stage with no layer")
-            << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":5})"))
-            << "model.layers: 4 layers cannot fill 5 pipeline stages";
+        QTest::addRow("a stage with no layer") << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":5})"))
+                                               << "model.layers: 4 layers cannot fill 5 pipeline stages";
         QTest::addRow("micro-batches that do not divide the batch")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"micro_batches":5})"))
             << "strategy.micro_batches: must divide data.global_batch_size (24)";
-        QTest::addRow("a skipped stage")
-            << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2})",
-                                                   R"([{"type":"dense","units":8,"stage":0},{"type":"dense","units":3,"stage":2}])"))
-            << "model.layers[1].stage: must be the stage before it or the next one (0 or 1) (got 2)";
+        QTest::addRow("a skipped stage") << QString::fromStdString(withStrategy(
+                                                R"({"type":"pipeline","stages":2})",
+                                                R"([{"type":"dense","units":8,"stage":0},{"type":"dense","units":3,"stage":2}])"))
+                                         << "model.layers[1].stage: must be the stage before it or the next one (0 or 1) (got 2)";
         QTest::addRow("a layer without its stage")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2})",
                                                    R"([{"type":"dense","units":8,"stage":0},{"type":"dense","units":3}])"))
             << "model.layers[1].stage: missing: when one layer names its stage, every layer must";
-        QTest::addRow("too few named stages")
-            << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2})",
-                                                   R"([{"type":"dense","units":8,"stage":0},{"type":"dense","units":3,"stage":0}])"))
-            << "model.layers[1].stage: the last layer must be in the last of the 2 stages";
+        QTest::addRow("too few named stages") << QString::fromStdString(withStrategy(
+                                                     R"({"type":"pipeline","stages":2})",
+                                                     R"([{"type":"dense","units":8,"stage":0},{"type":"dense","units":3,"stage":0}])"))
+                                              << "model.layers[1].stage: the last layer must be in the last of the 2 stages";
         QTest::addRow("zb-h1 is not available yet")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"schedule":"zb-h1"})"))
             << "strategy.schedule: \"zb-h1\" is not available yet";
         QTest::addRow("tensor parallelism is not available yet")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"tensor_parallel":2})"))
             << "strategy.tensor_parallel: tensor parallelism is not available yet";
-        QTest::addRow("layers on GPUs")
-            << QString::fromStdString(withStrategy(R"({"type":"model_parallel"})",
-                                                   R"([{"type":"dense","units":8,"device":"gpu:0"},{"type":"dense","units":3}])"))
-            << "model.layers[0].device: \"gpu:0\": model_parallel places layers on CPU devices";
+        QTest::addRow("layers on GPUs") << QString::fromStdString(
+                                               withStrategy(R"({"type":"model_parallel"})",
+                                                            R"([{"type":"dense","units":8,"device":"gpu:0"},{"type":"dense","units":3}])"))
+                                        << "model.layers[0].device: \"gpu:0\": model_parallel places layers on CPU devices";
         QTest::addRow("a device that is not one")
             << QString::fromStdString(withStrategy(R"({"type":"model_parallel"})", R"([{"type":"dense","units":3,"device":"tpu:0"}])"))
             << "model.layers[0].device: \"tpu:0\" is not a device name";
         QTest::addRow("an inner layer's device")
-            << QString::fromStdString(withStrategy(R"({"type":"model_parallel"})",
-                                                   R"([{"type":"residual","layers":[{"type":"dense","units":4,"device":"cpu:1"}]},{"type":"dense","units":3}])"))
+            << QString::fromStdString(withStrategy(
+                   R"({"type":"model_parallel"})",
+                   R"([{"type":"residual","layers":[{"type":"dense","units":4,"device":"cpu:1"}]},{"type":"dense","units":3}])"))
             << "model.layers[0].layers[0].device: unknown key";
         QTest::addRow("gradient accumulation in a pipeline")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","gradient_accumulation_steps":2})"))

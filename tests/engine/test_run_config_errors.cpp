@@ -62,7 +62,7 @@ private slots:
         row("unknown top-level key", minimalWith(R"("stepz": 5)"), R"(run.json: stepz: unknown key (did you mean "steps"?))");
         row("unknown key far from any", minimalWith(R"("colour": 5)"),
             "run.json: colour: unknown key (expected one of: name, seed, model, data, optimizer, strategy, cluster, precision, "
-            "steps, threads, eval_every)");
+            "clock, steps, threads, eval_every)");
         row("unknown nested key", minimalWith(R"("optimizer": {"learnin_rate": 0.1})"),
             R"(run.json: optimizer.learnin_rate: unknown key (did you mean "learning_rate"?))");
         row("unknown key in a layer", R"({"model": {"layers": [{"units": 4}, {"units": 2, "activaton": "relu"}]}})",
@@ -102,8 +102,9 @@ private slots:
             R"(run.json: strategy.devices[0]: "cpu:-1" is not a device name (expected "cpu:K" or "gpu:K", K >= 0))");
         row("device not a string", minimalWith(R"("strategy": {"devices": [0]})"),
             "run.json: strategy.devices[0]: must be a string (got a number)");
-        row("strategy not yet available", minimalWith(R"("strategy": {"type": "pipeline"})"),
-            R"(run.json: strategy.type: "pipeline" is not available yet in this version (available: one_device, mirrored, central_storage, parameter_server, multi_worker_mirrored))");
+        row("pipeline with more stages than layers", minimalWith(R"("strategy": {"type": "pipeline", "stages": 3})"),
+            "run.json: model.layers: 2 layers cannot fill 3 pipeline stages (strategy.stages x strategy.virtual_stages): each stage needs "
+            "at least one layer");
         row("local replicas out of range", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "local_replicas": 0})"),
             "run.json: strategy.local_replicas: must be an integer in [1, 1024] (got 0)");
         row("devices on multi_worker_mirrored", minimalWith(R"("strategy": {"type": "multi_worker_mirrored", "replicas": 2})"),

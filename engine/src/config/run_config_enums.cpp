@@ -60,9 +60,8 @@ std::vector<DeviceName> pipelineDevices(const RunConfig& config) {
             const DeviceName device = layer.device.value_or(DeviceName{});
             if (std::find(devices.begin(), devices.end(), device) == devices.end()) devices.push_back(device);
         }
-        std::sort(devices.begin(), devices.end(), [](const DeviceName& a, const DeviceName& b) {
-            return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
-        });
+        std::sort(devices.begin(), devices.end(),
+                  [](const DeviceName& a, const DeviceName& b) { return a.kind != b.kind ? a.kind < b.kind : a.index < b.index; });
     }
     return devices;
 }

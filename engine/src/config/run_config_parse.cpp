@@ -20,7 +20,8 @@ namespace {
 DeviceName parseDevice(const Json& value, const std::string& path, const std::string& file) {
     const std::string text = readString(value, path, file);
     DeviceName device;
-    if (!parseDeviceName(text, device)) fail(file, path, quotedJson(text) + " is not a device name (expected \"cpu:K\" or \"gpu:K\", K >= 0)");
+    if (!parseDeviceName(text, device))
+        fail(file, path, quotedJson(text) + " is not a device name (expected \"cpu:K\" or \"gpu:K\", K >= 0)");
     return device;
 }
 
@@ -252,7 +253,8 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
 
 RunConfig parseRoot(const Json& document, const std::string& file) {
     const ObjectReader reader(document, "", file);
-    reader.allowOnly({"name", "seed", "model", "data", "optimizer", "strategy", "cluster", "precision", "clock", "steps", "threads", "eval_every"});
+    reader.allowOnly(
+        {"name", "seed", "model", "data", "optimizer", "strategy", "cluster", "precision", "clock", "steps", "threads", "eval_every"});
     RunConfig config;
     config.name = reader.string("name", config.name);
     config.seed = reader.unsignedInteger("seed", config.seed);

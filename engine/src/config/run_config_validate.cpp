@@ -183,7 +183,7 @@ void validateStages(const RunConfig& config, std::int64_t stageCount, const std:
     if (named == 0) {
         if (count < stageCount)
             fail(file, "model.layers",
-                 std::to_string(count) + " layers cannot fill " + std::to_string(stageCount) +
+                 std::to_string(count) + (count == 1 ? " layer" : " layers") + " cannot fill " + std::to_string(stageCount) +
                      " pipeline stages (strategy.stages x strategy.virtual_stages): each stage needs at least one layer");
         return;
     }
@@ -194,8 +194,10 @@ void validateStages(const RunConfig& config, std::int64_t stageCount, const std:
         const std::int64_t previous = i == 0 ? -1 : layers[i - 1].stage;
         if (stage < previous || stage > previous + 1)
             fail(file, path,
-                 "must be " + (i == 0 ? std::string("0 (the first stage)") : "the stage before it or the next one (" + std::to_string(previous) +
-                                                                                  " or " + std::to_string(previous + 1) + ")") +
+                 "must be " +
+                     (i == 0 ? std::string("0 (the first stage)")
+                             : "the stage before it or the next one (" + std::to_string(previous) + " or " + std::to_string(previous + 1) +
+                                   ")") +
                      got(stage));
     }
     if (layers.back().stage != stageCount - 1)
@@ -219,29 +221,34 @@ void validatePipeline(const RunConfig& config, const std::string& file) {
         if (device->kind != DeviceName::Kind::Cpu)
             fail(file, path, quotedJson(device->toString()) + ": model_parallel places layers on CPU devices in this version");
         if (device->index > kMaxDeviceIndex)
-            fail(file, path, "device index must be in [0, " + std::to_string(kMaxDeviceIndex) + "]" + got(static_cast<std::int64_t>(device->index)));
+            fail(file, path,
+                 "device index must be in [0, " + std::to_string(kMaxDeviceIndex) + "]" + got(static_cast<std::int64_t>(device->index)));
     }
     if (strategy.type == StrategyKind::ModelParallel) return;
     requireRange(file, "strategy.stages", strategy.stages, 1, kMaxPipelineStages);
     requireRange(file, "strategy.virtual_stages", strategy.virtualStages, 1, kMaxVirtualStages);
-    if (strategy.tensorParallel != 1) fail(file, "strategy.tensor_parallel", "tensor parallelism is not available yet in this version (use 1)");
-    if (strategy.dataParallel != 1) fail(file, "strategy.data_parallel", "data parallelism inside a pipeline is not available yet in this version (use 1)");
+    if (strategy.tensorParallel != 1)
+        fail(file, "strategy.tensor_parallel", "tensor parallelism is not available yet in this version (use 1)");
+    if (strategy.dataParallel != 1)
+        fail(file, "strategy.data_parallel", "data parallelism inside a pipeline is not available yet in this version (use 1)");
     if (strategy.schedule == PipelineSchedule::ZeroBubbleH1)
         fail(file, "strategy.schedule", "\"zb-h1\" is not available yet in this version (available: gpipe, 1f1b, interleaved)");
     if (strategy.schedule == PipelineSchedule::Interleaved) {
         if (strategy.virtualStages < 2)
-            fail(file, "strategy.virtual_stages", "the interleaved schedule needs at least 2 model chunks a device" + got(strategy.virtualStages));
+            fail(file, "strategy.virtual_stages",
+                 "the interleaved schedule needs at least 2 model chunks a device" + got(strategy.virtualStages));
         if (strategy.microBatches % strategy.stages != 0)
             fail(file, "strategy.micro_batches",
                  "the interleaved schedule runs micro-batches in groups of strategy.stages (" + std::to_string(strategy.stages) +
                      "): use a multiple of it" + got(strategy.microBatches));
     } else if (strategy.virtualStages != 1) {
-        fail(file, "strategy.virtual_stages", "only the interleaved schedule puts several model chunks on a device (use 1)" + got(strategy.virtualStages));
+        fail(file, "strategy.virtual_stages",
+             "only the interleaved schedule puts several model chunks on a device (use 1)" + got(strategy.virtualStages));
     }
     if (strategy.microBatches * strategy.virtualStages > kMaxPipelinePasses)
         fail(file, "strategy.micro_batches",
-             "micro_batches x virtual_stages must be at most " + std::to_string(kMaxPipelinePasses) + " (each pass is a span of the timeline)" +
-                 got(strategy.microBatches * strategy.virtualStages));
+             "micro_batches x virtual_stages must be at most " + std::to_string(kMaxPipelinePasses) +
+                 " (each pass is a span of the timeline)" + got(strategy.microBatches * strategy.virtualStages));
     validateStages(config, strategy.stages * strategy.virtualStages, file);
 }
 
@@ -350,7 +357,8 @@ Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
         if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel) {
             validatePipeline(config, fileName);
             if (config.strategy.devices != pipelineDevices(config))
-                fail(fileName, "strategy.devices", "a pipeline's devices are its stages', a model_parallel run's its layers' (leave them out)");
+                fail(fileName, "strategy.devices",
+                     "a pipeline's devices are its stages', a model_parallel run's its layers' (leave them out)");
         }
         validateStrategy(config.strategy, fileName);
         validateCluster(config, fileName);

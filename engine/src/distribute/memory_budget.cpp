@@ -30,7 +30,8 @@ std::string gib(std::uint64_t bytes) {
 std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footprint& model) {
     const auto copies = static_cast<std::uint64_t>(modelCopies(config.strategy));
     // A pipeline may hold every micro-batch's activations at once (GPipe): the whole batch.
-    const auto replicas = static_cast<std::uint64_t>(splitsTheModel(config.strategy) ? 1 : std::max<std::int64_t>(1, config.strategy.replicaCount()));
+    const auto replicas =
+        static_cast<std::uint64_t>(splitsTheModel(config.strategy) ? 1 : std::max<std::int64_t>(1, config.strategy.replicaCount()));
     const std::uint64_t microBatch = static_cast<std::uint64_t>(config.data.globalBatchSize) / replicas;
     const std::uint64_t perCopy =
         static_cast<std::uint64_t>(model.parameters) * 16 + microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;

@@ -23,11 +23,13 @@ std::vector<int> balanceStages(std::span<const double> layerCosts, int stages) {
     const auto n = static_cast<int>(layerCosts.size());
     if (stages < 1 || stages > n) throw std::invalid_argument("balanceStages: needs 1 to " + std::to_string(n) + " stages");
     std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
-    for (int i = 0; i < n; ++i) prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + layerCosts[static_cast<std::size_t>(i)];
+    for (int i = 0; i < n; ++i)
+        prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + layerCosts[static_cast<std::size_t>(i)];
     auto cost = [&](int begin, int end) { return prefix[static_cast<std::size_t>(end)] - prefix[static_cast<std::size_t>(begin)]; };
     // best[k][i]: the least largest group over the first i layers in k groups; cut[k][i]: where its last group begins.
     const double infinity = std::numeric_limits<double>::infinity();
-    std::vector<std::vector<double>> best(static_cast<std::size_t>(stages) + 1, std::vector<double>(static_cast<std::size_t>(n) + 1, infinity));
+    std::vector<std::vector<double>> best(static_cast<std::size_t>(stages) + 1,
+                                          std::vector<double>(static_cast<std::size_t>(n) + 1, infinity));
     std::vector<std::vector<int>> cut(best.size(), std::vector<int>(static_cast<std::size_t>(n) + 1, 0));
     best[0][0] = 0.0;
     for (int k = 1; k <= stages; ++k)
@@ -74,7 +76,8 @@ PipelinePlacement placeLayers(const RunConfig& config, std::span<const double> l
     std::vector<int> chunks(static_cast<std::size_t>(placement.devices), 0);
     for (std::size_t s = 0; s < deviceOfStage.size(); ++s) {
         PipelineStage stage;
-        stage.firstLayer = static_cast<std::size_t>(std::find(stageOfLayer.begin(), stageOfLayer.end(), static_cast<int>(s)) - stageOfLayer.begin());
+        stage.firstLayer =
+            static_cast<std::size_t>(std::find(stageOfLayer.begin(), stageOfLayer.end(), static_cast<int>(s)) - stageOfLayer.begin());
         stage.endLayer = stage.firstLayer;
         while (stage.endLayer < stageOfLayer.size() && stageOfLayer[stage.endLayer] == static_cast<int>(s)) ++stage.endLayer;
         stage.device = deviceOfStage[s];
@@ -93,8 +96,8 @@ PipelinePlacement placeLayers(const RunConfig& config, const Model& model) {
 Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& config, const PipelinePlacement& placement) {
     const auto m = static_cast<int>(config.strategy.microBatches);
     if (config.strategy.type == StrategyKind::Pipeline)
-        return pipelineOrder(config.strategy.schedule, PipelineShape{static_cast<int>(config.strategy.stages), m,
-                                                                     static_cast<int>(config.strategy.virtualStages)});
+        return pipelineOrder(config.strategy.schedule,
+                             PipelineShape{static_cast<int>(config.strategy.stages), m, static_cast<int>(config.strategy.virtualStages)});
     std::vector<std::vector<PipelinePass>> orders(static_cast<std::size_t>(placement.devices));
     const auto stages = static_cast<int>(placement.stages.size());
     for (int s = 0; s < stages; ++s)

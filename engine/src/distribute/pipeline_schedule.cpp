@@ -245,7 +245,8 @@ Result<PipelineTimeline> simulatePipeline(const Order& order, int microBatches, 
 }
 
 Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, const PassTimes& times) {
-    if (static_cast<int>(order.size()) != shape.devices) return Error{"the order has " + std::to_string(order.size()) + " devices, the shape " + std::to_string(shape.devices)};
+    if (static_cast<int>(order.size()) != shape.devices)
+        return Error{"the order has " + std::to_string(order.size()) + " devices, the shape " + std::to_string(shape.devices)};
     std::vector<std::vector<int>> stageOfChunk(static_cast<std::size_t>(shape.devices));
     for (int d = 0; d < shape.devices; ++d)
         for (int c = 0; c < shape.virtualStages; ++c) stageOfChunk[static_cast<std::size_t>(d)].push_back(c * shape.devices + d);

@@ -78,7 +78,8 @@ void PipelineTrainer::restoreProgress(std::int64_t stepsDone, std::int64_t epoch
 }
 
 void PipelineTrainer::setWatched(std::span<const std::int64_t> flatIndices) {
-    m_watched.assign(flatIndices.begin(), flatIndices.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues)));
+    m_watched.assign(flatIndices.begin(),
+                     flatIndices.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues)));
 }
 
 GradientAggregationStats PipelineTrainer::gradientAggregation() const { return Model::aggregationStats(m_contexts.front()); }
@@ -177,8 +178,8 @@ void PipelineTrainer::backward(int stage, int micro) {
     for (std::size_t layer = placed.endLayer; layer-- > placed.firstLayer;) {
         context.layers[layer]->overwriteGradients = written == 0;
         const ConstTensorView input = layer > placed.firstLayer ? context.layers[layer - 1]->output.view()
-                                      : stage == 0             ? m_inputViews[i]
-                                                               : activation(stage, micro).buffer.view();
+                                      : stage == 0              ? m_inputViews[i]
+                                                                : activation(stage, micro).buffer.view();
         grad = &m_model->backwardLayer(layer, input, *grad, context);
     }
     written = 1;

@@ -98,11 +98,11 @@ private:
     // Stage boundaries: [boundary b between stage b and b + 1][micro-batch].
     std::vector<std::unique_ptr<Handover[]>> m_activations;
     std::vector<std::unique_ptr<Handover[]>> m_gradients;
-    std::vector<Tensor> m_inputs;           ///< the first stage's gathered micro-batches (where not read in place)
+    std::vector<Tensor> m_inputs;               ///< the first stage's gathered micro-batches (where not read in place)
     std::vector<ConstTensorView> m_inputViews;  ///< each micro-batch's input, for the first layer's backward
-    std::vector<BatchTargets> m_targets;    ///< the last stage's
-    std::vector<Tensor> m_lossGrads;        ///< the last stage's d(loss)/d(output), scaled by 1/G
-    std::vector<LossStats> m_microLoss;     ///< each micro-batch's loss, on the last stage
+    std::vector<BatchTargets> m_targets;        ///< the last stage's
+    std::vector<Tensor> m_lossGrads;            ///< the last stage's d(loss)/d(output), scaled by 1/G
+    std::vector<LossStats> m_microLoss;         ///< each micro-batch's loss, on the last stage
     std::vector<std::unique_ptr<Device>> m_devices;
     std::unique_ptr<ReplicaPool> m_pool;
     std::atomic<bool> m_aborted{false};

@@ -158,9 +158,10 @@ std::string oneDevice(const Plan& plan) {
     std::string out;
     if (plan.config.strategy.type == StrategyKind::ModelParallel || plan.config.strategy.type == StrategyKind::Pipeline)
         out += comment(std::string("strategy ") + configName(plan.config.strategy.type) +
-                           ": tf.distribute has no model- or pipeline-parallel strategy (TensorFlow splits a model "
-                           "across devices with DTensor layouts, tf.experimental.dtensor). DistLab does not train it "
-                           "yet either (docs/semantics.md §11); this code trains on one device.",
+                           ": tf.distribute has no model- or pipeline-parallel strategy (TensorFlow places layers "
+                           "with tf.device, or splits a model with DTensor layouts, tf.experimental.dtensor). "
+                           "DistLab's synchronous flush applies the update one device computes for the whole batch "
+                           "(docs/semantics.md §12), so this code trains on one device.",
                        4);
     return out + "    return tf.distribute.OneDeviceStrategy(DEVICES[0])\n";
 }

@@ -89,8 +89,9 @@ def configure_devices():
 
 def make_strategy():
     # strategy model_parallel: tf.distribute has no model- or pipeline-parallel strategy (TensorFlow
-    # splits a model across devices with DTensor layouts, tf.experimental.dtensor). DistLab does not
-    # train it yet either (docs/semantics.md §11); this code trains on one device.
+    # places layers with tf.device, or splits a model with DTensor layouts,
+    # tf.experimental.dtensor). DistLab's synchronous flush applies the update one device computes
+    # for the whole batch (docs/semantics.md §12), so this code trains on one device.
     return tf.distribute.OneDeviceStrategy(DEVICES[0])
 
 

@@ -34,8 +34,8 @@ struct LayerConfig {
     std::int64_t branches = 1;        ///< residual: parallel copies of the inner layers, y = x + sum_b f_b(x)
     /// A model's own layers only (not a block's inner ones), read by model_parallel and pipeline;
     /// strategies that replicate the whole model ignore them.
-    std::optional<Device> device;     ///< model_parallel: where the layer runs (none: cpu:0)
-    std::int64_t stage = -1;           ///< pipeline: its stage (-1: stages balanced automatically)
+    std::optional<Device> device;  ///< model_parallel: where the layer runs (none: cpu:0)
+    std::int64_t stage = -1;       ///< pipeline: its stage (-1: stages balanced automatically)
     bool operator==(const LayerConfig&) const = default;
 };
 
@@ -157,10 +157,10 @@ struct StrategyConfig {
     CollectiveImplementation communication = CollectiveImplementation::Auto;
     double timeoutSeconds = 30.0;  ///< how long a collective or the rendezvous waits for a peer before the run stops
     // pipeline (stages on cpu:0 .. cpu:p−1) and model_parallel (devices named by the layers)
-    std::int64_t stages = 2;                              ///< pipeline: p, the devices
-    std::int64_t microBatches = 1;                        ///< m: micro-batches of the global batch a step
+    std::int64_t stages = 2;        ///< pipeline: p, the devices
+    std::int64_t microBatches = 1;  ///< m: micro-batches of the global batch a step
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-    std::int64_t virtualStages = 1;  ///< v: model chunks a device (interleaved)
+    std::int64_t virtualStages = 1;   ///< v: model chunks a device (interleaved)
     std::int64_t tensorParallel = 1;  ///< tp (only 1 in this version)
     std::int64_t dataParallel = 1;    ///< dp (only 1 in this version)
 
