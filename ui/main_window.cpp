@@ -29,6 +29,7 @@
 #include "views/parameter_server_view.hpp"
 #include "views/replica_view.hpp"
 #include "views/throughput_view.hpp"
+#include "views/schedule_view.hpp"
 #include "views/tasks_view.hpp"
 #include "views/timeline_view.hpp"
 #include "wheel_guard.hpp"
@@ -128,6 +129,10 @@ void MainWindow::buildViews() {
     m_views->addTab(m_replicas, tr("Replicas"));
     m_views->addTab(m_throughput, tr("Throughput"));
     m_views->addTab(m_timeline, tr("Timeline"));
+    // A split model's schedule: shown only for pipeline and model_parallel runs.
+    m_schedule = new ScheduleView(*m_controller);
+    m_views->addTab(m_schedule, tr("Schedule"));
+    m_views->setTabToolTip(m_views->indexOf(m_schedule), tr("Pipeline schedule: each device's passes, the bubble against theory"));
     m_views->addTab(m_communication, tr("Communication"));
     // Short tab names: all nine fit beside the docks at 1440 pixels, no scroll arrows.
     m_views->addTab(m_boundary, tr("Boundary"));
@@ -187,6 +192,10 @@ void MainWindow::showViewsOfRun() {
     const bool cluster = m_controller->cluster() != nullptr;
     const bool servers = !cluster || m_controller->config().strategy.type == StrategyKind::ParameterServer;
     m_views->setTabVisible(m_views->indexOf(m_tasks), cluster);
+    const StrategyKind kind = m_controller->config().strategy.type;
+    const bool split = kind == StrategyKind::Pipeline || kind == StrategyKind::ModelParallel;
+    m_views->setTabVisible(m_views->indexOf(m_schedule), split);
+    if (!split && m_views->currentWidget() == m_schedule) m_views->setCurrentWidget(m_timeline);
     m_views->setTabVisible(m_views->indexOf(m_parameterServers), servers);
     if (!servers && m_views->currentWidget() == m_parameterServers) m_views->setCurrentWidget(m_tasks);
 }

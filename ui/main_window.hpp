@@ -41,6 +41,7 @@ class LearningView;
 class LessonPanel;
 class NetworkView;
 class ParameterServerView;
+class ScheduleView;
 class TasksView;
 class ReplicaView;
 class RunControl;
@@ -140,6 +141,7 @@ public:
     CommunicationView& communicationView() const { return *m_communication; }
     ParameterServerView& parameterServerView() const { return *m_parameterServers; }
     TasksView& tasksView() const { return *m_tasks; }
+    ScheduleView& scheduleView() const { return *m_schedule; }
     ExplainPanel& explainPanel() const { return *m_explain; }
     QDockWidget& explainDock() const { return *m_explainDock; }
     // RunControl's.
@@ -198,6 +200,7 @@ private:
     CommunicationView* m_communication = nullptr;
     ParameterServerView* m_parameterServers = nullptr;
     TasksView* m_tasks = nullptr;
+    ScheduleView* m_schedule = nullptr;
     NetworkView* m_setupDiagram = nullptr;
     QMenu* m_examples = nullptr;
     RunControl* m_runControl = nullptr;

@@ -100,6 +100,7 @@ void SessionController::stopAll() {
     if (!m_current) return;
     m_current.reset();
     m_snapshot.reset();
+    m_schedule.reset();
     m_points = DataPoints{};
     m_clockRunning = false;
     emit runReplaced();
@@ -110,6 +111,7 @@ void SessionController::becomeCurrent(std::unique_ptr<Run> run) {
     m_current = std::move(run);
     m_config = m_current->config;
     m_snapshot.reset();
+    m_schedule.reset();
     m_points = DataPoints{};
     m_runningSeconds = 0.0;
     m_clockRunning = false;
@@ -418,6 +420,7 @@ void SessionController::tick() {
             takeCheckpointAnswers();
             if (!ended) autoCheckpoint();
             latest = session->latestSnapshot();
+            m_schedule = session->latestSchedule();
         } else if (m_current->cluster) {
             latest = m_current->cluster->latestSnapshot();  // the coordinator task's, streamed
         }

@@ -131,6 +131,8 @@ public:
     /// before either is known.
     std::int64_t parameterCount() const;
     std::shared_ptr<const ModelSnapshot> snapshot() const { return m_snapshot; }
+    /// A split model's latest step schedule (pipeline, model_parallel); null otherwise.
+    std::shared_ptr<const ScheduleSnapshot> schedule() const { return m_schedule; }
     const DataPoints& points() const { return m_points; }  // drawn under the decision boundary
     /// Seconds the current run has spent in the Running state.
     double runningSeconds() const;
@@ -204,6 +206,7 @@ private:
     std::unique_ptr<RunHistory> m_emptyHistory;
     RunConfig m_config;
     std::shared_ptr<const ModelSnapshot> m_snapshot;
+    std::shared_ptr<const ScheduleSnapshot> m_schedule;
     DataPoints m_points;
     std::uint64_t m_nextRunId = 1;
     double m_speedLimit = 0.0;

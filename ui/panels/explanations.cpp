@@ -2,6 +2,7 @@
 
 #include "panels/explanations_collectives.hpp"
 #include "panels/explanations_cluster.hpp"
+#include "panels/explanations_pipeline.hpp"
 #include "panels/explanations_parameter_server.hpp"
 
 #include <QHash>
@@ -165,6 +166,7 @@ QHash<QString, Explanation> buildTable() {
         "Playground shows it.</p>");
     addParameterServerExplanations(t);
     addClusterExplanations(t);
+    addPipelineExplanations(t);
     addCollectiveExplanations(t);
     return t;
 }

@@ -16,7 +16,10 @@
 #include <distlab/config/run_config_json.hpp>
 #include <distlab/config/layer_types.hpp>
 
+#include <distlab/distribute/pipeline_placement.hpp>
+
 #include "panels/explanations.hpp"
+#include "run_palette.hpp"
 
 namespace distlab::ui {
 
@@ -25,12 +28,31 @@ constexpr Activation kActivations[] = {Activation::Linear, Activation::Relu, Act
 constexpr int kColumnName = 0;
 constexpr int kColumnUnits = 1;
 constexpr int kColumnActivation = 2;
+constexpr int kColumnPlacement = 3;
+
+bool splitsModel(StrategyKind kind) { return kind == StrategyKind::Pipeline || kind == StrategyKind::ModelParallel; }
+
+/// Multiply-accumulates a sample of `layer` for inputs `width` wide, and its output width.
+std::pair<double, std::int64_t> layerCost(const LayerConfig& layer, std::int64_t width) {
+    if (layer.layers.empty()) return {static_cast<double>(width) * static_cast<double>(layer.units), layer.units};
+    double cost = 0.0;  // a residual block: its inner layers, once a branch
+    std::int64_t inner = width;
+    for (const LayerConfig& part : layer.layers) {
+        const auto [partCost, out] = layerCost(part, inner);
+        cost += partCost;
+        inner = out;
+    }
+    return {cost * static_cast<double>(layer.branches), width};
+}
 }  // namespace
 
 ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
-    m_table = new QTableWidget(0, 3, this);
+    m_table = new QTableWidget(0, 4, this);
     m_table->setObjectName(QStringLiteral("layerTable"));
-    m_table->setHorizontalHeaderLabels({tr("Name"), tr("Units"), tr("Activation")});
+    m_table->setHorizontalHeaderLabels({tr("Name"), tr("Units"), tr("Activation"), tr("Device")});
+    m_table->horizontalHeader()->setSectionResizeMode(kColumnPlacement, QHeaderView::Fixed);
+    m_table->setColumnWidth(kColumnPlacement, 64);
+    m_table->setColumnHidden(kColumnPlacement, true);
     m_table->horizontalHeader()->setSectionResizeMode(kColumnName, QHeaderView::Stretch);
     m_table->horizontalHeader()->setSectionResizeMode(kColumnUnits, QHeaderView::Fixed);
     m_table->horizontalHeader()->setSectionResizeMode(kColumnActivation, QHeaderView::Fixed);
@@ -50,11 +72,19 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     auto* up = new QPushButton(tr("Up"), this);
     auto* down = new QPushButton(tr("Down"), this);
     for (QPushButton* button : {add, m_remove, up, down}) setExplainKey(button, QStringLiteral("model.layers"));
+    m_balance = new QPushButton(tr("Balance stages"), this);
+    m_balance->setObjectName(QStringLiteral("balanceStagesButton"));
+    m_balance->setToolTip(
+        tr("Give each stage layers of about equal work (multiply-accumulates), as the engine does when no "
+           "layer names its stage"));
+    m_balance->setVisible(false);
+    setExplainKey(m_balance, QStringLiteral("strategy.stages"));
     auto* buttons = new QHBoxLayout();
     buttons->addWidget(add);
     buttons->addWidget(m_remove);
     buttons->addWidget(up);
     buttons->addWidget(down);
+    buttons->addWidget(m_balance);
 
     m_loss = new QComboBox(this);
     m_loss->setObjectName(QStringLiteral("lossBox"));
@@ -79,6 +109,13 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     connect(m_remove, &QPushButton::clicked, this, &ModelPanel::removeSelectedLayer);
     connect(up, &QPushButton::clicked, this, [this] { moveSelectedLayer(-1); });
     connect(down, &QPushButton::clicked, this, [this] { moveSelectedLayer(1); });
+    connect(m_balance, &QPushButton::clicked, this, [this] {
+        if (m_placementKind != StrategyKind::Pipeline || m_stages > layerCount()) return;
+        const std::vector<int> stages = balancedStages(m_model, m_stages, m_inputFeatures);
+        for (std::size_t i = 0; i < stages.size(); ++i) m_model.layers[i].stage = stages[i];
+        rebuildTable();
+        emit edited();
+    });
     connect(m_loss, &QComboBox::currentIndexChanged, this, [this] {
         m_model.loss = static_cast<LossKind>(m_loss->currentData().toInt());
         emit edited();
@@ -154,11 +191,104 @@ void ModelPanel::rebuildTable() {
             units->setValue(0);
             units->setToolTip(tr("A %1 layer: edit it in the run config file").arg(QString::fromStdString(layer.type)));
         }
+        if (splitsModel(m_placementKind)) m_table->setCellWidget(row, kColumnPlacement, placementEditor(row));
     }
     m_table->setVerticalHeaderLabels(rowNames);
     m_remove->setEnabled(m_model.layers.size() > 1);
     if (selected >= 0) selectLayer(std::min(selected, layerCount() - 1));
 }
+
+QSpinBox* ModelPanel::placementEditor(int row) {
+    const LayerConfig& layer = m_model.layers[static_cast<std::size_t>(row)];
+    auto* box = new QSpinBox();
+    box->setFrame(false);
+    const bool pipeline = m_placementKind == StrategyKind::Pipeline;
+    int device = 0;
+    if (pipeline) {
+        box->setRange(-1, m_stages - 1);
+        box->setSpecialValueText(tr("auto"));
+        box->setPrefix(tr("stage "));
+        box->setValue(static_cast<int>(layer.stage));
+        box->setAccessibleName(tr("Stage of layer %1").arg(row + 1));
+        setExplainKey(box, QStringLiteral("strategy.stages"));
+        device = layer.stage >= 0 ? static_cast<int>(layer.stage) % std::max(1, m_devices) : -1;
+    } else {
+        box->setRange(0, static_cast<int>(run_limits::kMaxPipelineStages) - 1);
+        box->setPrefix(QStringLiteral("cpu:"));
+        box->setValue(layer.device ? layer.device->index : 0);
+        box->setAccessibleName(tr("Device of layer %1").arg(row + 1));
+        setExplainKey(box, QStringLiteral("model.device"));
+        device = box->value();
+    }
+    // A colour per device, as the Schedule view's lanes and the set-up's devices.
+    if (device >= 0) box->setStyleSheet(QStringLiteral("QSpinBox { background: %1; }").arg(replicaColor(device).lighter(160).name()));
+    connect(box, &QSpinBox::valueChanged, this, [this, row, pipeline](int value) {
+        if (row >= layerCount()) return;
+        LayerConfig& edited = m_model.layers[static_cast<std::size_t>(row)];
+        if (pipeline) {
+            // Stages go all or none (the config's rule): naming one names the others, balanced.
+            if (value >= 0 && edited.stage < 0 && m_stages <= layerCount()) {
+                const std::vector<int> stages = balancedStages(m_model, m_stages, m_inputFeatures);
+                for (std::size_t i = 0; i < stages.size(); ++i) m_model.layers[i].stage = stages[i];
+            }
+            if (value < 0)
+                for (LayerConfig& each : m_model.layers) each.stage = -1;
+            else
+                edited.stage = value;
+        } else {
+            edited.device = DeviceName{DeviceName::Kind::Cpu, value};
+        }
+        QMetaObject::invokeMethod(
+            this, [this] { rebuildTable(); }, Qt::QueuedConnection);  // not inside the box's own signal
+        emit this->edited();
+    });
+    return box;
+}
+
+std::vector<int> ModelPanel::balancedStages(const ModelConfig& model, int stages, std::int64_t inputFeatures) {
+    std::vector<double> costs;
+    std::int64_t width = std::max<std::int64_t>(1, inputFeatures);
+    for (const LayerConfig& layer : model.layers) {
+        const auto [cost, out] = layerCost(layer, width);
+        costs.push_back(cost);
+        width = out;
+    }
+    return balanceStages(costs, stages);
+}
+
+void ModelPanel::keepStagesValid() {
+    // The config's rule: all layers name their stage or none; from 0 up by at most one; the last in
+    // the last stage. A list an edit broke goes back to automatic balancing.
+    bool valid = true;
+    std::int64_t previous = -1;
+    const bool named = !m_model.layers.empty() && m_model.layers.front().stage >= 0;
+    for (const LayerConfig& layer : m_model.layers) {
+        valid = valid && (layer.stage >= 0) == named && (!named || layer.stage == previous || layer.stage == previous + 1);
+        previous = layer.stage;
+    }
+    if (named && previous != m_stages - 1) valid = false;
+    if (!valid)
+        for (LayerConfig& layer : m_model.layers) layer.stage = -1;
+}
+
+void ModelPanel::setPlacement(StrategyKind kind, int stages, int devices, std::int64_t inputFeatures) {
+    const bool changed = kind != m_placementKind || stages != m_stages || devices != m_devices;
+    m_placementKind = kind;
+    m_stages = std::max(1, stages);
+    m_devices = std::max(1, devices);
+    m_inputFeatures = inputFeatures;
+    const bool split = splitsModel(kind);
+    m_table->setColumnHidden(kColumnPlacement, !split);
+    m_table->setHorizontalHeaderItem(kColumnPlacement, new QTableWidgetItem(kind == StrategyKind::Pipeline ? tr("Stage") : tr("Device")));
+    m_balance->setVisible(kind == StrategyKind::Pipeline);
+    const ModelConfig before = m_model;
+    if (kind == StrategyKind::Pipeline) keepStagesValid();  // named for another stage count: balanced by the engine again
+    const bool reset = !(before == m_model);
+    if (changed || reset) rebuildTable();
+    if (reset) emit edited();
+}
+
+QSpinBox* ModelPanel::placementBox(int row) const { return qobject_cast<QSpinBox*>(m_table->cellWidget(row, kColumnPlacement)); }
 
 QSpinBox* ModelPanel::unitsBox(int row) const { return qobject_cast<QSpinBox*>(m_table->cellWidget(row, kColumnUnits)); }
 
@@ -177,7 +307,12 @@ void ModelPanel::addLayer() {
     LayerConfig layer;  // a dense layer, the default type
     layer.units = 8;
     layer.activation = Activation::Relu;
+    if (!m_model.layers.empty()) {  // on its neighbour's device and stage
+        layer.device = m_model.layers[static_cast<std::size_t>(row)].device;
+        layer.stage = m_model.layers[static_cast<std::size_t>(row)].stage;
+    }
     m_model.layers.insert(m_model.layers.begin() + row, layer);
+    keepStagesValid();
     rebuildTable();
     selectLayer(row);
     emit edited();
@@ -187,6 +322,7 @@ void ModelPanel::removeSelectedLayer() {
     const int row = selectedRow();
     if (row < 0 || layerCount() <= 1) return;
     m_model.layers.erase(m_model.layers.begin() + row);
+    keepStagesValid();
     rebuildTable();
     emit edited();
 }
@@ -196,6 +332,9 @@ void ModelPanel::moveSelectedLayer(int offset) {
     const int target = row + offset;
     if (row < 0 || target < 0 || target >= layerCount()) return;
     std::swap(m_model.layers[static_cast<std::size_t>(row)], m_model.layers[static_cast<std::size_t>(target)]);
+    std::swap(m_model.layers[static_cast<std::size_t>(row)].stage,
+              m_model.layers[static_cast<std::size_t>(target)].stage);  // stages stay in place
+    keepStagesValid();
     rebuildTable();
     selectLayer(target);
     emit edited();

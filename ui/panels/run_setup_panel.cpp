@@ -46,6 +46,21 @@ std::pair<std::int64_t, LossKind> expectedOutput(const DataConfig& data) {
     return {0, LossKind::SoftmaxCrossEntropy};
 }
 
+std::int64_t inputFeatures(const DataConfig& data) {
+    switch (data.source) {
+        case DataSource::Synthetic:
+            return 2;
+        case DataSource::FashionMnist:
+            return 28 * 28;
+        case DataSource::Random:
+            return data.features;
+        case DataSource::Csv:
+        case DataSource::Idx:
+            break;
+    }
+    return 0;
+}
+
 RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     m_model = new ModelPanel();
     m_data = new DataPanel();
@@ -93,7 +108,10 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     connect(m_model, &ModelPanel::edited, this, &RunSetupPanel::edited);
     connect(m_data, &DataPanel::edited, this, &RunSetupPanel::onDataEdited);
     connect(m_data, &DataPanel::fashionPresetRequested, this, &RunSetupPanel::applyFashionPreset);
-    connect(m_strategy, &StrategyPanel::edited, this, &RunSetupPanel::edited);
+    connect(m_strategy, &StrategyPanel::edited, this, [this] {
+        showPlacement();
+        emit edited();
+    });
     connect(m_training, &TrainingPanel::edited, this, &RunSetupPanel::edited);
     connect(m_training, &TrainingPanel::learningRateEdited, this, &RunSetupPanel::learningRateEdited);
 }
@@ -103,6 +121,14 @@ void RunSetupPanel::setConfig(const RunConfig& config) {
     m_data->setConfig(config);
     m_strategy->setConfig(config);
     m_training->setConfig(config);
+    showPlacement();
+}
+
+void RunSetupPanel::showPlacement() {
+    const RunConfig config = draft(RunConfig{});
+    const StrategyConfig& strategy = config.strategy;
+    m_model->setPlacement(strategy.type, static_cast<int>(strategy.stages * strategy.virtualStages), static_cast<int>(strategy.stages),
+                          inputFeatures(config.data));
 }
 
 RunConfig RunSetupPanel::draft(const RunConfig& base) const {
@@ -120,6 +146,7 @@ void RunSetupPanel::onDataEdited() {
     m_strategy->setGlobalBatch(probe.data.globalBatchSize);
     const auto [units, loss] = expectedOutput(probe.data);
     if (units > 0) m_model->matchOutput(units, loss);  // emits edited() when it changes the model
+    showPlacement();                                   // the input width weighs the first layer when stages are balanced
     emit edited();
 }
 

@@ -52,6 +52,8 @@ signals:
 
 private:
     void onDataEdited();
+    /// Shows the model's placement column for the strategy as edited (split models only).
+    void showPlacement();
     void applyFashionPreset();
 
     QToolBox* m_pages;
@@ -71,5 +73,7 @@ QStringList changedParts(const RunConfig& a, const RunConfig& b);
 /// The output units and loss the data of `data` needs, when known without loading it (synthetic,
 /// Fashion-MNIST, random); units = 0 when unknown (CSV, IDX).
 std::pair<std::int64_t, LossKind> expectedOutput(const DataConfig& data);
+/// The input features of `data` when known without loading it (synthetic, Fashion-MNIST, random); 0 otherwise.
+std::int64_t inputFeatures(const DataConfig& data);
 
 }  // namespace distlab::ui

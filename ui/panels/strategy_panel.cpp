@@ -18,6 +18,7 @@
 #include "panels/explanations.hpp"
 #include "panels/gpu_note.hpp"
 #include "panels/parameter_server_options.hpp"
+#include "panels/pipeline_options.hpp"
 #include "panels/reduction_options.hpp"
 
 namespace distlab::ui {
@@ -30,6 +31,8 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_type->addItem(tr("Central storage"), static_cast<int>(StrategyKind::CentralStorage));
     m_type->addItem(tr("Parameter servers"), static_cast<int>(StrategyKind::ParameterServer));
     m_type->addItem(tr("Multi-worker mirrored"), static_cast<int>(StrategyKind::MultiWorkerMirrored));
+    m_type->addItem(tr("Pipeline"), static_cast<int>(StrategyKind::Pipeline));
+    m_type->addItem(tr("Model parallel (layer placement)"), static_cast<int>(StrategyKind::ModelParallel));
     m_typeText = explanationLabel(this);
 
     m_mirroredGroup = new QWidget(this);
@@ -53,6 +56,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
 
     m_cluster = new ClusterOptions(this);
     m_parameterServers = new ParameterServerOptions(this);
+    m_pipeline = new PipelineOptions(this);
     m_accumulationGroup = new QWidget(this);
     m_accumulation = new QSpinBox(m_accumulationGroup);
     m_accumulation->setObjectName(QStringLiteral("accumulationBox"));
@@ -74,6 +78,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_mirroredGroup);
     layout->addWidget(m_cluster);
     layout->addWidget(m_parameterServers);
+    layout->addWidget(m_pipeline);
     auto* accumulationForm = new QFormLayout(m_accumulationGroup);
     accumulationForm->setContentsMargins(0, 0, 0, 0);
     accumulationForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
@@ -93,6 +98,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     connect(m_accumulation, &QSpinBox::valueChanged, this, changed);
     connect(m_parameterServers, &ParameterServerOptions::edited, this, changed);
     connect(m_cluster, &ClusterOptions::edited, this, changed);
+    connect(m_pipeline, &PipelineOptions::edited, this, changed);
     updateExplanations();
 }
 
@@ -112,6 +118,7 @@ void StrategyPanel::setConfig(const RunConfig& config) {
     m_accumulation->setValue(static_cast<int>(config.strategy.gradientAccumulationSteps));
     m_parameterServers->setStrategy(config.strategy);
     m_cluster->setConfig(config);
+    m_pipeline->setConfig(config);
     updateExplanations();
 }
 
@@ -137,6 +144,11 @@ void StrategyPanel::applyTo(RunConfig& config) const {
         m_cluster->applyTo(config);
     else
         config.cluster = ClusterSpec{};  // a parameter-server config's is put back below
+    config.clock = ClockMode::Wall;      // only the split models offer the virtual clock
+    if (strategy.type == StrategyKind::Pipeline || strategy.type == StrategyKind::ModelParallel) {
+        strategy.gradientAccumulationSteps = 1;  // micro-batches instead
+        m_pipeline->applyTo(config, strategy.type);
+    }
     if (strategy.type == StrategyKind::ParameterServer) {
         strategy.devices.clear();  // workers and servers are threads of their own
         strategy.gradientAccumulationSteps = 1;
@@ -157,10 +169,13 @@ void StrategyPanel::updateExplanations() {
     const bool cluster = kind == StrategyKind::MultiWorkerMirrored;
     const bool mirrored = kind == StrategyKind::Mirrored || kind == StrategyKind::CentralStorage || cluster;
     const bool parameterServers = kind == StrategyKind::ParameterServer;
+    const bool splitModel = kind == StrategyKind::Pipeline || kind == StrategyKind::ModelParallel;
     const QString typeKey = kind == StrategyKind::Mirrored         ? QStringLiteral("strategy.type.mirrored")
                             : kind == StrategyKind::CentralStorage ? QStringLiteral("strategy.type.central_storage")
                             : parameterServers                     ? QStringLiteral("strategy.type.parameter_server")
                             : cluster                              ? QStringLiteral("strategy.type.multi_worker_mirrored")
+                            : kind == StrategyKind::Pipeline       ? QStringLiteral("strategy.type.pipeline")
+                            : kind == StrategyKind::ModelParallel  ? QStringLiteral("strategy.type.model_parallel")
                                                                    : QStringLiteral("strategy.type.one_device");
     setExplainKey(m_type, typeKey);
     m_typeText->setText(firstParagraph(typeKey));
@@ -168,7 +183,13 @@ void StrategyPanel::updateExplanations() {
     m_cluster->setVisible(cluster);
     m_devicesTitle->setText(cluster ? tr("Replicas per worker") : tr("Replicas"));
     m_parameterServers->setVisible(parameterServers);
-    m_accumulationGroup->setVisible(!parameterServers);
+    m_pipeline->setVisible(splitModel);
+    m_accumulationGroup->setVisible(!parameterServers && !splitModel);
+    if (splitModel) {
+        m_pipeline->showFor(kind, m_globalBatch);
+        m_batchText->clear();  // the pipeline's options say how the batch splits
+        return;
+    }
     if (parameterServers) {
         m_batchText->setText(tr("Each worker computes its gradient on a whole batch of %1 samples: an asynchronous "
                                 "update applies %1 samples' gradient, a synchronous one averages k workers' "

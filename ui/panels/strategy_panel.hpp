@@ -3,7 +3,8 @@
 // storage on logical CPU devices (as many as the engine accepts, run_limits.hpp), the cross-device
 // reduction and packing (ReductionOptions),
 // gradient accumulation, parameter servers (their knobs in ParameterServerOptions) and multi-worker
-// mirrored, a cluster of processes the app starts (ClusterOptions). Every
+// mirrored, a cluster of processes the app starts (ClusterOptions), and the split models, pipeline
+// and model_parallel (PipelineOptions). Every
 // choice shows its explanation beside the control.
 #include <QWidget>
 
@@ -17,6 +18,7 @@ namespace distlab::ui {
 
 class ClusterOptions;
 class ParameterServerOptions;
+class PipelineOptions;
 class ReductionOptions;
 
 class StrategyPanel : public QWidget {
@@ -39,6 +41,7 @@ public:
     QSpinBox& accumulationBox() const { return *m_accumulation; }
     ParameterServerOptions& parameterServerOptions() const { return *m_parameterServers; }
     ClusterOptions& clusterOptions() const { return *m_cluster; }
+    PipelineOptions& pipelineOptions() const { return *m_pipeline; }
 
 signals:
     void edited();
@@ -58,6 +61,7 @@ private:
     ReductionOptions* m_reduction;
     ParameterServerOptions* m_parameterServers;
     ClusterOptions* m_cluster;
+    PipelineOptions* m_pipeline;
     QWidget* m_accumulationGroup;
     QSpinBox* m_accumulation;
     QLabel* m_accumulationText;

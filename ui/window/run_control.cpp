@@ -397,6 +397,7 @@ void RunControl::updateStatus() {
     const auto replicas = config.strategy.replicaCount();
     const bool parameterServers = config.strategy.type == StrategyKind::ParameterServer;
     const bool cluster = SessionController::isClusterRun(config);
+    const bool splitModel = config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel;
     QString state = QString::fromLatin1(stateName(controller.state()));
     if (controller.isLoading()) state = tr("loading");
     if (!controller.hasRun()) state = tr("no run");
@@ -410,7 +411,10 @@ void RunControl::updateStatus() {
         : cluster ? tr("%1 × %2 (processes)")
                         .arg(countText(config.cluster.workerCount(), tr("worker"), tr("workers")),
                              countText(replicas, tr("replica"), tr("replicas")))
-                  : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
+        : splitModel ? tr("a model split over %1 on %2%3")
+                           .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy),
+                                config.clock == ClockMode::Virtual ? tr(" (virtual clock)") : QString())
+                     : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
     // Steady labels: a new text ten times a second repaints them without laying out the window.
     setSteadyText(*m_statusLabel, tr("step %1 · epoch %2 · %3 samples/s · %4 · %5 · %6")
                                       .arg(locale.toString(steps))

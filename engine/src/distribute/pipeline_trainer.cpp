@@ -162,7 +162,8 @@ void PipelineTrainer::forward(int stage, int micro) {
     else
         bytes = post(output->view(), activation(stage + 1, micro));
     self.bytesSent += bytes;
-    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Forward});
+    self.spans.add(
+        Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Forward, false, static_cast<std::int16_t>(stage)});
 }
 
 void PipelineTrainer::backward(int stage, int micro) {
@@ -186,7 +187,8 @@ void PipelineTrainer::backward(int stage, int micro) {
     std::int64_t bytes = 0;
     if (stage > 0) bytes = post(grad->view(), gradient(stage - 1, micro));
     self.bytesSent += bytes;
-    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Backward});
+    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Backward, false,
+                        static_cast<std::int16_t>(stage)});
 }
 
 void PipelineTrainer::runDevice(int device) {

@@ -1,5 +1,7 @@
 #include "distlab/session/training_session.hpp"
 
+#include "session/schedule_capture.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -99,6 +101,11 @@ std::shared_ptr<const ModelSnapshot> TrainingSession::latestSnapshot() const {
     return m_snapshot;
 }
 
+std::shared_ptr<const ScheduleSnapshot> TrainingSession::latestSchedule() const {
+    std::lock_guard lock(m_snapshotMutex);
+    return m_schedule;
+}
+
 ParameterServerControls* TrainingSession::parameterServerControls() {
     const SessionState current = state();  // acquire: the trainer was built before the state left Loading
     if (current == SessionState::Loading || !m_trainer) return nullptr;
@@ -132,6 +139,7 @@ void TrainingSession::threadMain(const std::stop_token& stop) {
         return;
     }
     m_trainer = std::move(trainer.value());
+    m_scheduleCapture = ScheduleCapture::forTrainer(*m_trainer);
     try {
         maybeSnapshot(true);
         setState(SessionState::Paused);
@@ -273,6 +281,18 @@ bool TrainingSession::runOneStep() {
     // reader that sees step N done finds step N's record in the telemetry (seen missing under ASan
     // when the count came first).
     m_stepsDone.store(report.step, std::memory_order_release);
+    if (m_scheduleCapture) {
+        // Every step counts in the run's bubbles; the schedule itself is taken at the snapshot
+        // cadence (a manual step after a pause always), from spans valid until the next step.
+        m_scheduleCapture->add(report);
+        const std::int64_t now = nowNs();
+        if (now - m_lastScheduleNs >= static_cast<std::int64_t>(m_options.snapshotIntervalSeconds * 1e9)) {
+            m_lastScheduleNs = now;
+            auto schedule = m_scheduleCapture->take(report);
+            std::lock_guard lock(m_snapshotMutex);
+            m_schedule = std::move(schedule);
+        }
+    }
     maybeSnapshot(false);
     return true;
 }

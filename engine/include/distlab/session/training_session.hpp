@@ -28,6 +28,7 @@
 #include "distlab/distribute/parameter_server_controls.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/telemetry/model_snapshot.hpp"
+#include "distlab/telemetry/schedule_snapshot.hpp"
 #include "distlab/session/session_observer.hpp"
 #include "distlab/telemetry/telemetry_hub.hpp"
 
@@ -100,6 +101,9 @@ public:
     TelemetryHub& telemetry() { return m_telemetry; }
     /// The latest model picture, or null before the first. Any thread.
     std::shared_ptr<const ModelSnapshot> latestSnapshot() const;
+    /// A split model's latest step schedule (pipeline, model_parallel), or null: other strategies,
+    /// or before the first step. Any thread.
+    std::shared_ptr<const ScheduleSnapshot> latestSchedule() const;
     /// Steps completed; any thread.
     std::int64_t stepsDone() const { return m_stepsDone.load(std::memory_order_acquire); }
     /// The parameter-server controls (slow, pause, kill workers; lose a server; async/sync), or
@@ -151,6 +155,9 @@ private:
     std::uint32_t m_watchGenerationLocal = 0;  // session thread's copy
     mutable std::mutex m_snapshotMutex;
     std::shared_ptr<const ModelSnapshot> m_snapshot;
+    std::shared_ptr<const ScheduleSnapshot> m_schedule;        // guarded by m_snapshotMutex
+    std::unique_ptr<class ScheduleCapture> m_scheduleCapture;  // session thread; null unless the model is split
+    std::int64_t m_lastScheduleNs = 0;
     std::int64_t m_stepLimit = 0;
     std::int64_t m_lastEvalNs = 0;
     std::int64_t m_lastEvalStep = 0;

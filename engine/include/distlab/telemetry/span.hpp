@@ -29,6 +29,7 @@ struct Span {
     /// Ran on the producer's reduction thread, beside its compute (an all-reduce overlapped with
     /// backward, and its network hop): traces draw it on the lane's reduction track.
     bool overlapped = false;
+    std::int16_t stage = -1;  ///< forward and backward of a split model (pipeline, model_parallel): its stage
 };
 
 /// One producer's spans of the current step: a fixed buffer only that producer writes, read by

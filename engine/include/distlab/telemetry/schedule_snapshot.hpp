@@ -1,0 +1,37 @@
+#pragma once
+// A split model's schedule as one step ran it (pipeline, model_parallel): each device's forward
+// and backward passes with their micro-batch and stage, in time order, and the bubbles measured in
+// that step and over the run, beside the schedule's closed form. Taken by the session at the
+// snapshot cadence from the step's spans; immutable once published, shared with the GUI.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distlab {
+
+struct ScheduleCell {
+    std::int64_t beginNs = 0;  ///< on the run's clock (the virtual one with "clock": "virtual")
+    std::int64_t endNs = 0;
+    std::int16_t microBatch = 0;
+    std::int16_t stage = 0;
+    bool backward = false;
+};
+
+struct ScheduleSnapshot {
+    std::int64_t step = 0;
+    bool virtualClock = false;
+    std::string schedule;  ///< "gpipe", "1f1b", "interleaved"; "gpipe" for model_parallel
+    int microBatches = 1;
+    int stages = 1;
+    std::vector<std::string> devices;              ///< "cpu:0", ... a lane each
+    std::vector<std::vector<ScheduleCell>> lanes;  ///< each device's passes, in time order
+    std::int64_t beginNs = 0;                      ///< the step's first pass begins
+    std::int64_t endNs = 0;                        ///< its last pass ends
+    std::vector<double> stepBubble;                ///< each device's bubble in this step
+    std::vector<double> runBubble;                 ///< each device's over the run's steps so far
+    std::int64_t runSteps = 0;
+    std::optional<double> theory;  ///< the closed form, where one applies
+};
+
+}  // namespace distlab

@@ -1,0 +1,52 @@
+#include "session/schedule_capture.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "distlab/distribute/pipeline_placement.hpp"
+
+namespace distlab {
+
+std::unique_ptr<ScheduleCapture> ScheduleCapture::forTrainer(const Trainer& trainer) {
+    const RunConfig& config = trainer.config();
+    if (config.strategy.type != StrategyKind::Pipeline && config.strategy.type != StrategyKind::ModelParallel) return nullptr;
+    const PipelinePlacement placement = placeLayers(config, trainer.replicaModel(0));
+    auto capture = std::unique_ptr<ScheduleCapture>(new ScheduleCapture(trainer, bubbleTheory(config, placement)));
+    capture->m_shape.stages = static_cast<int>(placement.stages.size());
+    return capture;
+}
+
+ScheduleCapture::ScheduleCapture(const Trainer& trainer, std::optional<double> theory) {
+    const RunConfig& config = trainer.config();
+    m_shape.virtualClock = config.clock == ClockMode::Virtual;
+    m_shape.schedule = configName(config.strategy.type == StrategyKind::Pipeline ? config.strategy.schedule : PipelineSchedule::GPipe);
+    m_shape.microBatches = static_cast<int>(config.strategy.microBatches);
+    for (const DeviceName& device : config.strategy.devices) m_shape.devices.push_back(device.toString());
+    m_shape.theory = theory;
+}
+
+std::shared_ptr<const ScheduleSnapshot> ScheduleCapture::take(const StepReport& report) const {
+    auto snapshot = std::make_shared<ScheduleSnapshot>(m_shape);
+    snapshot->step = report.step;
+    snapshot->beginNs = std::numeric_limits<std::int64_t>::max();
+    snapshot->endNs = std::numeric_limits<std::int64_t>::min();
+    BubbleMeter step;
+    step.add(report);
+    snapshot->stepBubble = step.fractions();
+    snapshot->runBubble = m_meter.fractions();
+    snapshot->runSteps = m_meter.steps();
+    for (const ReplicaStepStats& lane : report.replicas) {
+        std::vector<ScheduleCell>& cells = snapshot->lanes.emplace_back();
+        for (const Span& span : lane.spans) {
+            if (span.kind != SpanKind::Forward && span.kind != SpanKind::Backward) continue;
+            cells.push_back(ScheduleCell{span.beginNs, span.endNs, span.microBatch, span.stage, span.kind == SpanKind::Backward});
+            snapshot->beginNs = std::min(snapshot->beginNs, span.beginNs);
+            snapshot->endNs = std::max(snapshot->endNs, span.endNs);
+        }
+        std::sort(cells.begin(), cells.end(), [](const ScheduleCell& a, const ScheduleCell& b) { return a.beginNs < b.beginNs; });
+    }
+    if (snapshot->endNs < snapshot->beginNs) snapshot->beginNs = snapshot->endNs = 0;
+    return snapshot;
+}
+
+}  // namespace distlab

@@ -1,0 +1,166 @@
+// A split model in the app, as a person sets one up and watches it: the Strategy page's pipeline
+// knobs and their bubble formula, the Model page's device and stage column (balance stages), the
+// Schedule tab's lanes, its walk through a held step pass by pass, and its bubbles against theory.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QTableWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTest>
+
+#include <distlab/config/run_config_json.hpp>
+
+#include "panels/model_panel.hpp"
+#include "panels/pipeline_options.hpp"
+#include "panels/run_setup_panel.hpp"
+#include "panels/strategy_panel.hpp"
+#include "ui_test_support.hpp"
+#include "views/schedule_canvas.hpp"
+#include "views/schedule_view.hpp"
+
+using namespace distlab;
+using namespace distlab::ui;
+using namespace distlab::ui::testing;
+
+namespace {
+
+RunConfig spiralConfig() {
+    RunConfig config;
+    config.name = "spiral";
+    config.seed = 5;
+    config.model.layers = {{"dense", 16, Activation::Relu, ""},
+                           {"dense", 16, Activation::Relu, ""},
+                           {"dense", 16, Activation::Relu, ""},
+                           {"dense", 2, Activation::Linear, ""}};
+    config.data.kind = SyntheticKind::Spiral;
+    config.data.samples = 400;
+    config.data.globalBatchSize = 32;
+    config.steps = 0;
+    return config;
+}
+
+QTabWidget& views(MainWindow& window) { return *window.findChild<QTabWidget*>(QStringLiteral("liveViews")); }
+bool tabShown(MainWindow& window, QWidget* view) { return views(window).isTabVisible(views(window).indexOf(view)); }
+
+}  // namespace
+
+class TestPipelineView : public QObject {
+    Q_OBJECT
+    std::unique_ptr<Recorder> m_recorder;
+    std::unique_ptr<MainWindow> m_window;
+
+private slots:
+    void initTestCase() { useIsolatedSettings(QStringLiteral("test_pipeline_view")); }
+
+    void init() {
+        m_recorder = std::make_unique<Recorder>();
+        m_window = openWindow(*m_recorder, QSize(1440, 900), spiralConfig());
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(*m_window), kLoadTimeoutMs);
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void aPipelinePickedInTheSetUpTrainsAndShowsItsSchedule() {
+        MainWindow& window = *m_window;
+        QVERIFY(!tabShown(window, &window.scheduleView()));  // one device splits nothing
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Pipeline")));
+        PipelineOptions& pipeline = strategy.pipelineOptions();
+        pipeline.stagesBox().setValue(2);
+        pipeline.microBatchesBox().setValue(4);
+        pipeline.scheduleBox().setCurrentIndex(pipeline.scheduleBox().findData(static_cast<int>(PipelineSchedule::OneFOneB)));
+        // The formula for p = 2, m = 4: 1/5 (the expected value is the closed form, worked by hand).
+        QVERIFY2(pipeline.bubbleText().text().contains(QStringLiteral("(p − 1)/(m + p − 1) = 1/5 = 20.0 %")),
+                 qPrintable(pipeline.bubbleText().text()));
+        pipeline.microBatchesBox().setValue(5);  // does not divide 32
+        QVERIFY2(pipeline.bubbleText().text().contains(QStringLiteral("do not divide the global batch of 32")),
+                 qPrintable(pipeline.bubbleText().text()));
+        pipeline.microBatchesBox().setValue(4);
+        window.applySetupNow();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::Pipeline, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        const RunConfig config = window.controller().config();
+        QVERIFY(validateRunConfig(config, "app"));
+        QCOMPARE(config.strategy.devices, (std::vector<DeviceName>{{DeviceName::Kind::Cpu, 0}, {DeviceName::Kind::Cpu, 1}}));
+        QCOMPARE(config.strategy.microBatches, std::int64_t{4});
+        QVERIFY(tabShown(window, &window.scheduleView()));
+        QVERIFY2(window.statusText().contains(QStringLiteral("a model split over 2 devices on cpu:0–1")), qPrintable(window.statusText()));
+
+        views(window).setCurrentWidget(&window.scheduleView());
+        window.playAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().schedule() != nullptr && window.controller().stepsDone() > 20, kLoadTimeoutMs);
+        ScheduleView& view = window.scheduleView();
+        QTRY_VERIFY_WITH_TIMEOUT(view.canvas().schedule() != nullptr, kLoadTimeoutMs);
+        // Two devices, four micro-batches: a forward and a backward of each on each device.
+        QCOMPARE(view.canvas().cellCount(), 16);
+        QVERIFY2(view.bubbleLabel().text().contains(QStringLiteral("1/5 = 20.0 %")), qPrintable(view.bubbleLabel().text()));
+        const std::int64_t held = view.canvas().schedule()->step;
+        // Walking through the step holds it: the first pass to begin is micro-batch 0's forward on cpu:0.
+        view.nextButton().click();
+        QVERIFY(view.holdBox().isChecked());
+        QCOMPARE(view.canvas().cellsShown(), 1);
+        QVERIFY2(view.canvas().currentCellText().startsWith(QStringLiteral("Forward of micro-batch 0 on cpu:0, stage 0")),
+                 qPrintable(view.canvas().currentCellText()));
+        view.nextButton().click();
+        QCOMPARE(view.canvas().cellsShown(), 2);
+        view.previousButton().click();
+        QCOMPARE(view.canvas().cellsShown(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() > held + 20, kLoadTimeoutMs);
+        window.controller().tick();
+        QCOMPARE(view.canvas().schedule()->step, held);  // still the held step
+        view.holdBox().setChecked(false);
+        QTRY_VERIFY_WITH_TIMEOUT(view.canvas().schedule()->step > held, kLoadTimeoutMs);
+        QCOMPARE(view.canvas().cellsShown(), 16);
+        view.canvas().repaint();
+        QCOMPARE(view.canvas().cellsPainted(), 16);
+        window.pauseAction()->trigger();
+    }
+
+    void modelParallelPlacesEachLayerOnTheDeviceTheModelPageNames() {
+        MainWindow& window = *m_window;
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Model parallel (layer placement)")));
+        ModelPanel& model = window.setup().modelPanel();
+        QVERIFY(!model.table().isColumnHidden(3));
+        QVERIFY(model.placementBox(0) != nullptr);
+        QCOMPARE(model.placementBox(0)->prefix(), QStringLiteral("cpu:"));
+        model.placementBox(2)->setValue(1);
+        QTRY_VERIFY(model.placementBox(3) != nullptr);
+        model.placementBox(3)->setValue(1);
+        QTRY_VERIFY(model.placementBox(3) != nullptr && model.placementBox(3)->value() == 1);
+        window.applySetupNow();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::ModelParallel, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        const RunConfig config = window.controller().config();
+        QVERIFY(validateRunConfig(config, "app"));
+        QCOMPARE(config.model.layers[1].device.value_or(DeviceName{}).index, 0);
+        QCOMPARE(config.model.layers[2].device.value_or(DeviceName{}).index, 1);
+        QCOMPARE(config.strategy.devices.size(), std::size_t{2});
+        window.stepAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().schedule() != nullptr, kLoadTimeoutMs);
+        QCOMPARE(window.controller().schedule()->lanes.size(), std::size_t{2});
+    }
+
+    void balanceStagesNamesEveryLayersStage() {
+        MainWindow& window = *m_window;
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Pipeline")));
+        strategy.pipelineOptions().stagesBox().setValue(2);
+        ModelPanel& model = window.setup().modelPanel();
+        QVERIFY(!model.balanceButton().isHidden());
+        QCOMPARE(model.placementBox(0)->value(), -1);  // auto
+        model.balanceButton().click();
+        // 2×16, 16×16, 16×16, 16×2 multiply-accumulates: the costliest stage is least with the cut after layer 1.
+        std::vector<std::int64_t> stages;
+        for (const LayerConfig& layer : model.model().layers) stages.push_back(layer.stage);
+        QCOMPARE(stages, (std::vector<std::int64_t>{0, 0, 1, 1}));
+        // Three stages no longer fit the names: back to automatic.
+        strategy.pipelineOptions().stagesBox().setValue(3);
+        for (const LayerConfig& layer : model.model().layers) QCOMPARE(layer.stage, std::int64_t{-1});
+    }
+};
+
+QTEST_MAIN(TestPipelineView)
+#include "test_pipeline_view.moc"

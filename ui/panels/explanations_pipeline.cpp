@@ -1,0 +1,53 @@
+#include "panels/explanations_pipeline.hpp"
+
+namespace distlab::ui {
+
+void addPipelineExplanations(QHash<QString, Explanation>& t) {
+    auto add = [&t](const char* key, const char* title, const char* body) {
+        t.insert(QString::fromLatin1(key), Explanation{QString::fromUtf8(title), QString::fromUtf8(body)});
+    };
+    add("strategy.type.pipeline", "Pipeline",
+        "<p>One copy of the model, <b>split</b> into stages of consecutive layers, one device each, for models too "
+        "big for one device. Each step cuts the batch into micro-batches; a stage passes each micro-batch's "
+        "activations to the next and its gradient back, so several devices work at once on different "
+        "micro-batches. The time a device waits for its neighbours is the <b>bubble</b>; more micro-batches shrink "
+        "it. All micro-batches' gradients are added before any update (a synchronous flush), so the weights equal "
+        "one device's.</p>");
+    add("strategy.type.model_parallel", "Model parallel (layer placement)",
+        "<p>Each layer runs on the device you name, as TensorFlow's <code>with tf.device('/device:GPU:1')</code> "
+        "places it: activations go forward and gradients back between the devices. Without micro-batches only one "
+        "device works at a time (the others wait: a bubble of (p − 1)/p); with m micro-batches the devices "
+        "overlap as in GPipe. The weights equal one device's.</p>");
+    add("strategy.stages", "Stages",
+        "<p>The devices of the pipeline, cpu:0 … cpu:p−1, each holding a stage of consecutive layers (v stages with "
+        "the interleaved schedule). Layers with no stage of their own are balanced so that the costliest stage "
+        "(multiply-accumulates) costs as little as it can: the slowest stage sets the pace.</p>");
+    add("strategy.micro_batches", "Micro-batches",
+        "<p>How many pieces each step's global batch is cut into (equal ones: they must divide the batch). Each "
+        "goes through every stage; the bubble is (p − 1)/(m + p − 1) of the step for GPipe and 1F1B, so more "
+        "micro-batches mean less waiting, at the price of smaller products per pass.</p>");
+    add("strategy.schedule", "Pipeline schedule",
+        "<p><b>GPipe</b> runs every micro-batch's forward, then every backward: simple, but every device holds all m "
+        "micro-batches' activations. <b>1F1B</b> (PipeDream-Flush) starts backwards as soon as it can, one forward "
+        "then one backward: the same bubble, with at most p micro-batches in flight. <b>Interleaved 1F1B</b> gives each "
+        "device v smaller chunks of the model, shrinking the bubble to (p − 1)/(v·m + p − 1) at the price of more "
+        "hand-overs.</p>");
+    add("strategy.virtual_stages", "Virtual stages",
+        "<p>Model chunks a device holds in the interleaved schedule: stage s runs on device s mod p, so the model "
+        "goes round the devices v times. The ramp up and down is v times shorter.</p>");
+    add("clock", "Clock",
+        "<p>Which clock the timeline, throughput and bubbles are on. <b>Wall</b>: what the device threads did on this "
+        "machine's cores; with more devices than cores they take turns, which the bubbles then include. "
+        "<b>Virtual</b>: the devices compute one at a time, each pass timed alone, and the passes are placed by "
+        "their dependencies: what the devices would do with a core each. The numbers trained are the same.</p>");
+    add("model.device", "Device of a layer",
+        "<p>Model parallel: the logical device this layer runs on. Consecutive layers on one device form a stage; "
+        "between stages the activations go forward and the gradients back.</p>");
+    add("view.schedule", "Pipeline schedule",
+        "<p>The latest step as the devices ran it: a lane per device, each micro-batch's forward (F) and backward (B) "
+        "as a cell in its colour, the hatched gaps each device's bubble. Beside it the bubble measured in that step "
+        "and over the run, and the schedule's formula. <i>Hold this step</i> keeps it; <i>Next pass</i> walks "
+        "through it in the order the passes began.</p>");
+}
+
+}  // namespace distlab::ui
