@@ -31,7 +31,9 @@ void addPipelineExplanations(QHash<QString, Explanation>& t) {
         "micro-batches' activations. <b>1F1B</b> (PipeDream-Flush) starts backwards as soon as it can, one forward "
         "then one backward: the same bubble, with at most p micro-batches in flight. <b>Interleaved 1F1B</b> gives each "
         "device v smaller chunks of the model, shrinking the bubble to (p − 1)/(v·m + p − 1) at the price of more "
-        "hand-overs.</p>");
+        "hand-overs. <b>ZB-H1</b> (zero bubble) splits each backward into the input gradient B, which the stage before "
+        "waits for, and the weight gradient W, which nothing waits for: W's fill the gaps, (p − 1)/(3m + p − 1) for "
+        "equal passes, with 1F1B's memory.</p>");
     add("strategy.virtual_stages", "Virtual stages",
         "<p>Model chunks a device holds in the interleaved schedule: stage s runs on device s mod p, so the model "
         "goes round the devices v times. The ramp up and down is v times shorter.</p>");

@@ -24,9 +24,10 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     setExplainKey(m_stages, QStringLiteral("strategy.stages"));
     m_schedule = new QComboBox(m_pipelineOnly);
     m_schedule->setObjectName(QStringLiteral("pipelineScheduleBox"));
-    m_schedule->addItem(tr("GPipe: all forwards, then all backwards"), static_cast<int>(PipelineSchedule::GPipe));
-    m_schedule->addItem(tr("1F1B: one forward, one backward"), static_cast<int>(PipelineSchedule::OneFOneB));
-    m_schedule->addItem(tr("Interleaved 1F1B: v chunks a device"), static_cast<int>(PipelineSchedule::Interleaved));
+    m_schedule->addItem(tr("GPipe"), static_cast<int>(PipelineSchedule::GPipe));
+    m_schedule->addItem(tr("1F1B"), static_cast<int>(PipelineSchedule::OneFOneB));
+    m_schedule->addItem(tr("Interleaved 1F1B"), static_cast<int>(PipelineSchedule::Interleaved));
+    m_schedule->addItem(tr("ZB-H1 (zero bubble)"), static_cast<int>(PipelineSchedule::ZeroBubbleH1));
     setExplainKey(m_schedule, QStringLiteral("strategy.schedule"));
     m_virtualStages = new QSpinBox(m_pipelineOnly);
     m_virtualStages->setObjectName(QStringLiteral("pipelineVirtualStagesBox"));
@@ -48,8 +49,8 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     setExplainKey(m_microBatches, QStringLiteral("strategy.micro_batches"));
     m_clock = new QComboBox(this);
     m_clock->setObjectName(QStringLiteral("clockBox"));
-    m_clock->addItem(tr("Wall: what the threads did on these cores"), static_cast<int>(ClockMode::Wall));
-    m_clock->addItem(tr("Virtual: each pass timed alone, a core a device"), static_cast<int>(ClockMode::Virtual));
+    m_clock->addItem(tr("Wall (these cores)"), static_cast<int>(ClockMode::Wall));
+    m_clock->addItem(tr("Virtual (a core a device)"), static_cast<int>(ClockMode::Virtual));
     setExplainKey(m_clock, QStringLiteral("clock"));
     m_placement = explanationLabel(this);
     m_placement->setText(tr("Each layer's device is set in the Model page (its Device column)."));
@@ -144,14 +145,19 @@ void PipelineOptions::showFor(StrategyKind type, std::int64_t globalBatch) {
                              "(p − 1)/(m + p − 1)."));
         return;
     }
+    const bool zeroBubble = schedule() == PipelineSchedule::ZeroBubbleH1;
     const double bubble = theoreticalBubbleFraction(schedule(), PipelineShape{p, m, v});
+    const int units = zeroBubble ? 3 * m : v * m;
     m_bubble->setText(batch + QLatin1Char(' ') +
                       tr("Bubble in theory: (p − 1)/(%1 + p − 1) = %2/%3 = %4 % of each device's step (equal stages, a backward "
-                         "twice a forward).")
-                          .arg(interleaved ? QStringLiteral("v·m") : QStringLiteral("m"))
+                         "twice a forward%5).")
+                          .arg(zeroBubble    ? QStringLiteral("3m")
+                               : interleaved ? QStringLiteral("v·m")
+                                             : QStringLiteral("m"))
                           .arg(p - 1)
-                          .arg(v * m + p - 1)
-                          .arg(bubble * 100.0, 0, 'f', 1));
+                          .arg(units + p - 1)
+                          .arg(bubble * 100.0, 0, 'f', 1)
+                          .arg(zeroBubble && m < p ? tr("; with fewer micro-batches than stages it is larger") : QString()));
 }
 
 }  // namespace distlab::ui

@@ -21,7 +21,10 @@ bool severalStagesADevice(const ScheduleSnapshot& schedule) { return schedule.st
 }  // namespace
 
 QString scheduleCellLabel(const ScheduleCell& cell, bool showStage) {
-    const QString label = QStringLiteral("%1%2").arg(cell.backward ? QLatin1Char('B') : QLatin1Char('F')).arg(cell.microBatch);
+    const QChar letter = cell.kind == SpanKind::Forward          ? QLatin1Char('F')
+                         : cell.kind == SpanKind::BackwardWeight ? QLatin1Char('W')
+                                                                 : QLatin1Char('B');
+    const QString label = QStringLiteral("%1%2").arg(letter).arg(cell.microBatch);
     return showStage ? label + QStringLiteral("·s%1").arg(cell.stage) : label;
 }
 
@@ -56,8 +59,12 @@ QString ScheduleCanvas::describe(const ScheduleCell& cell, int lane) const {
     const QString device = lane < static_cast<int>(m_schedule->devices.size())
                                ? QString::fromStdString(m_schedule->devices[static_cast<std::size_t>(lane)])
                                : QString::number(lane);
+    const QString kind = cell.kind == SpanKind::Forward          ? tr("Forward")
+                         : cell.kind == SpanKind::BackwardInput  ? tr("Input gradient (B)")
+                         : cell.kind == SpanKind::BackwardWeight ? tr("Weight gradient (W)")
+                                                                 : tr("Backward");
     return tr("%1 of micro-batch %2 on %3, stage %4: %5 µs")
-        .arg(cell.backward ? tr("Backward") : tr("Forward"))
+        .arg(kind)
         .arg(cell.microBatch)
         .arg(device)
         .arg(cell.stage)
@@ -95,7 +102,7 @@ void ScheduleCanvas::paintEvent(QPaintEvent*) {
     // Each lane: its bubble shaded over the whole step, then its cells over it.
     QBrush bubble(palette().color(QPalette::Mid), Qt::BDiagPattern);
     for (int lane = 0; lane < static_cast<int>(schedule.lanes.size()); ++lane) {
-        const QRectF whole = cellRect(ScheduleCell{schedule.beginNs, schedule.endNs, 0, 0, false}, lane);
+        const QRectF whole = cellRect(ScheduleCell{schedule.beginNs, schedule.endNs, 0, 0, SpanKind::Forward}, lane);
         painter.fillRect(whole, palette().color(QPalette::AlternateBase));
         painter.fillRect(whole, bubble);
         painter.setPen(palette().color(QPalette::Text));
@@ -109,8 +116,10 @@ void ScheduleCanvas::paintEvent(QPaintEvent*) {
         const Placed& placed = m_order[static_cast<std::size_t>(k)];
         const ScheduleCell& cell = schedule.lanes[static_cast<std::size_t>(placed.lane)][static_cast<std::size_t>(placed.index)];
         const QRectF box = cellRect(cell, placed.lane);
+        // A micro-batch's colour: its forward light, its backward (or B) darker, its W darker still.
         QColor color = replicaColor(cell.microBatch);
-        if (cell.backward) color = color.darker(150);
+        const bool backward = cell.kind != SpanKind::Forward;
+        if (backward) color = color.darker(cell.kind == SpanKind::BackwardWeight ? 210 : 150);
         painter.fillRect(box, color);
         painter.setPen(palette().color(QPalette::Base));
         painter.drawRect(box);
@@ -120,7 +129,7 @@ void ScheduleCanvas::paintEvent(QPaintEvent*) {
         }
         const QString label = scheduleCellLabel(cell, stages);
         if (painter.fontMetrics().horizontalAdvance(label) + 4 < box.width()) {
-            painter.setPen(cell.backward ? Qt::white : Qt::black);
+            painter.setPen(backward ? Qt::white : Qt::black);
             painter.drawText(box, Qt::AlignCenter, label);
         }
         ++m_cellsPainted;

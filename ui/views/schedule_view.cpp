@@ -22,9 +22,12 @@ QString bubbleFormulaText(const ScheduleSnapshot& schedule) {
     const int m = schedule.microBatches;
     const int v = p > 0 ? schedule.stages / p : 1;
     const bool interleaved = schedule.schedule == "interleaved";
-    const int denominator = (interleaved ? v * m : m) + p - 1;
+    const bool zeroBubble = schedule.schedule == "zb-h1";
+    const int denominator = (interleaved ? v * m : zeroBubble ? 3 * m : m) + p - 1;
     return QStringLiteral("(p − 1)/(%1 + p − 1) = %2/%3 = %4")
-        .arg(interleaved ? QStringLiteral("v·m") : QStringLiteral("m"))
+        .arg(interleaved  ? QStringLiteral("v·m")
+             : zeroBubble ? QStringLiteral("3m")
+                          : QStringLiteral("m"))
         .arg(p - 1)
         .arg(denominator)
         .arg(percent(*schedule.theory));

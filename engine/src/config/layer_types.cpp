@@ -7,8 +7,8 @@ namespace distlab {
 namespace {
 
 constexpr std::array<LayerType, 2> kLayerTypes{{
-    {"dense", /*takesUnits=*/true, /*takesInnerLayers=*/false},
-    {"residual", /*takesUnits=*/false, /*takesInnerLayers=*/true},
+    {"dense", /*takesUnits=*/true, /*takesInnerLayers=*/false, /*splitsBackward=*/true},
+    {"residual", /*takesUnits=*/false, /*takesInnerLayers=*/true, /*splitsBackward=*/false},
 }};
 
 }  // namespace

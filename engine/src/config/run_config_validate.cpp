@@ -232,7 +232,11 @@ void validatePipeline(const RunConfig& config, const std::string& file) {
     if (strategy.dataParallel != 1)
         fail(file, "strategy.data_parallel", "data parallelism inside a pipeline is not available yet in this version (use 1)");
     if (strategy.schedule == PipelineSchedule::ZeroBubbleH1)
-        fail(file, "strategy.schedule", "\"zb-h1\" is not available yet in this version (available: gpipe, 1f1b, interleaved)");
+        for (std::size_t i = 0; i < config.model.layers.size(); ++i)
+            if (!layerTypeOf(config.model.layers[i]).splitsBackward)
+                fail(file, indexPath("model.layers", i) + ".type",
+                     "the zb-h1 schedule splits each layer's backward into its input and weight gradients; a " +
+                         quotedJson(config.model.layers[i].type) + " layer's does not split in this version (use dense layers, or 1f1b)");
     if (strategy.schedule == PipelineSchedule::Interleaved) {
         if (strategy.virtualStages < 2)
             fail(file, "strategy.virtual_stages",

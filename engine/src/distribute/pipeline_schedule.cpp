@@ -262,12 +262,16 @@ double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape&
     return (p - 1) / (v * m + p - 1);
 }
 
+bool isPipelinePass(SpanKind kind) {
+    return kind == SpanKind::Forward || kind == SpanKind::Backward || kind == SpanKind::BackwardInput || kind == SpanKind::BackwardWeight;
+}
+
 void BubbleMeter::add(const StepReport& report) {
     m_busyNs.resize(report.replicas.size(), 0.0);
     std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
     for (std::size_t lane = 0; lane < report.replicas.size(); ++lane)
         for (const Span& span : report.replicas[lane].spans) {
-            if (span.kind != SpanKind::Forward && span.kind != SpanKind::Backward) continue;
+            if (!isPipelinePass(span.kind)) continue;
             m_busyNs[lane] += static_cast<double>(span.endNs - span.beginNs);
             first = std::min(first, span.beginNs);
             last = std::max(last, span.endNs);

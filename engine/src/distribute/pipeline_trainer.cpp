@@ -166,28 +166,48 @@ void PipelineTrainer::forward(int stage, int micro) {
         Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Forward, false, static_cast<std::int16_t>(stage)});
 }
 
-void PipelineTrainer::backward(int stage, int micro) {
+void PipelineTrainer::backward(int stage, int micro, PassKind kind) {
     const PipelineStage& placed = m_placement.stages[static_cast<std::size_t>(stage)];
     const auto i = static_cast<std::size_t>(micro);
     ModelContext& context = m_contexts[i];
     Device& self = *m_devices[static_cast<std::size_t>(placed.device)];
+    // What layer `layer` received in this micro-batch's forward.
+    const auto inputOf = [&](std::size_t layer) {
+        return layer > placed.firstLayer ? context.layers[layer - 1]->output.view()
+               : stage == 0              ? m_inputViews[i]
+                                         : activation(stage, micro).buffer.view();
+    };
+    char& written = self.written[static_cast<std::size_t>(placed.chunk)];
+    if (kind == PassKind::BackwardWeight) {  // W: the parameters' gradients, from what its B kept
+        const auto alone = computeAlone();
+        const std::int64_t begin = clockNs();
+        for (std::size_t layer = placed.firstLayer; layer < placed.endLayer; ++layer) {
+            context.layers[layer]->overwriteGradients = written == 0;
+            m_model->backwardWeightLayer(layer, inputOf(layer), context);
+        }
+        written = 1;
+        self.spans.add(Span{begin, clockNs(), 0, 0, static_cast<std::int16_t>(micro), -1, SpanKind::BackwardWeight, false,
+                            static_cast<std::int16_t>(stage)});
+        return;
+    }
     const bool last = static_cast<std::size_t>(stage) + 1 == m_placement.stages.size();
     const Tensor* grad = last ? &m_lossGrads[i] : &receive(gradient(stage, micro));
     const auto alone = computeAlone();
     const std::int64_t begin = clockNs();
-    char& written = self.written[static_cast<std::size_t>(placed.chunk)];
     for (std::size_t layer = placed.endLayer; layer-- > placed.firstLayer;) {
+        if (kind == PassKind::BackwardInput) {  // B: the input gradient alone; W adds the parameters' later
+            grad = &m_model->backwardInputLayer(layer, inputOf(layer), *grad, context);
+            continue;
+        }
         context.layers[layer]->overwriteGradients = written == 0;
-        const ConstTensorView input = layer > placed.firstLayer ? context.layers[layer - 1]->output.view()
-                                      : stage == 0              ? m_inputViews[i]
-                                                                : activation(stage, micro).buffer.view();
-        grad = &m_model->backwardLayer(layer, input, *grad, context);
+        grad = &m_model->backwardLayer(layer, inputOf(layer), *grad, context);
     }
-    written = 1;
+    if (kind == PassKind::Backward) written = 1;
     std::int64_t bytes = 0;
     if (stage > 0) bytes = post(grad->view(), gradient(stage - 1, micro));
     self.bytesSent += bytes;
-    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Backward, false,
+    self.spans.add(Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1,
+                        kind == PassKind::BackwardInput ? SpanKind::BackwardInput : SpanKind::Backward, false,
                         static_cast<std::int16_t>(stage)});
 }
 
@@ -204,7 +224,7 @@ void PipelineTrainer::runDevice(int device) {
         if (pass.kind == PassKind::Forward)
             forward(stage, pass.microBatch);
         else
-            backward(stage, pass.microBatch);
+            backward(stage, pass.microBatch, pass.kind);
     }
     const auto alone = computeAlone();
     const std::int64_t computeEnd = clockNs();

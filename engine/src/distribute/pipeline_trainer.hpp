@@ -69,7 +69,8 @@ private:
 
     void runDevice(int device);
     void forward(int stage, int micro);
-    void backward(int stage, int micro);
+    /// A whole backward, or (zero-bubble schedules) its input-gradient half B or its weight half W.
+    void backward(int stage, int micro, PassKind kind);
     /// Copies `values` into `handover` for the receiving stage and tells it; returns the bytes.
     std::int64_t post(ConstTensorView values, Handover& handover);
     /// Waits until `handover` holds this step's values (throws CollectiveAborted on an abort).

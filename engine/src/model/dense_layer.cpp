@@ -12,9 +12,10 @@ namespace distlab {
 
 /// What backward needs of one micro-batch beyond its output.
 struct DenseLayer::Context final : LayerContext {
-    Tensor preActivation;          ///< z = x W + b, where the activation's derivative needs it (not linear or ReLU)
-    Tensor gradPre;                ///< dz, where backward computes it (not linear, not applied by the layer after)
-    std::vector<double> stepSums;  ///< the fused SGD step's scratch: its tiles' or blocks' Σ g²
+    Tensor preActivation;            ///< z = x W + b, where the activation's derivative needs it (not linear or ReLU)
+    Tensor gradPre;                  ///< dz, where backward computes it (not linear, not applied by the layer after)
+    const float* splitDz = nullptr;  ///< backwardInput's dz, which backwardWeight reads
+    std::vector<double> stepSums;    ///< the fused SGD step's scratch: its tiles' or blocks' Σ g²
 };
 
 DenseLayer::DenseLayer(std::string name, std::int64_t inputs, std::int64_t units, Activation activation)
@@ -93,17 +94,7 @@ const Tensor& DenseLayer::backwardFused(ConstTensorView input, const Tensor& gra
     auto& context = static_cast<Context&>(base);
     const std::int64_t batch = matrixRows(input, m_inputs);
     if (needInputGrad) context.gradInput.resize2d(batch, m_inputs);
-    // d(loss)/d(z): gradOutput itself where the activation is linear or the layer after applied
-    // its derivative, else computed here.
-    const float* dz = gradOutput.data();
-    if (!fusions.gradOutputIsPreActivation && m_activation != Activation::Linear) {
-        context.gradPre.resize2d(batch, m_units);
-        // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
-        const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
-        kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(), context.gradPre.data(),
-                                    batch * m_units);
-        dz = context.gradPre.data();
-    }
+    const float* dz = preActivationGradient(gradOutput, batch, fusions.gradOutputIsPreActivation, context);
     if (sgd != nullptr) {
         applyFusedSgd(input, dz, needInputGrad, fusions.maskInputGradient, *sgd, context);
         return context.gradInput;
@@ -112,6 +103,38 @@ const Tensor& DenseLayer::backwardFused(ConstTensorView input, const Tensor& gra
                            needInputGrad ? context.gradInput.data() : nullptr, batch, m_inputs, m_units,
                            /*accumulate=*/!context.overwriteGradients, /*dxRelu=*/fusions.maskInputGradient);
     return context.gradInput;
+}
+
+const float* DenseLayer::preActivationGradient(const Tensor& gradOutput, std::int64_t batch, bool gradOutputIsPreActivation,
+                                               Context& context) const {
+    if (gradOutputIsPreActivation || m_activation == Activation::Linear) return gradOutput.data();
+    context.gradPre.resize2d(batch, m_units);
+    // Where the derivative is read off y, y stands in for z (ReLU's y > 0 exactly where z > 0).
+    const Tensor& z = kernels::activationDerivativeFromOutput(m_activation) ? context.output : context.preActivation;
+    kernels::activationBackward(m_activation, z.data(), context.output.data(), gradOutput.data(), context.gradPre.data(), batch * m_units);
+    return context.gradPre.data();
+}
+
+const Tensor& DenseLayer::backwardInput(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& base) {
+    auto& context = static_cast<Context&>(base);
+    const std::int64_t batch = matrixRows(input, m_inputs);
+    context.splitDz = preActivationGradient(gradOutput, batch, false, context);
+    if (needInputGrad) {
+        context.gradInput.resize2d(batch, m_inputs);
+        kernels::inputGradient(context.splitDz, m_kernel.value.data(), static_cast<const float*>(nullptr), context.gradInput.data(), batch,
+                               m_inputs, m_units);
+    }
+    return context.gradInput;
+}
+
+void DenseLayer::backwardWeight(ConstTensorView input, LayerContext& base) {
+    auto& context = static_cast<Context&>(base);
+    if (context.splitDz == nullptr) throw std::logic_error(m_name + ": backwardWeight before its backwardInput");
+    const std::int64_t batch = matrixRows(input, m_inputs);
+    // denseBackward's products without the input gradient (backwardInput's).
+    kernels::denseBackward(input.data(), m_kernel.value.data(), context.splitDz, m_kernel.grad.data(), m_bias.grad.data(),
+                           static_cast<float*>(nullptr), batch, m_inputs, m_units, /*accumulate=*/!context.overwriteGradients);
+    context.splitDz = nullptr;
 }
 
 void DenseLayer::applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, bool maskInputGradient, FusedSgdStep& sgd,

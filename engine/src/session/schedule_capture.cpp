@@ -38,8 +38,8 @@ std::shared_ptr<const ScheduleSnapshot> ScheduleCapture::take(const StepReport& 
     for (const ReplicaStepStats& lane : report.replicas) {
         std::vector<ScheduleCell>& cells = snapshot->lanes.emplace_back();
         for (const Span& span : lane.spans) {
-            if (span.kind != SpanKind::Forward && span.kind != SpanKind::Backward) continue;
-            cells.push_back(ScheduleCell{span.beginNs, span.endNs, span.microBatch, span.stage, span.kind == SpanKind::Backward});
+            if (!isPipelinePass(span.kind)) continue;
+            cells.push_back(ScheduleCell{span.beginNs, span.endNs, span.microBatch, span.stage, span.kind});
             snapshot->beginNs = std::min(snapshot->beginNs, span.beginNs);
             snapshot->endNs = std::max(snapshot->endNs, span.endNs);
         }

@@ -38,6 +38,8 @@ StepTimes stepTimes(std::int64_t startNs, std::span<const Span> spans, std::int6
             case SpanKind::Pull:
             case SpanKind::Forward:
             case SpanKind::Backward:
+            case SpanKind::BackwardInput:
+            case SpanKind::BackwardWeight:
             case SpanKind::Delay:
                 times.computeEndNs = std::max(times.computeEndNs, span.endNs);
                 break;
@@ -65,6 +67,8 @@ Phase phaseOf(SpanKind kind) {
         case SpanKind::Pull:  // a worker's read comes before its compute, which the phase split counts from it
         case SpanKind::Forward:
         case SpanKind::Backward:
+        case SpanKind::BackwardInput:
+        case SpanKind::BackwardWeight:
         case SpanKind::Delay:
             return Phase::Compute;
         case SpanKind::AllReduce:
@@ -84,6 +88,10 @@ const char* spanKindName(SpanKind kind) {
             return "forward";
         case SpanKind::Backward:
             return "backward";
+        case SpanKind::BackwardInput:
+            return "backward_input";
+        case SpanKind::BackwardWeight:
+            return "backward_weight";
         case SpanKind::AllReduce:
             return "all_reduce";
         case SpanKind::Optimizer:

@@ -22,6 +22,9 @@ struct LayerType {
     bool takesUnits = false;
     /// The layer wraps the config's inner `layers` (a residual block, in `branches` copies).
     bool takesInnerLayers = false;
+    /// Its backward splits into the input gradient and the weight gradient (Layer::splitsBackward),
+    /// as zero-bubble pipeline schedules need.
+    bool splitsBackward = false;
 };
 
 /// Every available type, in the order messages list them.

@@ -93,6 +93,9 @@ Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<Pipeline
 /// ramp, and the bubble is larger (still below 1F1B's).
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape);
 
+/// Whether a span is a pipeline pass (a forward, a backward, or a zero-bubble schedule's B or W).
+bool isPipelinePass(SpanKind kind);
+
 /// A pipeline's bubbles as its steps measured them: each lane's forward and backward spans are its
 /// busy time; a step's makespan runs from the first of them to begin to the last to end (the
 /// optimizer after the flush is not part of the schedule). The fraction is each lane's idle share

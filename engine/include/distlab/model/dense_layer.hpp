@@ -25,11 +25,17 @@ public:
     const Tensor& backwardFused(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context,
                                 const LayerFusions& fusions, FusedSgdStep* sgd) override;
     std::int64_t weightCount() const override { return m_inputs * m_units; }
+    const Tensor& backwardInput(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context) override;
+    void backwardWeight(ConstTensorView input, LayerContext& context) override;
 
 private:
     struct Context;
     /// backwardFused's tail when the step's update is fused into it (`sgd`); `maskInputGradient`
     /// as LayerFusions has it.
+    /// d(loss)/d(z) for `gradOutput`: gradOutput itself where the activation is linear (or the
+    /// layer after applied its derivative), else computed into context.gradPre.
+    const float* preActivationGradient(const Tensor& gradOutput, std::int64_t batch, bool gradOutputIsPreActivation,
+                                       Context& context) const;
     void applyFusedSgd(ConstTensorView input, const float* dz, bool needInputGrad, bool maskInputGradient, FusedSgdStep& sgd,
                        Context& context) const;
     std::string m_name;

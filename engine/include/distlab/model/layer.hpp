@@ -59,6 +59,16 @@ public:
     /// received. What a training step may fuse into it is not asked here: a layer with fused
     /// kernels is a FusingLayer (model/fused_step.hpp), which the model's step plan runs.
     virtual const Tensor& backward(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context) = 0;
+    /// The first half of backward (zero-bubble pipeline schedules): d(loss)/d(input) alone
+    /// (context.gradInput; only computed when needInputGrad), keeping in `context` what
+    /// backwardWeight needs (`gradOutput` must stay unchanged until then). Only for the layer
+    /// types whose LayerType::splitsBackward (config/layer_types.hpp; the config's rules refuse
+    /// zero-bubble schedules for the others); std::logic_error otherwise.
+    virtual const Tensor& backwardInput(ConstTensorView input, const Tensor& gradOutput, bool needInputGrad, LayerContext& context);
+    /// The second half: accumulates the parameter gradients (writes them when
+    /// context.overwriteGradients) of the micro-batch whose backwardInput ran on `context`. With
+    /// backwardInput it computes what backward does.
+    virtual void backwardWeight(ConstTensorView input, LayerContext& context);
     /// Multiply-accumulates per sample in the forward pass (for FLOP counts).
     virtual std::int64_t weightCount() const = 0;
 

@@ -70,6 +70,15 @@ public:
     /// gradients written or added as its context's overwriteGradients says), to time one layer
     /// alone. `input` is what its forward received.
     const Tensor& backwardLayer(std::size_t layer, ConstTensorView input, const Tensor& gradOutput, ModelContext& context);
+    /// Layer `layer`'s backward in two (zero-bubble schedules; Layer::splitsBackward): its input
+    /// gradient (none for the first layer, whose input needs none), then its parameter gradients
+    /// (written or added as its context's overwriteGradients says). No fusions.
+    const Tensor& backwardInputLayer(std::size_t layer, ConstTensorView input, const Tensor& gradOutput, ModelContext& context) {
+        return m_layers[layer]->backwardInput(input, gradOutput, layer > 0, *context.layers[layer]);
+    }
+    void backwardWeightLayer(std::size_t layer, ConstTensorView input, ModelContext& context) {
+        m_layers[layer]->backwardWeight(input, *context.layers[layer]);
+    }
     /// Makes the gradients zero for the next backward, which then writes them rather than adding
     /// to them: no pass over the buffer. Until that backward, store().grads() keeps old values.
     void zeroGradients() { m_gradientsZeroed = true; }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "distlab/telemetry/span.hpp"
+
 namespace distlab {
 
 struct ScheduleCell {
@@ -15,7 +17,7 @@ struct ScheduleCell {
     std::int64_t endNs = 0;
     std::int16_t microBatch = 0;
     std::int16_t stage = 0;
-    bool backward = false;
+    SpanKind kind = SpanKind::Forward;  ///< Forward, Backward, or a zero-bubble schedule's BackwardInput (B) or BackwardWeight (W)
 };
 
 struct ScheduleSnapshot {

@@ -13,9 +13,23 @@ namespace distlab {
 
 /// Network: the part of a collective that crossed processes (a multi-worker all-reduce's exchange
 /// among worker leads), recorded by the lead inside its pack's AllReduce span.
-enum class SpanKind : std::uint8_t { Forward, Backward, AllReduce, Optimizer, Broadcast, Pull, Delay, Push, Network };
+/// BackwardInput and BackwardWeight: a zero-bubble pipeline's backward in two (input gradient, then
+/// the parameters').
+enum class SpanKind : std::uint8_t {
+    Forward,
+    Backward,
+    AllReduce,
+    Optimizer,
+    Broadcast,
+    Pull,
+    Delay,
+    Push,
+    Network,
+    BackwardInput,
+    BackwardWeight
+};
 /// "forward", "backward", "all_reduce", "optimizer", "broadcast", "pull", "delay", "push",
-/// "network": trace event names.
+/// "network", "backward_input", "backward_weight": trace event names.
 const char* spanKindName(SpanKind kind);
 
 struct Span {
