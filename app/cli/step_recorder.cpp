@@ -99,7 +99,7 @@ void StepRecorder::record(const StepReport& report, std::optional<EvalResult> te
                                    span.kind == SpanKind::Push || span.kind == SpanKind::Network;
                 m_trace->add({track, spanKindName(span.kind), phaseName(phaseOf(span.kind)), report.step, double(span.beginNs) * 1e-3,
                               double(span.endNs - span.beginNs) * 1e-3, span.microBatch, span.pack, moves ? span.bytes : -1,
-                              moves && report.bytesFromRingFormula});
+                              moves && report.bytesFromRingFormula, span.stage});
             }
             // A parameter-server worker's gradient then waits at the servers until it is applied
             // (its lane's optimizer phase, from the protocol's timestamps).

@@ -157,6 +157,38 @@ private slots:
         QCOMPARE(r.out.trimmed().split('\n').size(), 1);  // stdout holds only the summary
     }
 
+    void aPipelineReportsItsBubblesBesideTheFormula() {
+        // The example pipeline: 4 stages, 8 micro-batches, 1F1B, on the virtual clock.
+        const QString config = QStringLiteral(DISTLAB_EXAMPLES_DIR "/spiral-pipeline-4.json");
+        const CliResult r = runCli({"train", config, "--steps", "20", "--trace", path("pipeline.json"), "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject summary = lastJsonLine(r.out);
+        QCOMPARE(summary["replicas"].toInt(), 4);
+        QCOMPARE(summary["clock"].toString(), QStringLiteral("virtual"));
+        QVERIFY(qAbs(summary["bubble_fraction_theory"].toDouble() - 3.0 / 11.0) < 1e-12);  // (p − 1)/(m + p − 1)
+        const QJsonArray bubbles = summary["bubble_fraction"].toArray();
+        QCOMPARE(bubbles.size(), 4);
+        for (const QJsonValue& bubble : bubbles) QVERIFY(bubble.toDouble() > 0.0 && bubble.toDouble() < 1.0);
+        // Every pass is in the trace with its stage: 8 forwards and 8 backwards a device a step.
+        const QJsonArray events = QJsonDocument::fromJson(readAll(path("pipeline.json"))).object()["traceEvents"].toArray();
+        int forwards = 0, backwards = 0;
+        for (const QJsonValue& value : events) {
+            const QJsonObject event = value.toObject();
+            if (event["name"] == QStringLiteral("forward")) ++forwards;
+            if (event["name"] == QStringLiteral("backward")) {
+                ++backwards;
+                QCOMPARE(event["args"].toObject()["stage"].toInt(), event["tid"].toInt());  // stage d on device d
+            }
+        }
+        QCOMPARE(forwards, 20 * 4 * 8);
+        QCOMPARE(backwards, 20 * 4 * 8);
+        const CliResult bench = runCli({"bench", config, "--seconds", "0.3", "--warmup-steps", "2"});
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.err));
+        const QJsonObject measured = QJsonDocument::fromJson(bench.out.toUtf8()).object();
+        QCOMPARE(measured["bubble_fraction"].toArray().size(), 4);
+        QCOMPARE(measured["clock"].toString(), QStringLiteral("virtual"));
+    }
+
     void benchPrintsTheDocumentedFields() {
         const CliResult r = runCli({"bench", path("run.json"), "--seconds", "0.3", "--warmup-steps", "3"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));

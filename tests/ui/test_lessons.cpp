@@ -165,6 +165,13 @@ class TestLessons : public QObject {
             [&] { QVERIFY2(replicas > 1, where.constData()); }();
             return QString::number(2 * (replicas - 1));
         }
+        if (fact == QLatin1String("bubble_theory")) {
+            // Theory (docs/semantics.md §12.3): GPipe's and 1F1B's (p − 1)/(m + p − 1), from the config.
+            const QJsonObject strategy = opened.value("strategy").toObject();
+            const QString set = context.set(QStringLiteral("strategy.micro_batches"));
+            const int p = strategy.value("stages").toInt(), m = set.isEmpty() ? strategy.value("micro_batches").toInt() : set.toInt();
+            return QStringLiteral("%1 %").arg(qRound(100.0 * (p - 1) / (m + p - 1)));
+        }
         if (fact == QLatin1String("gradient_term_peak_bytes")) {
             // Theory (docs/semantics.md §7): add_n holds the b + 1 terms and their sum, tree the running
             // sum and one term; a term is [batch x width] floats.

@@ -64,7 +64,8 @@ bool isLessonFact(const QString& name) {
                                    QStringLiteral("processes"),      QStringLiteral("steps"),
                                    QStringLiteral("ring_steps"),     QStringLiteral("max_staleness"),
                                    QStringLiteral("slowest_worker"), QStringLiteral("gradient_term_peak_bytes"),
-                                   QStringLiteral("study_fastest"),  QStringLiteral("study_most_communicating")};
+                                   QStringLiteral("study_fastest"),  QStringLiteral("study_most_communicating"),
+                                   QStringLiteral("bubble_theory")};
     return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) || name.startsWith(QStringLiteral("varlab_read_copy:"));
 }
 
@@ -76,6 +77,12 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
         const std::optional<std::int64_t> replicas = liveReplicas(controller.history());
         if (!replicas) return std::nullopt;
         return number(*replicas);
+    }
+    if (name == QLatin1String("bubble_theory")) {
+        // The closed form of the schedule that trains (the Schedule tab's), as a whole percentage.
+        const std::shared_ptr<const ScheduleSnapshot> schedule = controller.schedule();
+        if (!schedule || !schedule->theory) return std::nullopt;
+        return QStringLiteral("%1 %").arg(qRound(*schedule->theory * 100.0));
     }
     if (name == QLatin1String("workers")) {
         const ParameterServerControls* servers = controller.parameterServerControls();

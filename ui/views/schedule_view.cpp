@@ -38,6 +38,7 @@ ScheduleView::ScheduleView(SessionController& controller, QWidget* parent) : Liv
     m_title = new QLabel(this);
     m_title->setWordWrap(true);
     m_canvas = new ScheduleCanvas(this);
+    m_canvas->setObjectName(QStringLiteral("scheduleCanvas"));
     m_hold = new QCheckBox(tr("Hold this step"), this);
     m_hold->setToolTip(tr("Keep showing this step while training goes on, to study it or walk through it"));
     m_previous = new QPushButton(tr("◀ Previous pass"), this);
@@ -45,6 +46,7 @@ ScheduleView::ScheduleView(SessionController& controller, QWidget* parent) : Liv
     m_all = new QPushButton(tr("All passes"), this);
     m_cellText = new QLabel(this);
     m_bubbles = new QLabel(this);
+    m_bubbles->setObjectName(QStringLiteral("scheduleBubbles"));
     m_bubbles->setTextFormat(Qt::RichText);
     m_bubbles->setWordWrap(true);
 

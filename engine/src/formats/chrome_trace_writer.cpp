@@ -88,6 +88,10 @@ void ChromeTraceWriter::add(const TraceSpan& span) {
         event += ",\"micro_batch\":";
         json_append::integer(event, span.microBatch);
     }
+    if (span.stage >= 0) {
+        event += ",\"stage\":";
+        json_append::integer(event, span.stage);
+    }
     if (span.pack >= 0) {
         event += ",\"pack\":";
         json_append::integer(event, span.pack);

@@ -26,6 +26,7 @@ struct TraceSpan {
     int pack = -1;                      ///< written as args.pack when >= 0
     std::int64_t bytes = -1;            ///< written as args.bytes when >= 0
     bool bytesFromRingFormula = false;  ///< bytes is the ring's formula, not a count: args.bytes_from "ring_formula"
+    int stage = -1;                     ///< a split model's pass: written as args.stage when >= 0
 };
 
 /// Streams TraceSpans into a Chrome trace file. Not thread-safe: one thread at a time.
