@@ -295,7 +295,13 @@ const StepReport& PipelineTrainer::step() {
     m_report.startNs = clockNs();
     m_pool->run();
     m_report.endNs = clockNs();
-    if (m_virtualClock) placeOnVirtualClock(m_report.startNs);
+    if (m_virtualClock) {
+        // Virtual steps follow one another on their own clock (a pause or the wall's other work
+        // leaves no gap in it): each starts where the last one ended.
+        m_report.startNs = m_virtualNowNs;
+        placeOnVirtualClock(m_report.startNs);
+        m_virtualNowNs = m_report.endNs;
+    }
     ++m_stepsDone;
     m_report.step = m_stepsDone;
     LossStats total;

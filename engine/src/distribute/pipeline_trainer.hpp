@@ -109,7 +109,8 @@ private:
     std::atomic<bool> m_aborted{false};
     bool m_virtualClock = false;
     std::mutex m_oneAtATime;
-    std::vector<Span> m_placed;  ///< scratch of placeOnVirtualClock
+    std::vector<Span> m_placed;       ///< scratch of placeOnVirtualClock
+    std::int64_t m_virtualNowNs = 0;  ///< the virtual clock: where the last step ended
     std::atomic<float> m_learningRate;
     std::span<const std::int64_t> m_batch;
     std::uint32_t m_generation = 0;  ///< the step being run, 1-based: what each hand-over waits for

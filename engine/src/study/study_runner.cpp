@@ -210,7 +210,8 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
             }
             const std::int64_t before = nowNs();
             const StepReport& report = trainer.step();
-            const std::int64_t stepNs = nowNs() - before;
+            // On the virtual clock a step lasts what its placed passes span (the devices with a core each).
+            const std::int64_t stepNs = config.clock == ClockMode::Virtual ? report.endNs - report.startNs : nowNs() - before;
             if (!report.applied) {
                 outcome = VariantState::Failed;
                 message = "no update could be applied at update " + std::to_string(trainer.stepsDone());

@@ -23,7 +23,7 @@ import tensorflow as tf
 NAME = "spiral-pipeline-4"
 SEED = 7
 STEPS = 3000  # optimizer updates in all
-GLOBAL_BATCH_SIZE = 64  # G: the samples of one update over all replicas (docs/semantics.md §9)
+GLOBAL_BATCH_SIZE = 256  # G: the samples of one update over all replicas (docs/semantics.md §9)
 ACCUMULATION_STEPS = 1  # k micro-batches per replica per update (docs/semantics.md §4.3)
 REPORT_EVERY = 300  # print the loss this often
 
@@ -104,11 +104,15 @@ def build_model(features):
     """DistLab's layers with DistLab's names (docs/interfaces.md §2; Keras takes '.' for '/'): a dense
     kernel is [inputs, units] in both, y = act(x W + b); the last layer's outputs are logits."""
     inputs = tf.keras.Input(shape=(features,), name="features")
-    h = tf.keras.layers.Dense(64, activation="relu", kernel_initializer=INITIALIZER, name="dense_0")(inputs)
-    h = tf.keras.layers.Dense(64, activation="relu", kernel_initializer=INITIALIZER, name="dense_1")(h)
-    h = tf.keras.layers.Dense(64, activation="relu", kernel_initializer=INITIALIZER, name="dense_2")(h)
-    h = tf.keras.layers.Dense(64, activation="relu", kernel_initializer=INITIALIZER, name="dense_3")(h)
-    h = tf.keras.layers.Dense(2, activation=None, kernel_initializer=INITIALIZER, name="dense_4")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_0")(inputs)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_1")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_2")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_3")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_4")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_5")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_6")(h)
+    h = tf.keras.layers.Dense(256, activation="relu", kernel_initializer=INITIALIZER, name="dense_7")(h)
+    h = tf.keras.layers.Dense(2, activation=None, kernel_initializer=INITIALIZER, name="dense_8")(h)
     return tf.keras.Model(inputs, h, name="spiral-pipeline-4")
 
 
@@ -119,6 +123,10 @@ DISTLAB_NAMES = {
     "dense_2": "dense_2",
     "dense_3": "dense_3",
     "dense_4": "dense_4",
+    "dense_5": "dense_5",
+    "dense_6": "dense_6",
+    "dense_7": "dense_7",
+    "dense_8": "dense_8",
 }
 
 
