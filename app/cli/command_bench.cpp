@@ -70,6 +70,7 @@ int runBench(const BenchOptions& options) {
     double serverBusyNs = 0;
     double stalenessSum = 0;
     BubbleMeter bubbles;
+    StepReport lastReport;
     double stepMsSum = 0;
     const std::int64_t start = nowNs();
     const auto budget = static_cast<std::int64_t>(options.seconds * 1e9);
@@ -102,7 +103,10 @@ int runBench(const BenchOptions& options) {
         else if (const auto slot = reservoir.below(static_cast<std::uint64_t>(measuredSteps) + 1); slot < kKeptSteps)
             stepMs[slot] = ms;
         ++measuredSteps;
-        if (splitsModel(*config)) bubbles.add(report);
+        if (splitsModel(*config)) {
+            bubbles.add(report);
+            lastReport = report;
+        }
         const PhaseSplit split = splitStep(report);
         commNs += split[Phase::Communication] + split[Phase::Waiting];
     }
@@ -140,7 +144,7 @@ int runBench(const BenchOptions& options) {
         out["mean_staleness"] = stalenessSum / steps;
         out["workers"] = controls->workerCount();
     }
-    if (splitsModel(*config)) addPipelineFigures(out, trainer, bubbles);
+    if (splitsModel(*config)) addPipelineFigures(out, trainer, bubbles, lastReport);
     if (options.fmaProbeThreads > 0)
         out["fma_probe"] = {{"threads", options.fmaProbeThreads},
                             {"bursts", bursts},

@@ -197,6 +197,7 @@ int runTrain(TrainOptions options) {
     // count: no update (the initial weights, a checkpoint of them). See docs/interfaces.md §3.2.
     const bool limited = config->steps > 0 || options.steps.has_value();
     BubbleMeter bubbles;
+    StepReport lastReport;
     while ((!limited || trainer.stepsDone() < config->steps) && !interrupted()) {
         for (const Fault& fault : options.faults)
             if (fault.atStep == trainer.stepsDone()) applyFault(fault, trainer);
@@ -218,7 +219,10 @@ int runTrain(TrainOptions options) {
         }
         lastLoss = report.loss;
         samplesRun += report.samples;
-        if (splitsModel(*config)) bubbles.add(report);
+        if (splitsModel(*config)) {
+            bubbles.add(report);
+            lastReport = report;  // its lanes' activation peaks (the vector keeps its storage)
+        }
         const bool lastStep = limited && trainer.stepsDone() >= config->steps;
         const bool evaluateNow = lastStep || (config->evalEvery > 0 && report.step % config->evalEvery == 0);
         std::optional<EvalResult> test;
@@ -289,7 +293,7 @@ int runTrain(TrainOptions options) {
                    ",\"coordinator\":" + (member->coordinator() ? "true" : "false") + lostTasksMember(*member);
     if (splitsModel(*config)) {
         nlohmann::ordered_json figures;
-        addPipelineFigures(figures, trainer, bubbles);
+        addPipelineFigures(figures, trainer, bubbles, lastReport);
         for (const auto& [key, value] : figures.items()) summary += ",\"" + key + "\":" + value.dump();
     }
     if (!trainer.data().test.empty()) {

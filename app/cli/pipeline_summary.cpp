@@ -8,12 +8,20 @@ bool splitsModel(const RunConfig& config) {
     return config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel;
 }
 
-void addPipelineFigures(nlohmann::ordered_json& out, const Trainer& trainer, const BubbleMeter& meter) {
+void addPipelineFigures(nlohmann::ordered_json& out, const Trainer& trainer, const BubbleMeter& meter, const StepReport& last) {
     const RunConfig& config = trainer.config();
     out["clock"] = configName(config.clock);
     out["bubble_fraction"] = meter.fractions();
     const std::optional<double> theory = bubbleTheory(config, placeLayers(config, trainer.replicaModel(0)));
     out["bubble_fraction_theory"] = theory ? nlohmann::ordered_json(*theory) : nlohmann::ordered_json();
+    std::vector<std::int64_t> bytes;
+    std::vector<int> micro;
+    for (const ReplicaStepStats& lane : last.replicas) {
+        bytes.push_back(lane.activationPeakBytes);
+        micro.push_back(lane.activationPeakMicroBatches);
+    }
+    out["activation_peak_bytes"] = bytes;
+    out["activation_peak_micro_batches"] = micro;
 }
 
 }  // namespace distlab::cli

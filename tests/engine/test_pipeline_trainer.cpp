@@ -290,6 +290,25 @@ private slots:
         QVERIFY2(message.find("run.json: clock: \"virtual\" is not available yet for \"mirrored\"") != std::string::npos, message.c_str());
     }
 
+    void eachDeviceHoldsTheActivationsItsScheduleSays() {
+        // Stages {16, 12 | 10, 8 | 6, 3} over 6 micro-batches of 4 rows: a pass holds 4 × (its
+        // widths) floats, 448, 288 and 144 bytes. GPipe holds all 6 on each device; 1F1B 3 − d.
+        const std::vector<std::int64_t> perPass = {4 * (16 + 12) * 4, 4 * (10 + 8) * 4, 4 * (6 + 3) * 4};
+        for (const auto schedule : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB}) {
+            RunConfig config = pipelineConfig(OptimizerKind::Adam, 3, 6, schedule);
+            for (std::size_t i = 0; i < config.model.layers.size(); ++i) config.model.layers[i].stage = static_cast<std::int64_t>(i / 2);
+            auto trainer = Trainer::create(config, makeClassificationData(96, 5, 3, 7));
+            const StepReport& report = trainer->step();
+            for (int d = 0; d < 3; ++d) {
+                const int held = schedule == PipelineSchedule::GPipe ? 6 : 3 - d;
+                const ReplicaStepStats& lane = report.replicas[static_cast<std::size_t>(d)];
+                QCOMPARE(lane.activationPeakMicroBatches, held);
+                QCOMPARE(lane.activationPeakBytes, held * perPass[static_cast<std::size_t>(d)]);
+                QCOMPARE(theoreticalPeakMicroBatches(schedule, PipelineShape{3, 6, 1}, d), std::optional<int>(held));
+            }
+        }
+    }
+
     void aWatchedValueIsOnItsDevicesLane() {
         RunConfig config = modelParallelConfig(OptimizerKind::Sgd, {0, 0, 0, 1, 1, 1});
         auto trainer = Trainer::create(config, makeClassificationData(96, 5, 3, 7));

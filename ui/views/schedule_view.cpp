@@ -93,12 +93,21 @@ void ScheduleView::showBubbles(const ScheduleSnapshot& schedule) {
     QString rows;
     for (std::size_t d = 0; d < schedule.lanes.size(); ++d) {
         const QString device = d < schedule.devices.size() ? QString::fromStdString(schedule.devices[d]) : QString::number(d);
-        rows += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
+        const QString held = d < schedule.activationPeakBytes.size()
+                                 ? tr("%1 KiB (%2)")
+                                       .arg(static_cast<double>(schedule.activationPeakBytes[d]) / 1024.0, 0, 'f', 0)
+                                       .arg(schedule.activationPeakMicroBatches[d])
+                                 : QStringLiteral("–");
+        const QString rule = d < schedule.activationTheory.size() && schedule.activationTheory[d] >= 0
+                                 ? QString::number(schedule.activationTheory[d])
+                                 : QStringLiteral("–");
+        rows += QStringLiteral(
+                    "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
                     .arg(device, d < schedule.stepBubble.size() ? percent(schedule.stepBubble[d]) : QStringLiteral("–"),
-                         d < schedule.runBubble.size() ? percent(schedule.runBubble[d]) : QStringLiteral("–"));
+                         d < schedule.runBubble.size() ? percent(schedule.runBubble[d]) : QStringLiteral("–"), held, rule);
     }
     m_bubbles->setText(tr("<table cellspacing=0 cellpadding=3><tr><th align=left>Device</th><th>Bubble, this step</th><th>over %1 "
-                          "steps</th></tr>%2</table>"
+                          "steps</th><th>Activations held at most (passes)</th><th>the schedule's rule</th></tr>%2</table>"
                           "<p><b>Theory</b>: %3 — for equal stages, a backward twice a forward and hand-overs that take no time. Real "
                           "stages differ: the first computes no input gradient, the last adds the loss.%4</p>")
                            .arg(schedule.runSteps)

@@ -262,6 +262,12 @@ double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape&
     return (p - 1) / (v * m + p - 1);
 }
 
+std::optional<int> theoreticalPeakMicroBatches(PipelineSchedule schedule, const PipelineShape& shape, int device) {
+    if (schedule == PipelineSchedule::GPipe) return shape.microBatches;
+    if (schedule == PipelineSchedule::OneFOneB) return std::min(shape.devices - device, shape.microBatches);
+    return std::nullopt;
+}
+
 bool isPipelinePass(SpanKind kind) {
     return kind == SpanKind::Forward || kind == SpanKind::Backward || kind == SpanKind::BackwardInput || kind == SpanKind::BackwardWeight;
 }

@@ -19,6 +19,17 @@ struct PipelineTrainer::Device {
     std::vector<char> written;  ///< per chunk
     double gradientSquares = 0.0;
     std::int64_t bytesSent = 0;
+    std::int64_t heldBytes = 0;  ///< activations its stages hold now (forwards whose backward has not freed them)
+    std::int32_t held = 0;
+    std::int64_t peakBytes = 0;
+    std::int32_t peakHeld = 0;
+    /// A forward's activations are held (`bytes` of them), or a backward frees them (negative).
+    void hold(std::int64_t bytes) {
+        heldBytes += bytes;
+        held += bytes > 0 ? 1 : -1;
+        peakBytes = std::max(peakBytes, heldBytes);
+        peakHeld = std::max(peakHeld, held);
+    }
 };
 
 namespace {
@@ -105,6 +116,12 @@ std::pair<std::int64_t, std::int64_t> PipelineTrainer::parameterRange(int stage)
     return {m_model->gradientBegin(placed.firstLayer), end};
 }
 
+std::int64_t PipelineTrainer::activationBytes(const PipelineStage& stage, const ModelContext& context) {
+    std::int64_t bytes = 0;
+    for (std::size_t layer = stage.firstLayer; layer < stage.endLayer; ++layer) bytes += context.layers[layer]->output.bytes();
+    return bytes;
+}
+
 void PipelineTrainer::abort() {
     m_aborted.store(true, std::memory_order_release);
     for (std::size_t b = 0; b < m_activations.size(); ++b)
@@ -162,6 +179,7 @@ void PipelineTrainer::forward(int stage, int micro) {
     else
         bytes = post(output->view(), activation(stage + 1, micro));
     self.bytesSent += bytes;
+    self.hold(activationBytes(placed, context));
     self.spans.add(
         Span{begin, clockNs(), bytes, 0, static_cast<std::int16_t>(micro), -1, SpanKind::Forward, false, static_cast<std::int16_t>(stage)});
 }
@@ -186,6 +204,7 @@ void PipelineTrainer::backward(int stage, int micro, PassKind kind) {
             m_model->backwardWeightLayer(layer, inputOf(layer), context);
         }
         written = 1;
+        self.hold(-activationBytes(placed, context));  // W was the last to read them
         self.spans.add(Span{begin, clockNs(), 0, 0, static_cast<std::int16_t>(micro), -1, SpanKind::BackwardWeight, false,
                             static_cast<std::int16_t>(stage)});
         return;
@@ -202,7 +221,10 @@ void PipelineTrainer::backward(int stage, int micro, PassKind kind) {
         context.layers[layer]->overwriteGradients = written == 0;
         grad = &m_model->backwardLayer(layer, inputOf(layer), *grad, context);
     }
-    if (kind == PassKind::Backward) written = 1;
+    if (kind == PassKind::Backward) {
+        written = 1;
+        self.hold(-activationBytes(placed, context));
+    }
     std::int64_t bytes = 0;
     if (stage > 0) bytes = post(grad->view(), gradient(stage - 1, micro));
     self.bytesSent += bytes;
@@ -218,6 +240,8 @@ void PipelineTrainer::runDevice(int device) {
     self.written.assign(m_stageOfChunk[d].size(), 0);
     self.bytesSent = 0;
     self.gradientSquares = 0.0;
+    self.heldBytes = self.peakBytes = 0;
+    self.held = self.peakHeld = 0;
     const std::int64_t start = clockNs();
     for (const PipelinePass& pass : m_orders[d]) {
         const int stage = m_stageOfChunk[d][static_cast<std::size_t>(pass.chunk)];
@@ -245,6 +269,8 @@ void PipelineTrainer::runDevice(int device) {
     stats.computeEndNs = stats.commEndNs = computeEnd;
     stats.updateEndNs = updateEnd;
     stats.bytesSent = self.bytesSent;
+    stats.activationPeakBytes = self.peakBytes;
+    stats.activationPeakMicroBatches = self.peakHeld;
     for (std::size_t w = 0; w < m_watched.size(); ++w) {
         const std::int64_t index = m_watched[w];
         bool held = false;

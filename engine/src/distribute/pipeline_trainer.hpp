@@ -76,6 +76,8 @@ private:
     /// Waits until `handover` holds this step's values (throws CollectiveAborted on an abort).
     const Tensor& receive(Handover& handover);
     void abort();
+    /// The activations a micro-batch's forward through `stage` leaves for its backward: its layers' outputs.
+    static std::int64_t activationBytes(const PipelineStage& stage, const ModelContext& context);
     /// On the virtual clock: one device computes at a time (none while a device waits for its input).
     std::optional<std::unique_lock<std::mutex>> computeAlone();
     /// Places the step's passes on the virtual clock from their durations (the spans' lengths).

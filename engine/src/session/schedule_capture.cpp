@@ -23,6 +23,15 @@ ScheduleCapture::ScheduleCapture(const Trainer& trainer, std::optional<double> t
     m_shape.microBatches = static_cast<int>(config.strategy.microBatches);
     for (const DeviceName& device : config.strategy.devices) m_shape.devices.push_back(device.toString());
     m_shape.theory = theory;
+    const StrategyConfig& strategy = config.strategy;
+    for (int d = 0; d < static_cast<int>(m_shape.devices.size()); ++d) {
+        std::optional<int> rule;
+        if (strategy.type == StrategyKind::Pipeline)
+            rule = theoreticalPeakMicroBatches(
+                strategy.schedule,
+                PipelineShape{static_cast<int>(strategy.stages), m_shape.microBatches, static_cast<int>(strategy.virtualStages)}, d);
+        m_shape.activationTheory.push_back(rule.value_or(-1));
+    }
 }
 
 std::shared_ptr<const ScheduleSnapshot> ScheduleCapture::take(const StepReport& report) const {
@@ -36,6 +45,8 @@ std::shared_ptr<const ScheduleSnapshot> ScheduleCapture::take(const StepReport& 
     snapshot->runBubble = m_meter.fractions();
     snapshot->runSteps = m_meter.steps();
     for (const ReplicaStepStats& lane : report.replicas) {
+        snapshot->activationPeakBytes.push_back(lane.activationPeakBytes);
+        snapshot->activationPeakMicroBatches.push_back(lane.activationPeakMicroBatches);
         std::vector<ScheduleCell>& cells = snapshot->lanes.emplace_back();
         for (const Span& span : lane.spans) {
             if (!isPipelinePass(span.kind)) continue;

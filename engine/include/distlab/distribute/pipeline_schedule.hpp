@@ -14,6 +14,7 @@
 // backward needs; the weight gradient (W) needs only its own stage's B, so it can wait to fill
 // what would be a bubble.
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "distlab/config/run_config.hpp"  // PipelineSchedule
@@ -92,6 +93,11 @@ Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<Pipeline
 /// m ≥ p; with fewer micro-batches than stages there is no steady phase whose W's could fill the
 /// ramp, and the bubble is larger (still below 1F1B's).
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape);
+
+/// The most micro-batches device `device` holds activations for at once, by the schedule's rule:
+/// GPipe all m, 1F1B min(p − d, m) (its warm-up forwards plus the one in flight). Nullopt for the
+/// other schedules (interleaved and ZB-H1 are measured only).
+std::optional<int> theoreticalPeakMicroBatches(PipelineSchedule schedule, const PipelineShape& shape, int device);
 
 /// Whether a span is a pipeline pass (a forward, a backward, or a zero-bubble schedule's B or W).
 bool isPipelinePass(SpanKind kind);

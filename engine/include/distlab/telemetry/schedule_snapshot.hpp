@@ -33,7 +33,10 @@ struct ScheduleSnapshot {
     std::vector<double> stepBubble;                ///< each device's bubble in this step
     std::vector<double> runBubble;                 ///< each device's over the run's steps so far
     std::int64_t runSteps = 0;
-    std::optional<double> theory;  ///< the closed form, where one applies
+    std::optional<double> theory;                   ///< the closed form, where one applies
+    std::vector<std::int64_t> activationPeakBytes;  ///< each device's most activation bytes held at once in this step
+    std::vector<int> activationPeakMicroBatches;    ///< and the most micro-batch passes it held them for
+    std::vector<int> activationTheory;              ///< the schedule's rule for the latter (-1: none; theoreticalPeakMicroBatches)
 };
 
 }  // namespace distlab

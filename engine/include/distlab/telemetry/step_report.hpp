@@ -16,6 +16,11 @@ struct ReplicaStepStats {
     double gradNormBefore = 0.0;  ///< L2 norm of this replica's gradient before the reduction
     double gradNormAfter = 0.0;   ///< L2 norm after the reduction (the applied gradient)
     std::int64_t bytesSent = 0;   ///< bytes this replica sent in the reduction
+    /// A split model's device (pipeline, model_parallel): the most activation bytes its stages held
+    /// at once in the step (each micro-batch's layer outputs, from its forward until its backward,
+    /// or its W under zero-bubble schedules), and the most micro-batch stage passes held at once.
+    std::int64_t activationPeakBytes = 0;
+    std::int32_t activationPeakMicroBatches = 0;
     // Timeline of the step: compute (forward/backward) | communication | optimizer | idle.
     std::int64_t startNs = 0;
     std::int64_t computeEndNs = 0;
