@@ -206,7 +206,7 @@ void validateStages(const RunConfig& config, std::int64_t stageCount, const std:
                  " stages (strategy.stages x strategy.virtual_stages)" + got(layers.back().stage));
 }
 
-// pipeline and model_parallel (docs/semantics.md §13): the stages, micro-batches and schedule.
+// pipeline and model_parallel (docs/semantics.md §12): the stages, micro-batches and schedule.
 void validatePipeline(const RunConfig& config, const std::string& file) {
     const StrategyConfig& strategy = config.strategy;
     const std::int64_t batch = config.data.globalBatchSize;
