@@ -88,10 +88,6 @@ RunConfig parameterServerConfig(std::int64_t steps) {
     return config;
 }
 
-QTabWidget& views(MainWindow& window) { return *window.findChild<QTabWidget*>(QStringLiteral("liveViews")); }
-
-bool tabShown(MainWindow& window, QWidget* view) { return views(window).isTabVisible(views(window).indexOf(view)); }
-
 /// Every task's name, state and last message: what a failed wait prints, so a run that ended
 /// otherwise than expected says why.
 QString taskReport(const ClusterRun& cluster) {
@@ -209,14 +205,14 @@ private slots:
         QVERIFY(window.savedRuns().saveRunAction()->toolTip().contains(QStringLiteral("--checkpoint")));
         QVERIFY(!window.savedRuns().runHasUnsavedSteps());
         // The tasks view shows both, finished.
-        views(window).setCurrentWidget(&window.tasksView());
+        window.views().setCurrentWidget(&window.tasksView());
         QTableWidget& table = window.tasksView().table();
         QTRY_COMPARE_WITH_TIMEOUT(table.rowCount(), 2, 2000);
         QCOMPARE(table.item(1, 0)->text(), QStringLiteral("worker:1"));
         QCOMPARE(table.item(1, 3)->text(), QStringLiteral("finished"));
         // The communication view: no step-through and no links (the all-reduce crosses processes),
         // so the device table heads its column, every column in view, one row per process and replica.
-        views(window).setCurrentWidget(&window.communicationView());
+        window.views().setCurrentWidget(&window.communicationView());
         QTableWidget& devices = window.communicationView().deviceTable();
         window.controller().tick();
         QTRY_COMPARE_WITH_TIMEOUT(devices.rowCount(), 4, 2000);
@@ -346,7 +342,7 @@ private slots:
         // the controls that act on threads of the app's process: its one server, two workers, the
         // updates that applied each one's gradients.
         QVERIFY(tabShown(window, &window.parameterServerView()));
-        views(window).setCurrentWidget(&window.parameterServerView());
+        window.views().setCurrentWidget(&window.parameterServerView());
         ParameterServerView& servers = window.parameterServerView();
         QTRY_COMPARE_WITH_TIMEOUT(servers.topology().workerCount(), 2, 5000);
         QCOMPARE(servers.topology().serverCount(), 1);
@@ -354,7 +350,7 @@ private slots:
         QVERIFY(!servers.workerControls().isVisible());
         QVERIFY(!servers.modeBox().isEnabled());
         QVERIFY(servers.loseServerButton(0) == nullptr);
-        views(window).setCurrentIndex(0);  // the tab is remembered: the next test opens on Learning, as before
+        window.views().setCurrentIndex(0);  // the tab is remembered: the next test opens on Learning, as before
         // Each worker's lane carries its copy of the watched value (parameter 0's element 0) from
         // its pull, as a worker thread's does: set (Glorot's initial values are not 0) and moving
         // over the updates that applied that worker's gradient.

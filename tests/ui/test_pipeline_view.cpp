@@ -41,9 +41,6 @@ RunConfig spiralConfig() {
     return config;
 }
 
-QTabWidget& views(MainWindow& window) { return *window.findChild<QTabWidget*>(QStringLiteral("liveViews")); }
-bool tabShown(MainWindow& window, QWidget* view) { return views(window).isTabVisible(views(window).indexOf(view)); }
-
 }  // namespace
 
 class TestPipelineView : public QObject {
@@ -88,7 +85,7 @@ private slots:
         QVERIFY(tabShown(window, &window.scheduleView()));
         QVERIFY2(window.statusText().contains(QStringLiteral("a model split over 2 devices on cpu:0–1")), qPrintable(window.statusText()));
 
-        views(window).setCurrentWidget(&window.scheduleView());
+        window.views().setCurrentWidget(&window.scheduleView());
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().schedule() != nullptr && window.controller().stepsDone() > 20, kLoadTimeoutMs);
         ScheduleView& view = window.scheduleView();

@@ -11,6 +11,7 @@
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <QTabWidget>
 #include <QTest>
 
 #include "bridge/session_controller.hpp"
@@ -92,6 +93,9 @@ inline std::vector<qint64> childProcesses(qint64 parent, const QByteArray& progr
 }
 
 /// The window has a run that finished loading.
+/// Whether the window shows `view`'s tab (a tab a run does not feed is hidden).
+inline bool tabShown(MainWindow& window, QWidget* view) { return window.views().isTabVisible(window.views().indexOf(view)); }
+
 inline bool loaded(MainWindow& window) {
     return window.controller().hasRun() && !window.controller().isLoading() && window.controller().state() != SessionState::Loading;
 }

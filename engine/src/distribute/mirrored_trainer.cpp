@@ -12,12 +12,6 @@ std::string replicaDevice(const StrategyConfig& strategy, int replica) {
     const auto index = static_cast<std::size_t>(replica);
     return index < strategy.devices.size() ? strategy.devices[index].toString() : "cpu:" + std::to_string(replica);
 }
-
-int threadsPerReplica(const RunConfig& config) {
-    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::int64_t total = config.threads > 0 ? config.threads : cores;
-    return static_cast<int>(std::max<std::int64_t>(1, total / config.strategy.replicaCount()));
-}
 }  // namespace
 
 MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data, std::unique_ptr<Communicator> workers)
@@ -46,7 +40,7 @@ MirroredTrainer::MirroredTrainer(const RunConfig& config, DataSplit data, std::u
     m_report.replicas.resize(static_cast<std::size_t>(ranks));
     // A rank that throws aborts the group, so peers waiting for it in a collective are released.
     m_pool = std::make_unique<ReplicaPool>(
-        ranks, threadsPerReplica(config), [this](int r) { runRank(r); }, [this] { m_group->abort(); });
+        ranks, threadsPerReplica(config.threads, ranks), [this](int r) { runRank(r); }, [this] { m_group->abort(); });
     // Every copy starts from the same initial value (TF initialises on one device and copies);
     // the workers' processes from worker 0's.
     if (!m_workers || m_workers->rank() == 0) m_ranks[0]->model().initialize(config.model.init, config.seed);

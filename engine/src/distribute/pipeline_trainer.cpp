@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/tensor/reductions.hpp"
@@ -31,16 +30,6 @@ struct PipelineTrainer::Device {
         peakHeld = std::max(peakHeld, held);
     }
 };
-
-namespace {
-
-int threadsPerDevice(const RunConfig& config, int devices) {
-    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::int64_t total = config.threads > 0 ? config.threads : cores;
-    return static_cast<int>(std::max<std::int64_t>(1, total / devices));
-}
-
-}  // namespace
 
 PipelineTrainer::PipelineTrainer(const RunConfig& config, DataSplit data)
     : m_config(config),
@@ -76,7 +65,8 @@ PipelineTrainer::PipelineTrainer(const RunConfig& config, DataSplit data)
     m_report.replicas.resize(static_cast<std::size_t>(m_placement.devices));
     m_evaluation = std::make_unique<EvaluationBuffers>(*m_model);
     m_pool = std::make_unique<ReplicaPool>(
-        m_placement.devices, threadsPerDevice(config, m_placement.devices), [this](int d) { runDevice(d); }, [this] { abort(); }, "device");
+        m_placement.devices, threadsPerReplica(config.threads, m_placement.devices), [this](int d) { runDevice(d); }, [this] { abort(); },
+        "device");
 }
 
 PipelineTrainer::~PipelineTrainer() = default;

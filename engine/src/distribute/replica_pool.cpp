@@ -2,10 +2,18 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "distlab/comm/spin_barrier.hpp"
 #include "distlab/core/error.hpp"
 
 namespace distlab {
+
+int threadsPerReplica(std::int64_t threads, int replicas) {
+    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::int64_t total = threads > 0 ? threads : cores;
+    return static_cast<int>(std::max<std::int64_t>(1, total / std::max(1, replicas)));
+}
 
 ReplicaPool::ReplicaPool(int replicas, int threadsPerReplica, std::function<void(int)> task, std::function<void()> onFailure,
                          std::string laneName)

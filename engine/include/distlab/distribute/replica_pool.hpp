@@ -17,6 +17,10 @@
 
 namespace distlab {
 
+/// Each of `replicas` lanes' share of the engine's threads (`threads` of the config, 0: every
+/// core), at least 1: the team size a ReplicaPool gives each lane.
+int threadsPerReplica(std::int64_t threads, int replicas);
+
 class ReplicaPool {
 public:
     /// task(replica) is called once per replica per run(). threadsPerReplica sets each replica
