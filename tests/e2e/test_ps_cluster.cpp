@@ -1,8 +1,8 @@
 // Parameter servers in processes, end to end: a chief, workers and ps tasks as distlab-worker
 // processes end a synchronous run with the bytes the same config ends with on threads of one
 // process; an asynchronous run trains, a slow worker (worker_speed) pushes fewer gradients, and the
-// run goes on when a worker is killed; a lost server stops the run, naming it, and the chief's
-// backup resumes it to the uninterrupted run's weights.
+// run goes on when a worker is killed or silent past the timeout; a lost server stops the run,
+// naming it, and the chief's backup resumes it to the uninterrupted run's weights.
 #include <QtTest>
 
 #include <QJsonArray>
@@ -213,6 +213,31 @@ private slots:
         QCOMPARE(chief["steps"].toInt(), 300);
         QVERIFY2(!chief.contains("lost_tasks"), qPrintable(results.at("chief:0").out));
         QVERIFY(lastJsonLine(results.at("worker:1").out)["gradients"].toInt() > 0);
+    }
+
+    void aWorkerSilentPastTheTimeoutIsLostAndTheRunGoesOn() {
+        // Stopped for longer than the 2 s timeout: the chief and the server give up on it alone
+        // (each link between two tasks is a Gloo context of its own: engine/src/comm/gloo_links.hpp),
+        // worker 0 goes on, and the run ends while worker 1 still sleeps. Woken, worker 1 finds its
+        // links closed and ends with exit code 3.
+        const QString run = write(
+            "silent.json", QString(config("async", kAdam, 2, 1, 1, {}, 300)).replace(R"("timeout_seconds": 5)", R"("timeout_seconds": 2)"));
+        const QString backup = path("silent.ckpt");
+        auto tasks = startPsCluster(PsCluster::onLoopback(2, 1), {run, "--quiet"},
+                                    {{"chief:0", {"--checkpoint", backup, "--checkpoint-every", "10"}}});
+        QElapsedTimer clock;
+        clock.start();
+        while (!QFile::exists(backup) && clock.elapsed() < 60000) QTest::qWait(20);
+        QVERIFY2(tasks.at("worker:1")->signal(SIGSTOP), "worker 1 ended before it could be stopped");
+        std::map<QString, CliResult> results;
+        for (const QString name : {"chief:0", "ps:0", "worker:0"}) results[name] = tasks.at(name)->finish(60000);
+        QVERIFY(tasks.at("worker:1")->signal(SIGCONT));
+        results["worker:1"] = tasks.at("worker:1")->finish(60000);
+        for (const QString name : {"chief:0", "ps:0", "worker:0"}) QVERIFY2(results.at(name).exitCode == 0, qPrintable(describe(results)));
+        QCOMPARE(lastJsonLine(results.at("chief:0").out)["steps"].toInt(), 300);
+        QCOMPARE(lastJsonLine(results.at("ps:0").out)["updates"].toInt(), 300);
+        QVERIFY2(results.at("worker:1").exitCode == 3, qPrintable(describe(results)));
+        QVERIFY2(results.at("worker:1").err.contains("Gloo"), qPrintable(results.at("worker:1").err));
     }
 
     void aLostServerStopsTheRunAndTheBackupResumesIt() {

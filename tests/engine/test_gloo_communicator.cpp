@@ -1,7 +1,8 @@
 // The Gloo backend against exact expected buffers: every collective on 3 ranks (threads, each
 // with its own TCP pairs on loopback, met through Gloo's in-memory HashStore), then the
 // hierarchy of a multi-worker run (2 workers x 2 local replicas: in-process groups joined by
-// Gloo), and what a rank sees when a peer is lost.
+// Gloo), and what a rank sees when a peer is lost: in one context every link ends with it, in a
+// group of point-to-point links (a parameter-server run's) only the links to that peer.
 #include <QtTest>
 
 #include <chrono>
@@ -11,6 +12,8 @@
 #include "collective_fixtures.hpp"
 #include "comm/gloo_communicator.hpp"
 #include "gloo_fixtures.hpp"
+#include "distlab/comm/cluster_store.hpp"
+#include "distlab/comm/gloo_group.hpp"
 #include "distlab/comm/hierarchical_communicator.hpp"
 #include "distlab/comm/in_process_group.hpp"
 #include "distlab/core/error.hpp"
@@ -18,6 +21,55 @@
 using namespace distlab;
 using namespace distlab::testing;
 using comm_detail::GlooCommunicator;
+
+namespace {
+
+/// `ranks` tasks joined as a parameter-server run joins them (connectGlooGroup with pointToPoint,
+/// met through a rendezvous store the test serves), each on a thread of its own.
+std::vector<std::unique_ptr<Communicator>> connectLinks(int ranks, std::chrono::milliseconds timeout) {
+    const std::string token(64, 'a');
+    auto server = ClusterStoreServer::start("127.0.0.1", 0, token, "links");
+    if (!server) qFatal("%s", server.error().message.c_str());
+    std::vector<std::unique_ptr<ClusterStoreClient>> clients(static_cast<std::size_t>(ranks));
+    std::vector<std::unique_ptr<Communicator>> group(static_cast<std::size_t>(ranks));
+    onEveryRank(ranks, [&](int rank) {
+        auto client = ClusterStoreClient::connect("127.0.0.1", (*server)->port(),
+                                                  ClusterIdentity{token, "links", "worker:" + std::to_string(rank)}, timeout);
+        if (!client) qFatal("%s", client.error().message.c_str());
+        clients[static_cast<std::size_t>(rank)] = std::move(*client);
+        GlooRendezvous rendezvous;
+        rendezvous.chiefStore = clients[static_cast<std::size_t>(rank)].get();
+        GlooGroupOptions options;
+        options.rank = rank;
+        options.size = ranks;
+        options.timeout = timeout;
+        options.pointToPoint = true;
+        auto joined = connectGlooGroup(rendezvous, options);
+        if (!joined) qFatal("%s", joined.error().message.c_str());
+        group[static_cast<std::size_t>(rank)] = std::move(*joined);
+    });
+    return group;  // the rendezvous is over: the store may go
+}
+
+/// Rank 0 sends {1, 2, 3} to rank 1 and rank 1 sends it back doubled; what rank 0 got.
+std::vector<float> roundTrip(Communicator& zero, Communicator& one) {
+    std::vector<float> back(3, 0.0f);
+    onEveryRank(2, [&](int r) {
+        if (r == 0) {
+            std::vector<float> values{1.0f, 2.0f, 3.0f};
+            zero.send(values, 1).wait();
+            zero.recv(back, 1).wait();
+        } else {
+            std::vector<float> got(3, 0.0f);
+            one.recv(got, 0).wait();
+            for (float& value : got) value *= 2.0f;
+            one.send(got, 0).wait();
+        }
+    });
+    return back;
+}
+
+}  // namespace
 
 class TestGlooCommunicator : public QObject {
     Q_OBJECT
@@ -217,6 +269,37 @@ private slots:
             QVERIFY2(QString(error.what()).contains("Gloo all-reduce failed on rank 0 of 2"), error.what());
         }
         QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(4));
+    }
+
+    void aPointToPointGroupLosesOnlyTheLinksOfASilentPeer() {
+        // Three tasks as a parameter-server run joins them; rank 2 never answers. Rank 0's wait
+        // for it times out, naming the group's ranks, and ranks 0 and 1 go on talking.
+        const std::chrono::milliseconds timeout(500);
+        auto links = connectLinks(3, timeout);
+        QCOMPARE(links[0]->size(), 3);
+        QCOMPARE(links[2]->rank(), 2);
+        QCOMPARE(roundTrip(*links[0], *links[1]), (std::vector<float>{2.0f, 4.0f, 6.0f}));
+        std::vector<float> got(3, 0.0f);
+        try {
+            links[0]->recv(got, 2).wait();
+            QFAIL("the receive from a silent peer returned");
+        } catch (const TrainingError& error) {
+            QVERIFY2(QString(error.what()).contains("Gloo recv from rank 2 failed on rank 0 of 3"), error.what());
+        }
+        QCOMPARE(roundTrip(*links[0], *links[1]), (std::vector<float>{2.0f, 4.0f, 6.0f}));
+        // Point to point only: a collective needs one context of every rank.
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, links[0]->barrier());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, links[0]->send(got, 0));
+
+        // Why: in one context of every rank, Gloo ends every pair when one wait times out.
+        auto mesh = connectGroup(3, timeout);
+        QVERIFY_THROWS_EXCEPTION(TrainingError, mesh[0]->recv(got, 2).wait());
+        try {
+            mesh[0]->send(got, 1).wait();
+            QFAIL("rank 0's link to rank 1 outlived the timeout on its link to rank 2");
+        } catch (const TrainingError& error) {
+            QVERIFY2(QString(error.what()).contains("Application timeout caused pair closure"), error.what());
+        }
     }
 
     void aSilentPeerTimesOut() {

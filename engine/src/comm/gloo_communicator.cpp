@@ -49,12 +49,14 @@ constexpr std::uint64_t kExchangeSlots = std::uint64_t{0x7e} << 56;
 
 }  // namespace
 
-GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout, bool alwaysRing)
+GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout, bool alwaysRing,
+                                   GlooRankNames names)
     : m_context(std::move(context)),
       m_timeout(timeout),
       m_rank(m_context->rank),
       m_size(m_context->size),
       m_alwaysRing(alwaysRing),
+      m_names(std::move(names)),
       m_sentTo(static_cast<std::size_t>(m_size)),
       m_receivedOf(static_cast<std::size_t>(m_size)) {}
 
@@ -66,16 +68,21 @@ CollectiveTiming GlooCommunicator::completed(CollectiveTiming timing) const {
 }
 
 template <typename Call>
-void GlooCommunicator::guarded(const char* what, Call call) {
+void GlooCommunicator::guarded(const std::string& what, Call call) {
     try {
         call();
     } catch (const gloo::Exception& error) {
         // The pair to a lost peer fails at once (its connection closed) or after the timeout
         // (a peer that stopped answering). Either way the group cannot go on.
-        throw TrainingError(std::string("Gloo ") + what + " failed on rank " + std::to_string(m_rank) + " of " + std::to_string(m_size) +
-                            ": " + error.what());
+        throw TrainingError("Gloo " + what + " failed on rank " + rankName(m_rank) + " of " + groupSizeName() + ": " + error.what());
     }
 }
+
+std::string GlooCommunicator::rankName(int rank) const {
+    return std::to_string(m_names.groupRanks.empty() ? rank : m_names.groupRanks[static_cast<std::size_t>(rank)]);
+}
+
+std::string GlooCommunicator::groupSizeName() const { return std::to_string(m_names.groupSize > 0 ? m_names.groupSize : m_size); }
 
 void GlooCommunicator::checkPeer(const char* what, int peer) const {
     if (peer < 0 || peer >= m_size || peer == m_rank)
@@ -304,7 +311,7 @@ Work GlooCommunicator::send(std::span<const float> buffer, int peer) {
     // The count goes first, so the receiver can take a message of any length.
     std::uint64_t count = buffer.size();
     const std::uint64_t slot = kPointToPointSlots | (m_sentTo[static_cast<std::size_t>(peer)]++ << 1U);
-    guarded("send", [&] {
+    guarded("send to rank " + rankName(peer), [&] {
         auto header = m_context->createUnboundBuffer(&count, sizeof count);
         header->send(peer, slot);
         if (!header->waitSend(m_timeout)) throw gloo::IoException("timed out sending to rank " + std::to_string(peer));
@@ -324,7 +331,7 @@ Work GlooCommunicator::recv(std::span<float> buffer, int peer) {
     timing.startNs = nowNs();
     std::uint64_t count = 0;
     const std::uint64_t slot = kPointToPointSlots | (m_receivedOf[static_cast<std::size_t>(peer)]++ << 1U);
-    guarded("recv", [&] {
+    guarded("recv from rank " + rankName(peer), [&] {
         auto header = m_context->createUnboundBuffer(&count, sizeof count);
         header->recv(peer, slot);
         if (!header->waitRecv(m_timeout)) throw gloo::IoException("timed out receiving from rank " + std::to_string(peer));

@@ -18,10 +18,18 @@ namespace distlab::comm_detail {
 /// Up to this many bytes an all-reduce among more than 2 ranks goes by direct exchange.
 inline constexpr std::int64_t kExchangeBytes = std::int64_t{64} * 1024;
 
+/// How a communicator's messages name its ranks: as themselves, or (a link of GlooLinks) as the
+/// ranks of the larger group its two ranks belong to.
+struct GlooRankNames {
+    std::vector<int> groupRanks;  ///< the group rank of each of this context's ranks; empty: the same
+    int groupSize = 0;            ///< the group's size; 0: this context's
+};
+
 class GlooCommunicator final : public Communicator {
 public:
     /// `alwaysRing`: every all-reduce by Gloo's ring, never by the direct exchange (exchanges()).
-    GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout, bool alwaysRing = false);
+    GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::chrono::milliseconds timeout, bool alwaysRing = false,
+                     GlooRankNames names = {});
     using Communicator::allReduce;
     using Communicator::broadcast;
 
@@ -43,7 +51,7 @@ private:
     /// Runs one Gloo call, turning Gloo's errors (a peer that closed its connection, a timeout)
     /// into TrainingError naming the call, this rank and the cause.
     template <typename Call>
-    void guarded(const char* what, Call call);
+    void guarded(const std::string& what, Call call);
     /// The reduction of in-place floats with `op`'s function (Mean sums; the caller divides): the
     /// direct exchange where exchanges() says so, else Gloo's ring.
     void allReduceInPlace(std::span<float> values, ReduceOp op);
@@ -65,12 +73,16 @@ private:
     CollectiveTiming completed(CollectiveTiming timing) const;
     std::uint32_t nextTag() { return m_tag++; }
     void checkPeer(const char* what, int peer) const;
+    /// The number messages give this context's `rank`, and the group's size (GlooRankNames).
+    std::string rankName(int rank) const;
+    std::string groupSizeName() const;
 
     std::shared_ptr<gloo::rendezvous::Context> m_context;
     std::chrono::milliseconds m_timeout;
     int m_rank;
     int m_size;
     bool m_alwaysRing;
+    GlooRankNames m_names;
     std::uint32_t m_tag = 0;                                                 ///< every collective its own tag: calls never match across
     std::vector<std::uint64_t> m_sentTo;                                     ///< point-to-point messages sent to each peer
     std::vector<std::uint64_t> m_receivedOf;                                 ///< and received from each

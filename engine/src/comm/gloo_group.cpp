@@ -1,5 +1,5 @@
 // Joining a Gloo group: a TCP device on the rank's address, the rendezvous through the chief's
-// store or a Redis server, a full mesh of pairs.
+// store or a Redis server, then a full mesh of pairs in one context, or a context per pair.
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
@@ -7,10 +7,34 @@
 #include <gloo/transport/tcp/device.h>
 
 #include "comm/gloo_communicator.hpp"
+#include "comm/gloo_links.hpp"
 #include "comm/gloo_store.hpp"
 #include "distlab/comm/gloo_group.hpp"
 
 namespace distlab {
+namespace {
+
+/// GlooGroupOptions::pointToPoint's group: a context of two ranks for each pair this rank is in,
+/// joined in the order of the pairs (lowest rank first, then the other), the same order in every
+/// rank, so no two ranks wait for each other on different pairs.
+std::unique_ptr<Communicator> connectLinks(gloo::rendezvous::Store& base, std::shared_ptr<gloo::transport::Device>& device,
+                                           const std::string& prefix, const GlooGroupOptions& options) {
+    std::vector<std::unique_ptr<comm_detail::GlooCommunicator>> links(static_cast<std::size_t>(options.size));
+    for (int low = 0; low < options.size; ++low)
+        for (int high = low + 1; high < options.size; ++high) {
+            if (low != options.rank && high != options.rank) continue;
+            auto context = std::make_shared<gloo::rendezvous::Context>(options.rank == low ? 0 : 1, 2);
+            context->setTimeout(options.timeout);
+            gloo::rendezvous::PrefixStore store(prefix + "/link/" + std::to_string(low) + "-" + std::to_string(high), base);
+            context->connectFullMesh(store, device);
+            const int peer = options.rank == low ? high : low;
+            links[static_cast<std::size_t>(peer)] = std::make_unique<comm_detail::GlooCommunicator>(
+                std::move(context), options.timeout, false, comm_detail::GlooRankNames{{low, high}, options.size});
+        }
+    return std::make_unique<comm_detail::GlooLinks>(options.rank, std::move(links));
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Communicator>> connectGlooGroup(const GlooRendezvous& rendezvous, const GlooGroupOptions& options) {
     if (options.size < 1 || options.rank < 0 || options.rank >= options.size)
@@ -19,13 +43,14 @@ Result<std::unique_ptr<Communicator>> connectGlooGroup(const GlooRendezvous& ren
         gloo::transport::tcp::attr attr;
         attr.hostname = options.listenHost;
         std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
-        auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);
-        context->setTimeout(options.timeout);
         std::unique_ptr<gloo::rendezvous::Store> base;
         if (rendezvous.chiefStore != nullptr)
             base = std::make_unique<GlooStore>(*rendezvous.chiefStore, options.timeout);
         else
             base = std::make_unique<gloo::rendezvous::RedisStore>(rendezvous.redisHost, rendezvous.redisPort);
+        if (options.pointToPoint) return connectLinks(*base, device, rendezvous.prefix, options);
+        auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);
+        context->setTimeout(options.timeout);
         gloo::rendezvous::PrefixStore store(rendezvous.prefix, *base);
         context->connectFullMesh(store, device);
         return std::unique_ptr<Communicator>(

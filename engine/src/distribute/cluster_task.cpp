@@ -95,6 +95,7 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     group.listenHost = listenHost(own->host);
     group.timeout = timeout;
     group.alwaysRing = config.strategy.communication == CollectiveImplementation::Ring;
+    group.pointToPoint = everyTask;
     auto workers = connectGlooGroup(rendezvous, group);
     if (!workers) {
         // The coordinator knows who came: a task that never did is named, not a store key.

@@ -33,6 +33,11 @@ struct GlooGroupOptions {
     /// direct exchange where it moves the ring's bytes in fewer messages: always between 2 ranks,
     /// up to kExchangeBytes among more.
     bool alwaysRing = false;
+    /// Point to point only (a parameter-server run): one Gloo context per pair of ranks, so a rank
+    /// lost or silent past the timeout ends its own links only (engine/src/comm/gloo_links.hpp
+    /// says why one context cannot). The communicator then sends and receives; its collectives
+    /// throw std::logic_error.
+    bool pointToPoint = false;
 };
 
 /// Joins the group: every rank calls it with the same size and rendezvous. Returns this rank's
