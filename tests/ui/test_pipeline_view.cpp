@@ -1,6 +1,7 @@
 // A split model in the app, as a person sets one up and watches it: the Strategy page's pipeline
 // knobs and their bubble formula, the Model page's device and stage column (balance stages), the
-// Schedule tab's lanes, its walk through a held step pass by pass, and its bubbles against theory.
+// Schedule tab's lanes, its walk through a held step pass by pass, and its bubbles against theory;
+// tensor parallelism's devices and the split of the model they make.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -16,6 +17,8 @@
 #include "panels/pipeline_options.hpp"
 #include "panels/run_setup_panel.hpp"
 #include "panels/strategy_panel.hpp"
+#include "panels/tensor_parallel_options.hpp"
+#include "bridge/run_history.hpp"
 #include "ui_test_support.hpp"
 #include "views/schedule_canvas.hpp"
 #include "views/schedule_view.hpp"
@@ -113,6 +116,39 @@ private slots:
         view.canvas().repaint();
         QCOMPARE(view.canvas().cellsPainted(), 16);
         window.pauseAction()->trigger();
+    }
+
+    void tensorParallelPickedInTheSetUpSaysHowTheModelSplitsAndTrains() {
+        MainWindow& window = *m_window;
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Tensor parallel")));
+        TensorParallelOptions& options = strategy.tensorParallelOptions();
+        options.devicesBox().setValue(4);
+        // 16, 16, 16, 2 units: two pairs; a step sums the two row layers' outputs forward and the
+        // second column layer's input gradient backward (the first layer's input needs none).
+        const QString split = options.splitText().text();
+        QVERIFY2(split.contains(QStringLiteral("dense_0 by columns (4 of 16 each); dense_1 by rows, then summed; dense_2 by columns "
+                                               "(4 of 16 each); dense_3 by rows, then summed")),
+                 qPrintable(split));
+        QVERIFY2(split.contains(QStringLiteral("all-reduces 2 activations forward and 1 input gradient backward")), qPrintable(split));
+        options.devicesBox().setValue(3);
+        QVERIFY2(options.splitText().text().contains(QStringLiteral("16 output columns do not split among tensor_parallel 3 devices")),
+                 qPrintable(options.splitText().text()));
+        options.devicesBox().setValue(4);
+        window.applySetupNow();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::TensorParallel, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        const RunConfig config = window.controller().config();
+        QVERIFY(validateRunConfig(config, "app"));
+        QCOMPARE(config.strategy.tensorParallel, std::int64_t{4});
+        QCOMPARE(config.strategy.devices.size(), std::size_t{4});
+        QVERIFY(!tabShown(window, &window.scheduleView()));  // no stages: every device runs every layer
+        QVERIFY2(window.statusText().contains(QStringLiteral("weights split over 4 devices on cpu:0–3")), qPrintable(window.statusText()));
+        window.playAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() > 10, kLoadTimeoutMs);
+        window.pauseAction()->trigger();
+        window.controller().tick();
+        QCOMPARE(window.controller().history().replicaCount(), 4);  // a lane per device
     }
 
     void modelParallelPlacesEachLayerOnTheDeviceTheModelPageNames() {

@@ -18,6 +18,17 @@ void addPipelineExplanations(QHash<QString, Explanation>& t) {
         "places it: activations go forward and gradients back between the devices. Without micro-batches only one "
         "device works at a time (the others wait: a bubble of (p − 1)/p); with m micro-batches the devices "
         "overlap as in GPipe. The weights equal one device's.</p>");
+    add("strategy.type.tensor_parallel", "Tensor parallel",
+        "<p>Each dense layer's <b>weights</b> are split across the devices, as Megatron-LM splits a transformer's: "
+        "every device computes the whole batch with its share. Layers pair up: the first is split by <b>columns</b> "
+        "(each device computes some of its outputs and their activation, from the whole input), the second by "
+        "<b>rows</b> (each device multiplies its slice of those outputs by its rows), and an <b>all-reduce</b> sums "
+        "the devices' parts. Backward needs one more all-reduce a pair, of the first layer's input gradient. The "
+        "weights equal one device's.</p>");
+    add("strategy.tensor_parallel", "Tensor-parallel devices",
+        "<p>tp: the devices cpu:0 … cpu:tp−1, each holding 1/tp of every split layer (a column-split layer's units must "
+        "divide by tp). More devices hold less each, but every all-reduce still moves the whole batch's activations: "
+        "tensor parallelism pays off inside a machine, where links are fast.</p>");
     add("strategy.stages", "Stages",
         "<p>The devices of the pipeline, cpu:0 … cpu:p−1, each holding a stage of consecutive layers (v stages with "
         "the interleaved schedule). Layers with no stage of their own are balanced so that the costliest stage "

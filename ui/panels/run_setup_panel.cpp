@@ -105,7 +105,10 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_problem);
     layout->addWidget(m_pending);
 
-    connect(m_model, &ModelPanel::edited, this, &RunSetupPanel::edited);
+    connect(m_model, &ModelPanel::edited, this, [this] {
+        m_strategy->setModel(m_model->model());
+        emit edited();
+    });
     connect(m_data, &DataPanel::edited, this, &RunSetupPanel::onDataEdited);
     connect(m_data, &DataPanel::fashionPresetRequested, this, &RunSetupPanel::applyFashionPreset);
     connect(m_strategy, &StrategyPanel::edited, this, [this] {

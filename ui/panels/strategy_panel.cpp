@@ -20,6 +20,7 @@
 #include "panels/parameter_server_options.hpp"
 #include "panels/pipeline_options.hpp"
 #include "panels/reduction_options.hpp"
+#include "panels/tensor_parallel_options.hpp"
 
 namespace distlab::ui {
 
@@ -33,6 +34,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_type->addItem(tr("Multi-worker mirrored"), static_cast<int>(StrategyKind::MultiWorkerMirrored));
     m_type->addItem(tr("Pipeline"), static_cast<int>(StrategyKind::Pipeline));
     m_type->addItem(tr("Model parallel (layer placement)"), static_cast<int>(StrategyKind::ModelParallel));
+    m_type->addItem(tr("Tensor parallel"), static_cast<int>(StrategyKind::TensorParallel));
     m_typeText = explanationLabel(this);
 
     m_mirroredGroup = new QWidget(this);
@@ -57,6 +59,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     m_cluster = new ClusterOptions(this);
     m_parameterServers = new ParameterServerOptions(this);
     m_pipeline = new PipelineOptions(this);
+    m_tensorParallel = new TensorParallelOptions(this);
     m_accumulationGroup = new QWidget(this);
     m_accumulation = new QSpinBox(m_accumulationGroup);
     m_accumulation->setObjectName(QStringLiteral("accumulationBox"));
@@ -79,6 +82,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_cluster);
     layout->addWidget(m_parameterServers);
     layout->addWidget(m_pipeline);
+    layout->addWidget(m_tensorParallel);
     auto* accumulationForm = new QFormLayout(m_accumulationGroup);
     accumulationForm->setContentsMargins(0, 0, 0, 0);
     accumulationForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
@@ -99,6 +103,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
     connect(m_parameterServers, &ParameterServerOptions::edited, this, changed);
     connect(m_cluster, &ClusterOptions::edited, this, changed);
     connect(m_pipeline, &PipelineOptions::edited, this, changed);
+    connect(m_tensorParallel, &TensorParallelOptions::edited, this, changed);
     updateExplanations();
 }
 
@@ -119,8 +124,11 @@ void StrategyPanel::setConfig(const RunConfig& config) {
     m_parameterServers->setStrategy(config.strategy);
     m_cluster->setConfig(config);
     m_pipeline->setConfig(config);
+    m_tensorParallel->setConfig(config);
     updateExplanations();
 }
+
+void StrategyPanel::setModel(const ModelConfig& model) { m_tensorParallel->setModel(model); }
 
 void StrategyPanel::applyTo(RunConfig& config) const {
     StrategyConfig& strategy = config.strategy;
@@ -149,6 +157,7 @@ void StrategyPanel::applyTo(RunConfig& config) const {
         strategy.gradientAccumulationSteps = 1;  // micro-batches instead
         m_pipeline->applyTo(config, strategy.type);
     }
+    if (strategy.type == StrategyKind::TensorParallel) m_tensorParallel->applyTo(strategy);
     if (strategy.type == StrategyKind::ParameterServer) {
         strategy.devices.clear();  // workers and servers are threads of their own
         strategy.gradientAccumulationSteps = 1;
@@ -170,12 +179,14 @@ void StrategyPanel::updateExplanations() {
     const bool mirrored = kind == StrategyKind::Mirrored || kind == StrategyKind::CentralStorage || cluster;
     const bool parameterServers = kind == StrategyKind::ParameterServer;
     const bool splitModel = kind == StrategyKind::Pipeline || kind == StrategyKind::ModelParallel;
+    const bool tensorParallel = kind == StrategyKind::TensorParallel;
     const QString typeKey = kind == StrategyKind::Mirrored         ? QStringLiteral("strategy.type.mirrored")
                             : kind == StrategyKind::CentralStorage ? QStringLiteral("strategy.type.central_storage")
                             : parameterServers                     ? QStringLiteral("strategy.type.parameter_server")
                             : cluster                              ? QStringLiteral("strategy.type.multi_worker_mirrored")
                             : kind == StrategyKind::Pipeline       ? QStringLiteral("strategy.type.pipeline")
                             : kind == StrategyKind::ModelParallel  ? QStringLiteral("strategy.type.model_parallel")
+                            : tensorParallel                       ? QStringLiteral("strategy.type.tensor_parallel")
                                                                    : QStringLiteral("strategy.type.one_device");
     setExplainKey(m_type, typeKey);
     m_typeText->setText(firstParagraph(typeKey));
@@ -184,7 +195,13 @@ void StrategyPanel::updateExplanations() {
     m_devicesTitle->setText(cluster ? tr("Replicas per worker") : tr("Replicas"));
     m_parameterServers->setVisible(parameterServers);
     m_pipeline->setVisible(splitModel);
-    m_accumulationGroup->setVisible(!parameterServers && !splitModel);
+    m_tensorParallel->setVisible(tensorParallel);
+    m_accumulationGroup->setVisible(!parameterServers && !splitModel && !tensorParallel);
+    if (tensorParallel) {
+        m_batchText->setText(tr("Global batch %1: every device computes all of it with its share of the weights.").arg(m_globalBatch));
+        m_batchText->setStyleSheet(QString());
+        return;
+    }
     if (splitModel) {
         m_pipeline->showFor(kind, m_globalBatch);
         m_batchText->clear();  // the pipeline's options say how the batch splits

@@ -3,8 +3,8 @@
 // storage on logical CPU devices (as many as the engine accepts, run_limits.hpp), the cross-device
 // reduction and packing (ReductionOptions),
 // gradient accumulation, parameter servers (their knobs in ParameterServerOptions) and multi-worker
-// mirrored, a cluster of processes the app starts (ClusterOptions), and the split models, pipeline
-// and model_parallel (PipelineOptions). Every
+// mirrored, a cluster of processes the app starts (ClusterOptions), the split models, pipeline
+// and model_parallel (PipelineOptions), and tensor parallelism (TensorParallelOptions). Every
 // choice shows its explanation beside the control.
 #include <QWidget>
 
@@ -19,6 +19,7 @@ namespace distlab::ui {
 class ClusterOptions;
 class ParameterServerOptions;
 class PipelineOptions;
+class TensorParallelOptions;
 class ReductionOptions;
 
 class StrategyPanel : public QWidget {
@@ -33,6 +34,8 @@ public:
     void applyTo(RunConfig& config) const;
     /// Updates the "global batch = replicas × ..." line for a new global batch size.
     void setGlobalBatch(std::int64_t globalBatch);
+    /// The model as the Model page has it now: tensor parallelism says how it splits.
+    void setModel(const ModelConfig& model);
 
     QComboBox& typeBox() const { return *m_type; }
     QSpinBox& devicesBox() const { return *m_devices; }
@@ -42,6 +45,7 @@ public:
     ParameterServerOptions& parameterServerOptions() const { return *m_parameterServers; }
     ClusterOptions& clusterOptions() const { return *m_cluster; }
     PipelineOptions& pipelineOptions() const { return *m_pipeline; }
+    TensorParallelOptions& tensorParallelOptions() const { return *m_tensorParallel; }
 
 signals:
     void edited();
@@ -62,6 +66,7 @@ private:
     ParameterServerOptions* m_parameterServers;
     ClusterOptions* m_cluster;
     PipelineOptions* m_pipeline;
+    TensorParallelOptions* m_tensorParallel;
     QWidget* m_accumulationGroup;
     QSpinBox* m_accumulation;
     QLabel* m_accumulationText;

@@ -411,6 +411,8 @@ void RunControl::updateStatus() {
         : cluster ? tr("%1 × %2 (processes)")
                         .arg(countText(config.cluster.workerCount(), tr("worker"), tr("workers")),
                              countText(replicas, tr("replica"), tr("replicas")))
+        : config.strategy.type == StrategyKind::TensorParallel
+            ? tr("weights split over %1 on %2").arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy))
         : splitModel ? tr("a model split over %1 on %2%3")
                            .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy),
                                 config.clock == ClockMode::Virtual ? tr(" (virtual clock)") : QString())

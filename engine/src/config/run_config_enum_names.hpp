@@ -44,13 +44,14 @@ inline constexpr std::array<EnumName<PartitionerConfig::Kind>, 3> kPartitionerNa
 inline constexpr std::array<EnumName<AggregationMethod>, 2> kAggregationMethodNames{
     {{AggregationMethod::AddN, "add_n"}, {AggregationMethod::Tree, "tree"}}};
 inline constexpr std::array<EnumName<OptimizerKind>, 2> kOptimizerNames{{{OptimizerKind::Sgd, "sgd"}, {OptimizerKind::Adam, "adam"}}};
-inline constexpr std::array<EnumName<StrategyKind>, 7> kStrategyNames{{{StrategyKind::OneDevice, "one_device"},
+inline constexpr std::array<EnumName<StrategyKind>, 8> kStrategyNames{{{StrategyKind::OneDevice, "one_device"},
                                                                        {StrategyKind::Mirrored, "mirrored"},
                                                                        {StrategyKind::CentralStorage, "central_storage"},
                                                                        {StrategyKind::ParameterServer, "parameter_server"},
                                                                        {StrategyKind::MultiWorkerMirrored, "multi_worker_mirrored"},
                                                                        {StrategyKind::ModelParallel, "model_parallel"},
-                                                                       {StrategyKind::Pipeline, "pipeline"}}};
+                                                                       {StrategyKind::Pipeline, "pipeline"},
+                                                                       {StrategyKind::TensorParallel, "tensor_parallel"}}};
 inline constexpr std::array<EnumName<PipelineSchedule>, 4> kPipelineScheduleNames{{{PipelineSchedule::GPipe, "gpipe"},
                                                                                    {PipelineSchedule::OneFOneB, "1f1b"},
                                                                                    {PipelineSchedule::Interleaved, "interleaved"},

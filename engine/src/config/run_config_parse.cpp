@@ -203,6 +203,18 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
         strategy.tensorParallel = reader.integer("tensor_parallel", strategy.tensorParallel);
         strategy.dataParallel = reader.integer("data_parallel", strategy.dataParallel);
         return strategy;
+    } else if (strategy.type == StrategyKind::TensorParallel) {
+        // Its devices are cpu:0 .. cpu:tp-1, one a shard of every split layer.
+        reader.allowOnly({"type", "tensor_parallel", "data_parallel", "cross_device_ops"});
+        strategy.tensorParallel = reader.integer("tensor_parallel", 2);
+        if (strategy.tensorParallel < 1 || strategy.tensorParallel > kMaxTensorParallel)
+            reader.fail("tensor_parallel", "must be an integer in [1, " + std::to_string(kMaxTensorParallel) + "] (got " +
+                                               std::to_string(strategy.tensorParallel) + ")");
+        strategy.dataParallel = reader.integer("data_parallel", strategy.dataParallel);
+        for (std::int64_t i = 0; i < strategy.tensorParallel; ++i)
+            strategy.devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(i)});
+        strategy.crossDeviceOps = reader.choice("cross_device_ops", strategy.crossDeviceOps, kCrossDeviceOpsNames);
+        return strategy;
     } else if (strategy.type == StrategyKind::MultiWorkerMirrored) {
         // One worker's replicas are `local_replicas` logical CPU devices (TensorFlow places them on
         // the worker's own devices); the workers come from the cluster.

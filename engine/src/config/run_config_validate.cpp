@@ -4,6 +4,7 @@
 #include "config/run_config_json_reader.hpp"
 #include "config/run_config_rules.hpp"
 #include "distlab/config/layer_types.hpp"
+#include "distlab/config/tensor_parallel_plan.hpp"
 
 #include <cmath>
 #include <limits>
@@ -256,6 +257,20 @@ void validatePipeline(const RunConfig& config, const std::string& file) {
     validateStages(config, strategy.stages * strategy.virtualStages, file);
 }
 
+// tensor_parallel (docs/semantics.md §12.5): tp devices, the model's dense layers split among them.
+void validateTensorParallel(const RunConfig& config, const std::string& file) {
+    const StrategyConfig& strategy = config.strategy;
+    requireRange(file, "strategy.tensor_parallel", strategy.tensorParallel, 1, kMaxTensorParallel);
+    if (strategy.dataParallel != 1)
+        fail(file, "strategy.data_parallel", "data parallelism beside tensor parallelism is not available yet in this version (use 1)");
+    // Whether a layer splits depends on its type and units alone, not on the input's width.
+    if (auto plan = planTensorParallel(config.model, 1, strategy.tensorParallel); !plan) {
+        const std::string& message = plan.error().message;
+        const auto colon = message.find(": ");
+        fail(file, message.substr(0, colon), message.substr(colon + 2));
+    }
+}
+
 void validateStrategy(const StrategyConfig& strategy, const std::string& file) {
     // An empty list means {cpu:0} (run_config.hpp), so only the listed devices need checking.
     const auto count = static_cast<std::int64_t>(strategy.devices.size());
@@ -337,6 +352,7 @@ void validateBatchSplit(const RunConfig& config, const std::string& file) {
     // A parameter-server worker splits its own batch among its replicas.
     const StrategyKind type = config.strategy.type;
     if (type == StrategyKind::Pipeline || type == StrategyKind::ModelParallel) return;  // micro-batches, checked with the pipeline
+    if (type == StrategyKind::TensorParallel) return;                                   // every device computes the whole batch
     const std::int64_t replicas = type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.globalReplicaCount();
     const std::int64_t steps = config.strategy.gradientAccumulationSteps;
     const std::int64_t batch = config.data.globalBatchSize;
@@ -364,6 +380,7 @@ Status validateRunConfig(const RunConfig& config, const std::string& fileName) {
                 fail(fileName, "strategy.devices",
                      "a pipeline's devices are its stages', a model_parallel run's its layers' (leave them out)");
         }
+        if (config.strategy.type == StrategyKind::TensorParallel) validateTensorParallel(config, fileName);
         validateStrategy(config.strategy, fileName);
         validateCluster(config, fileName);
         if (const std::string problem = precisionProblem(config.precision); !problem.empty()) {

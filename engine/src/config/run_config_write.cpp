@@ -148,6 +148,12 @@ Json strategyJson(const StrategyConfig& strategy) {
         json["micro_batches"] = strategy.microBatches;
         return json;
     }
+    if (strategy.type == StrategyKind::TensorParallel) {  // the devices are cpu:0 .. cpu:tp-1
+        json["tensor_parallel"] = strategy.tensorParallel;
+        json["data_parallel"] = strategy.dataParallel;
+        json["cross_device_ops"] = configName(strategy.crossDeviceOps);
+        return json;
+    }
     if (strategy.type == StrategyKind::MultiWorkerMirrored) {
         // The local replicas are cpu:0..N-1 (parseStrategy), written as their count.
         json["local_replicas"] = strategy.replicaCount();
@@ -238,6 +244,14 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
             strategy.tensorParallel = kept.tensorParallel;
             strategy.dataParallel = kept.dataParallel;
         }
+    } else if (strategy.type == StrategyKind::TensorParallel) {
+        const StrategyConfig kept = strategy;
+        strategy = strategyDefaults;
+        strategy.type = kept.type;
+        strategy.devices = kept.devices;
+        strategy.tensorParallel = kept.tensorParallel;
+        strategy.dataParallel = kept.dataParallel;
+        strategy.crossDeviceOps = kept.crossDeviceOps;
     } else {
         if (strategy.devices.empty()) strategy.devices = {DeviceName{}};
         strategy.workers = strategyDefaults.workers;

@@ -28,6 +28,10 @@ std::string gib(std::uint64_t bytes) {
 }  // namespace
 
 std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footprint& model) {
+    if (config.strategy.type == StrategyKind::TensorParallel)  // every device computes the whole batch, at most at full width
+        return static_cast<std::uint64_t>(model.parameters) * 16 * 2 + static_cast<std::uint64_t>(config.strategy.tensorParallel) *
+                                                                           static_cast<std::uint64_t>(config.data.globalBatchSize) *
+                                                                           static_cast<std::uint64_t>(model.activationWidth) * 12;
     const auto copies = static_cast<std::uint64_t>(modelCopies(config.strategy));
     // A pipeline may hold every micro-batch's activations at once (GPipe): the whole batch.
     const auto replicas =

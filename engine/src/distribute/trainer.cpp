@@ -4,6 +4,7 @@
 #include "distlab/distribute/parameter_server_trainer.hpp"
 #include "distribute/cluster_parameter_server_trainer.hpp"
 #include "distribute/pipeline_trainer.hpp"
+#include "distribute/tensor_parallel_trainer.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -122,6 +123,7 @@ std::unique_ptr<Trainer> Trainer::create(const RunConfig& config, DataSplit data
     }
     if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel)
         return std::make_unique<PipelineTrainer>(config, std::move(data));
+    if (config.strategy.type == StrategyKind::TensorParallel) return std::make_unique<TensorParallelTrainer>(config, std::move(data));
     return std::make_unique<MirroredTrainer>(config, std::move(data), std::move(workers));
 }
 

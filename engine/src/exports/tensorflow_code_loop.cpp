@@ -14,6 +14,7 @@ std::string variablesNote(const Plan& plan) {
         case StrategyKind::OneDevice:
         case StrategyKind::ModelParallel:
         case StrategyKind::Pipeline:
+        case StrategyKind::TensorParallel:
             return comment(
                 "Under one device a variable is plain: synchronization and aggregation change nothing "
                 "(docs/semantics.md §1); they are spelled out as a mirrored run needs them.",

@@ -156,11 +156,12 @@ std::string centralStorage(const Plan& plan) {
 
 std::string oneDevice(const Plan& plan) {
     std::string out;
-    if (plan.config.strategy.type == StrategyKind::ModelParallel || plan.config.strategy.type == StrategyKind::Pipeline)
-        out += comment(std::string("strategy ") + configName(plan.config.strategy.type) +
-                           ": tf.distribute has no model- or pipeline-parallel strategy (TensorFlow places layers "
-                           "with tf.device, or splits a model with DTensor layouts, tf.experimental.dtensor). "
-                           "DistLab's synchronous flush applies the update one device computes for the whole batch "
+    const StrategyKind type = plan.config.strategy.type;
+    if (type == StrategyKind::ModelParallel || type == StrategyKind::Pipeline || type == StrategyKind::TensorParallel)
+        out += comment(std::string("strategy ") + configName(type) +
+                           ": tf.distribute has no model-, pipeline- or tensor-parallel strategy (TensorFlow places layers "
+                           "with tf.device, or splits a model or its weights with DTensor layouts, tf.experimental.dtensor). "
+                           "DistLab's split applies the update one device computes for the whole batch "
                            "(docs/semantics.md §12), so this code trains on one device.",
                        4);
     return out + "    return tf.distribute.OneDeviceStrategy(DEVICES[0])\n";

@@ -88,10 +88,10 @@ def configure_devices():
 
 
 def make_strategy():
-    # strategy pipeline: tf.distribute has no model- or pipeline-parallel strategy (TensorFlow
-    # places layers with tf.device, or splits a model with DTensor layouts,
-    # tf.experimental.dtensor). DistLab's synchronous flush applies the update one device computes
-    # for the whole batch (docs/semantics.md §12), so this code trains on one device.
+    # strategy pipeline: tf.distribute has no model-, pipeline- or tensor-parallel strategy
+    # (TensorFlow places layers with tf.device, or splits a model or its weights with DTensor
+    # layouts, tf.experimental.dtensor). DistLab's split applies the update one device computes for
+    # the whole batch (docs/semantics.md §12), so this code trains on one device.
     return tf.distribute.OneDeviceStrategy(DEVICES[0])
 
 

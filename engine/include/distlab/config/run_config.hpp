@@ -17,7 +17,16 @@ enum class InitKind { GlorotUniform, HeNormal, Zeros };
 enum class DataSource { Synthetic, Csv, Idx, FashionMnist, Random };
 enum class SyntheticKind { Circle, Xor, Gauss, Spiral, RegressionPlane, RegressionGauss };
 enum class OptimizerKind { Sgd, Adam };
-enum class StrategyKind { OneDevice, Mirrored, CentralStorage, ParameterServer, MultiWorkerMirrored, ModelParallel, Pipeline };
+enum class StrategyKind {
+    OneDevice,
+    Mirrored,
+    CentralStorage,
+    ParameterServer,
+    MultiWorkerMirrored,
+    ModelParallel,
+    Pipeline,
+    TensorParallel
+};
 enum class CrossDeviceOps { ReductionToOneDevice, HierarchicalCopy, Ring, Nccl, Tree };
 enum class Precision { Float32, MixedFloat16, MixedBfloat16 };
 /// Which clock a run's timeline, throughput and bubbles are on: the wall's, or a virtual one on
@@ -161,7 +170,7 @@ struct StrategyConfig {
     std::int64_t microBatches = 1;  ///< m: micro-batches of the global batch a step
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     std::int64_t virtualStages = 1;   ///< v: model chunks a device (interleaved)
-    std::int64_t tensorParallel = 1;  ///< tp (only 1 in this version)
+    std::int64_t tensorParallel = 1;  ///< tp: tensor_parallel's devices (a pipeline's: only 1 in this version)
     std::int64_t dataParallel = 1;    ///< dp (only 1 in this version)
 
     /// Replicas (devices) that compute in step in this process; for parameter_server, the workers

@@ -35,6 +35,8 @@ inline constexpr double kMaxWorkerSpeed = 1.0;
 /// the step's timeline (telemetry/span.hpp keeps 256 a lane), so m·v forwards and as many
 /// backwards must fit: m·v ≤ kMaxPipelinePasses.
 inline constexpr std::int64_t kMaxPipelineStages = 64;
+/// tensor_parallel's devices: each holds 1/tp of every split layer's columns or rows.
+inline constexpr std::int64_t kMaxTensorParallel = 64;
 inline constexpr std::int64_t kMaxVirtualStages = 16;
 inline constexpr std::int64_t kMaxPipelinePasses = 120;
 // strategy.gradient_accumulation_steps has no bound of its own: at least 1, and the global batch
