@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QListWidget>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -31,6 +32,9 @@
 #include "lessons/lesson_browser.hpp"
 #include "lessons/lesson_panel.hpp"
 #include "main_window.hpp"
+#include "panels/run_setup_panel.hpp"
+#include "panels/strategy_panel.hpp"
+#include "panels/tensor_parallel_options.hpp"
 #include "study/study_controller.hpp"
 #include "study/study_window.hpp"
 #include "ui_test_support.hpp"
@@ -172,6 +176,21 @@ class TestLessons : public QObject {
             const int p = strategy.value("stages").toInt(), m = set.isEmpty() ? strategy.value("micro_batches").toInt() : set.toInt();
             return QStringLiteral("%1 %").arg(qRound(100.0 * (p - 1) / (m + p - 1)));
         }
+        if (fact == QLatin1String("allreduce_bytes_per_step")) {
+            // Theory (docs/semantics.md §12.5), from the config: the dense layers pair up; a step
+            // all-reduces each pair's second layer's output and, but for the first pair, its first
+            // layer's input gradient: [batch x width] floats each, 2 (n - 1)/n of them sent by a ring.
+            const QJsonObject strategy = opened.value("strategy").toObject();
+            const QJsonArray layers = opened.value("model").toObject().value("layers").toArray();
+            const std::int64_t batch = opened.value("data").toObject().value("global_batch_size").toInt();
+            const std::int64_t devices = strategy.value("tensor_parallel").toInt();
+            std::int64_t values = 0;
+            for (int first = 0; first + 1 < layers.size(); first += 2) {
+                values += batch * layers[first + 1].toObject().value("units").toInt();
+                if (first > 0) values += batch * layers[first - 1].toObject().value("units").toInt();
+            }
+            return QString::number(values * 4 * 2 * (devices - 1) / devices);
+        }
         if (fact == QLatin1String("gradient_term_peak_bytes")) {
             // Theory (docs/semantics.md §7): add_n holds the b + 1 terms and their sum, tree the running
             // sum and one term; a term is [batch x width] floats.
@@ -210,6 +229,15 @@ class TestLessons : public QObject {
             for (int w = 1; w < servers->workerCount(); ++w)
                 if (servers->workerStatus(w).updates < servers->workerStatus(slowest).updates) slowest = w;
             return QStringLiteral("worker %1").arg(slowest);
+        }
+        if (fact.isEmpty() && question.text.contains(QStringLiteral("forward pass need the devices to communicate"))) {
+            // The Strategy page's account of the split the engine plans: which layer's outputs are summed.
+            const QString split = window.setup().strategyPanel().tensorParallelOptions().splitText().text();
+            const bool rowsSummed = split.contains(QStringLiteral("by rows, then summed"));
+            [&] { QVERIFY2(rowsSummed && !split.contains(QStringLiteral("by columns, then")), qPrintable(where + ": " + split)); }();
+            for (const QString& choice : question.choices)
+                if (choice.startsWith(QStringLiteral("after the row-split layer"))) return choice;
+            return {};
         }
         // The study's questions: its rows (what the runner measured of each variant).
         const std::vector<StudyRow>& rows = window.studyWindow()->controller().rows();

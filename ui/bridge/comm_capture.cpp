@@ -63,6 +63,11 @@ QString CommCapture::refusal() const {
     const StrategyConfig& strategy = controller.config().strategy;
     if (strategy.type == StrategyKind::ParameterServer)
         return tr("Parameter servers do not all-reduce: each worker pushes its gradient to the servers.");
+    if (strategy.type == StrategyKind::TensorParallel)
+        return tr(
+            "Tensor parallelism all-reduces no gradient: each step sums the row-split layers' partial outputs and the "
+            "column-split layers' input gradients, buffers of their own sizes. The charts and tables below count them; "
+            "stepping through one is not available yet.");
     if (strategy.replicaCount() < 2) return tr("One device has nothing to reduce: choose Mirrored with 2 or more devices.");
     if (strategy.replicaCount() > AllReduceCapture::kMaxRanks)
         return tr("The view follows at most %1 devices.").arg(AllReduceCapture::kMaxRanks);

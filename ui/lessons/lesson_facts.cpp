@@ -65,7 +65,7 @@ bool isLessonFact(const QString& name) {
                                    QStringLiteral("ring_steps"),     QStringLiteral("max_staleness"),
                                    QStringLiteral("slowest_worker"), QStringLiteral("gradient_term_peak_bytes"),
                                    QStringLiteral("study_fastest"),  QStringLiteral("study_most_communicating"),
-                                   QStringLiteral("bubble_theory")};
+                                   QStringLiteral("bubble_theory"),  QStringLiteral("allreduce_bytes_per_step")};
     return plain.contains(name) || name.startsWith(QStringLiteral("varlab_read:")) || name.startsWith(QStringLiteral("varlab_read_copy:"));
 }
 
@@ -83,6 +83,14 @@ std::optional<QString> lessonFact(MainWindow& window, const QString& name) {
         const std::shared_ptr<const ScheduleSnapshot> schedule = controller.schedule();
         if (!schedule || !schedule->theory) return std::nullopt;
         return QStringLiteral("%1 %").arg(qRound(*schedule->theory * 100.0));
+    }
+    if (name == QLatin1String("allreduce_bytes_per_step")) {
+        // What cpu:0 sent in the latest step's collectives, as its lane counted them.
+        const RunHistory& history = controller.history();
+        if (history.timelineCount() == 0 || history.replicaCount() < 2) return std::nullopt;
+        const ReplicaRecord& record = history.timelineRecord(history.timelineCount() - 1, 0);
+        if (record.step == 0) return std::nullopt;
+        return number(record.bytesSent);
     }
     if (name == QLatin1String("workers")) {
         const ParameterServerControls* servers = controller.parameterServerControls();

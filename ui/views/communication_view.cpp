@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <distlab/config/tensor_parallel_plan.hpp>
+
 #include "bridge/all_reduce_capture.hpp"
 #include "bridge/comm_capture.hpp"
 #include "views/lane_names.hpp"
@@ -429,8 +431,16 @@ void CommunicationView::updateControls() {
 }
 
 void CommunicationView::updateStats() {
-    const std::int64_t gradientBytes = controller().parameterCount() * static_cast<std::int64_t>(sizeof(float));
-    m_stats.update(controller().history(), gradientBytes);
+    // What a step all-reduces: the gradient, or under tensor parallelism the layers' partial
+    // outputs and input gradients (the batch's rows of their widths; CommCapture refuses to step
+    // through those, which are not the gradient).
+    const RunConfig& config = controller().config();
+    std::int64_t reducedValues = controller().parameterCount();
+    if (config.strategy.type == StrategyKind::TensorParallel) {
+        const auto plan = planTensorParallel(config.model, 0, config.strategy.tensorParallel);
+        reducedValues = plan ? tensorParallelReducedValues(*plan, config.data.globalBatchSize) : 0;
+    }
+    m_stats.update(controller().history(), reducedValues * static_cast<std::int64_t>(sizeof(float)));
     armEarlyCapture();
 }
 

@@ -27,6 +27,15 @@ Result<std::vector<TensorParallelLayer>> planTensorParallel(const ModelConfig& m
     return plan;
 }
 
+std::int64_t tensorParallelReducedValues(const std::vector<TensorParallelLayer>& plan, std::int64_t batch) {
+    std::int64_t values = 0;
+    for (const TensorParallelLayer& layer : plan) {
+        if (layer.role == TensorParallelRole::Row) values += batch * layer.units;
+        if (layer.role == TensorParallelRole::Column && layer.layer > 0) values += batch * layer.inputs;
+    }
+    return values;
+}
+
 const char* roleName(TensorParallelRole role) {
     switch (role) {
         case TensorParallelRole::Column:

@@ -1,8 +1,10 @@
 #include "distribute/tensor_parallel_trainer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
+#include "distlab/telemetry/phase_split.hpp"
 #include "distlab/tensor/reductions.hpp"
 #include "distribute/model_evaluation.hpp"
 #include "model/dense_kernels.hpp"
@@ -258,7 +260,6 @@ void TensorParallelTrainer::runDevice(int device) {
     forward(self, device, input);
     self.loss = m_loss.evaluate(self.out.back(), self.targets, 1.0f / static_cast<float>(m_batch.size()), self.lossGrad);
     backward(self, device, input);
-    const std::int64_t computeEnd = clockNs();
     // Each device steps over the elements it owns, which only it wrote; but device 0 steps over the
     // shared biases and whole layers, which the others read until their backward is done.
     m_group->communicator(device).barrier().wait();
@@ -266,11 +267,17 @@ void TensorParallelTrainer::runDevice(int device) {
     update(self, device);
     const std::int64_t updateEnd = clockNs();
     self.spans.add(Span{updateStart, updateEnd, 0, 0, -1, -1, SpanKind::Optimizer});
+    // The all-reduces come between the layers, not after the compute: the phase split's timestamps
+    // (compute, then reduction, then update: phase_split.hpp) lay each phase's total time end to
+    // end from the lane's start, so its shares are the spans'; the spans keep when each ran.
+    std::array<std::int64_t, kPhaseCount> phaseNs{};
+    for (const Span& span : self.spans.spans()) phaseNs[static_cast<std::size_t>(phaseOf(span.kind))] += span.endNs - span.beginNs;
     ReplicaStepStats& stats = self.stats;
     stats = ReplicaStepStats{};
     stats.startNs = start;
-    stats.computeEndNs = stats.commEndNs = computeEnd;
-    stats.updateEndNs = updateEnd;
+    stats.computeEndNs = start + phaseNs[static_cast<std::size_t>(Phase::Compute)];
+    stats.commEndNs = stats.computeEndNs + phaseNs[static_cast<std::size_t>(Phase::Communication)];
+    stats.updateEndNs = stats.commEndNs + phaseNs[static_cast<std::size_t>(Phase::Optimizer)];
     stats.bytesSent = self.bytesSent;
     stats.commWaitNs = self.waitNs;
 }

@@ -38,4 +38,8 @@ Result<std::vector<TensorParallelLayer>> planTensorParallel(const ModelConfig& m
 /// "column", "row", "replicated".
 const char* roleName(TensorParallelRole role);
 
+/// Values a step all-reduces for `batch` samples: each row layer's output forward, each column
+/// layer's input gradient backward (none for the first layer). The input width is not among them.
+std::int64_t tensorParallelReducedValues(const std::vector<TensorParallelLayer>& plan, std::int64_t batch);
+
 }  // namespace distlab
