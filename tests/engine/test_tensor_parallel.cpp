@@ -1,8 +1,12 @@
 // Tensor parallelism (Megatron-style column- and row-parallel pairs) against one device: tp = 2
-// and 4, Adam and momentum SGD, end 50 steps with one device's weights (relative error <= 1e-5;
-// only the order of a few sums differs). The roles of the layers, the all-reduces each device runs
-// (where Megatron puts them) with their bytes, and the config's refusals naming their field.
+// and 4, alone and in dp x tp meshes, Adam and momentum SGD, end 50 steps with one device's weights
+// (relative error <= 1e-5; only the order of a few sums differs). The roles of the layers, the
+// all-reduces each device runs (where Megatron puts them, then across the copies) with their
+// bytes, and the config's refusals naming their field.
 #include <QtTest>
+
+#include <algorithm>
+#include <utility>
 
 #include "distlab/config/run_config_json.hpp"
 #include "distlab/config/tensor_parallel_plan.hpp"
@@ -24,13 +28,14 @@ RunConfig baseConfig(OptimizerKind optimizer) {
     return config;
 }
 
-RunConfig tensorParallelConfig(OptimizerKind optimizer, std::int64_t tp) {
+RunConfig tensorParallelConfig(OptimizerKind optimizer, std::int64_t tp, std::int64_t dp = 1) {
     RunConfig config = baseConfig(optimizer);
     config.strategy = StrategyConfig{};
     config.strategy.type = StrategyKind::TensorParallel;
     config.strategy.tensorParallel = tp;
+    config.strategy.dataParallel = dp;
     config.strategy.crossDeviceOps = CrossDeviceOps::Ring;
-    for (int d = 0; d < tp; ++d) config.strategy.devices.push_back({DeviceName::Kind::Cpu, d});
+    for (int d = 0; d < tp * dp; ++d) config.strategy.devices.push_back({DeviceName::Kind::Cpu, d});
     return config;
 }
 
@@ -54,17 +59,19 @@ class TestTensorParallel : public QObject {
 private slots:
     void everySplitEndsWithOneDevicesWeights_data() {
         QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("dp");
         QTest::addColumn<int>("optimizer");
         for (const auto optimizer : {OptimizerKind::Adam, OptimizerKind::Sgd})
-            for (const int tp : {2, 4})
-                QTest::addRow("tp=%d, %s", tp, optimizer == OptimizerKind::Adam ? "adam" : "momentum sgd")
-                    << tp << static_cast<int>(optimizer);
+            for (const auto& [tp, dp] : {std::pair{2, 1}, std::pair{4, 1}, std::pair{2, 2}, std::pair{2, 3}})
+                QTest::addRow("tp=%d dp=%d, %s", tp, dp, optimizer == OptimizerKind::Adam ? "adam" : "momentum sgd")
+                    << tp << dp << static_cast<int>(optimizer);
     }
     void everySplitEndsWithOneDevicesWeights() {
         QFETCH(int, tp);
+        QFETCH(int, dp);
         QFETCH(int, optimizer);
         const auto kind = static_cast<OptimizerKind>(optimizer);
-        auto split = makeTrainer(tensorParallelConfig(kind, tp));
+        auto split = makeTrainer(tensorParallelConfig(kind, tp, dp));
         auto one = makeTrainer(baseConfig(kind));
         for (int s = 0; s < 50; ++s) {
             const double splitLoss = split->step().loss;
@@ -72,6 +79,31 @@ private slots:
         }
         const double error = relativeError(valuesOf(*split), valuesOf(*one));
         QVERIFY2(error <= 1e-5, qPrintable(QString::number(error)));
+        // Every data-parallel copy ends with the same variables.
+        for (int copy = 1; copy < dp; ++copy) {
+            const std::span<const float> first = split->replicaModel(0).store().values();
+            const std::span<const float> other = split->replicaModel(copy * tp).store().values();
+            QVERIFY(std::equal(first.begin(), first.end(), other.begin(), other.end()));
+        }
+    }
+
+    void eachDeviceSumsItsShareOfTheGradientAcrossTheCopies() {
+        // dp = 2, tp = 2 on the 5 -> 16 -> 12 -> 8 -> 8 -> 3 model: rank 0 owns 5 x 8 + 8 columns of
+        // layer 0, 8 x 12 rows of layer 1 and its bias of 12, 12 x 4 + 4 of layer 2, 4 x 8 rows of
+        // layer 3 and its bias of 8, and the whole last layer (8 x 3 + 3): 275 values; rank 1 the
+        // same without the biases and the last layer: 228. A ring between 2 copies sends all of them.
+        auto trainer = makeTrainer(tensorParallelConfig(OptimizerKind::Adam, 2, 2));
+        const StepReport& report = trainer->step();
+        QCOMPARE(report.replicas.size(), std::size_t{4});
+        const std::vector<std::int64_t> owned = {275, 228};
+        for (std::size_t lane = 0; lane < report.replicas.size(); ++lane) {
+            std::vector<std::int64_t> sent;
+            for (const Span& span : report.replicas[lane].spans)
+                if (span.kind == SpanKind::AllReduce) sent.push_back(span.bytes);
+            // The copy's three tensor-parallel all-reduces of its 12 samples, then the copies' one.
+            QCOMPARE(sent, (std::vector<std::int64_t>{12 * 12 * 4, 12 * 8 * 4, 12 * 12 * 4, owned[lane % 2] * 4}));
+            QCOMPARE(report.replicas[lane].examples, std::int64_t{12});
+        }
     }
 
     void pairsAreColumnThenRowAndALoneLayerIsWhole() {
@@ -125,9 +157,10 @@ private slots:
         QTest::addRow("a residual block") << R"({"type":"tensor_parallel"})"
                                           << R"([{"type":"residual","layers":[{"type":"dense","units":2}]},{"type":"dense","units":3}])"
                                           << "model.layers[0]: tensor parallelism splits dense layers; a residual layer is not split";
-        QTest::addRow("data parallelism beside it")
-            << R"({"type":"tensor_parallel","data_parallel":2})" << pair
-            << "strategy.data_parallel: data parallelism beside tensor parallelism is not available yet";
+        QTest::addRow("copies that do not divide the batch") << R"({"type":"tensor_parallel","data_parallel":5})" << pair
+                                                             << "data.global_batch_size: 24 does not divide among data_parallel 5 copies";
+        QTest::addRow("too many devices") << R"({"type":"tensor_parallel","tensor_parallel":64,"data_parallel":32})" << pair
+                                          << "strategy.data_parallel: must be an integer in [1, 16]";
         QTest::addRow("no device") << R"({"type":"tensor_parallel","tensor_parallel":0})" << pair
                                    << "strategy.tensor_parallel: must be an integer in [1, 64] (got 0)";
         QTest::addRow("a key of another strategy")

@@ -134,16 +134,22 @@ private slots:
         options.devicesBox().setValue(3);
         QVERIFY2(options.splitText().text().contains(QStringLiteral("16 output columns do not split among tensor_parallel 3 devices")),
                  qPrintable(options.splitText().text()));
-        options.devicesBox().setValue(4);
+        // Two copies of two devices: a 2 x 2 mesh, each copy on half the batch.
+        options.devicesBox().setValue(2);
+        options.copiesBox().setValue(2);
+        QVERIFY2(options.splitText().text().contains(QStringLiteral("each device sums its share of the gradient with the same device")),
+                 qPrintable(options.splitText().text()));
         window.applySetupNow();
         QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.type, StrategyKind::TensorParallel, kLoadTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
         const RunConfig config = window.controller().config();
         QVERIFY(validateRunConfig(config, "app"));
-        QCOMPARE(config.strategy.tensorParallel, std::int64_t{4});
+        QCOMPARE(config.strategy.tensorParallel, std::int64_t{2});
+        QCOMPARE(config.strategy.dataParallel, std::int64_t{2});
         QCOMPARE(config.strategy.devices.size(), std::size_t{4});
         QVERIFY(!tabShown(window, &window.scheduleView()));  // no stages: every device runs every layer
-        QVERIFY2(window.statusText().contains(QStringLiteral("weights split over 4 devices on cpu:0–3")), qPrintable(window.statusText()));
+        QVERIFY2(window.statusText().contains(QStringLiteral("2 copies of weights split over 2 devices on cpu:0–3")),
+                 qPrintable(window.statusText()));
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() > 10, kLoadTimeoutMs);
         window.pauseAction()->trigger();

@@ -29,6 +29,11 @@ void addPipelineExplanations(QHash<QString, Explanation>& t) {
         "<p>tp: the devices cpu:0 … cpu:tp−1, each holding 1/tp of every split layer (a column-split layer's units must "
         "divide by tp). More devices hold less each, but every all-reduce still moves the whole batch's activations: "
         "tensor parallelism pays off inside a machine, where links are fast.</p>");
+    add("strategy.data_parallel", "Data-parallel copies",
+        "<p>dp: copies of the tensor-parallel devices, each computing its 1/dp of the batch, as mirrored replicas do. "
+        "Device d of each copy holds the same share of the weights; after backward it sums its share of the gradient "
+        "with device d of the other copies (an all-reduce among dp devices), so every copy applies the same update. "
+        "dp × tp devices in all: a two-dimensional mesh.</p>");
     add("strategy.stages", "Stages",
         "<p>The devices of the pipeline, cpu:0 … cpu:p−1, each holding a stage of consecutive layers (v stages with "
         "the interleaved schedule). Layers with no stage of their own are balanced so that the costliest stage "

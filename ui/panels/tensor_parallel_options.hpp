@@ -1,5 +1,6 @@
 #pragma once
-// The knobs of tensor parallelism in the Strategy page: its devices (tp), and what the current
+// The knobs of tensor parallelism in the Strategy page: its devices (tp), its data-parallel copies
+// (dp), and what the current
 // model becomes under them: which layers are split by columns or by rows, which run whole, and the
 // all-reduces a step makes (or why the model cannot be split). Emits edited() on any change.
 #include <QWidget>
@@ -25,6 +26,7 @@ public:
     void applyTo(StrategyConfig& strategy) const;
 
     QSpinBox& devicesBox() const { return *m_devices; }
+    QSpinBox& copiesBox() const { return *m_copies; }
     QLabel& splitText() const { return *m_split; }
 
 signals:
@@ -36,6 +38,7 @@ private:
     ModelConfig m_model;
     bool m_showing = false;  ///< setConfig is filling the box
     QSpinBox* m_devices;
+    QSpinBox* m_copies;
     QLabel* m_split;
 };
 

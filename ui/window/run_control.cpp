@@ -412,7 +412,12 @@ void RunControl::updateStatus() {
                         .arg(countText(config.cluster.workerCount(), tr("worker"), tr("workers")),
                              countText(replicas, tr("replica"), tr("replicas")))
         : config.strategy.type == StrategyKind::TensorParallel
-            ? tr("weights split over %1 on %2").arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy))
+            ? (config.strategy.dataParallel > 1
+                   ? tr("%1 of weights split over %2 on %3")
+                         .arg(countText(config.strategy.dataParallel, tr("copy"), tr("copies")),
+                              countText(config.strategy.tensorParallel, tr("device"), tr("devices")), devicesSummary(config.strategy))
+                   : tr("weights split over %1 on %2")
+                         .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy)))
         : splitModel ? tr("a model split over %1 on %2%3")
                            .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy),
                                 config.clock == ClockMode::Virtual ? tr(" (virtual clock)") : QString())

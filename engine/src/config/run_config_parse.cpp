@@ -204,14 +204,18 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
         strategy.dataParallel = reader.integer("data_parallel", strategy.dataParallel);
         return strategy;
     } else if (strategy.type == StrategyKind::TensorParallel) {
-        // Its devices are cpu:0 .. cpu:tp-1, one a shard of every split layer.
+        // Its devices are cpu:0 .. cpu:dp·tp-1: copy c's tensor-parallel rank d is cpu:c·tp+d.
         reader.allowOnly({"type", "tensor_parallel", "data_parallel", "cross_device_ops"});
         strategy.tensorParallel = reader.integer("tensor_parallel", 2);
         if (strategy.tensorParallel < 1 || strategy.tensorParallel > kMaxTensorParallel)
             reader.fail("tensor_parallel", "must be an integer in [1, " + std::to_string(kMaxTensorParallel) + "] (got " +
                                                std::to_string(strategy.tensorParallel) + ")");
         strategy.dataParallel = reader.integer("data_parallel", strategy.dataParallel);
-        for (std::int64_t i = 0; i < strategy.tensorParallel; ++i)
+        if (strategy.dataParallel < 1 || strategy.dataParallel > kMaxReplicas / strategy.tensorParallel)
+            reader.fail("data_parallel", "must be an integer in [1, " + std::to_string(kMaxReplicas / strategy.tensorParallel) +
+                                             "]: data_parallel x tensor_parallel devices, at most " + std::to_string(kMaxReplicas) +
+                                             " (got " + std::to_string(strategy.dataParallel) + ")");
+        for (std::int64_t i = 0; i < strategy.dataParallel * strategy.tensorParallel; ++i)
             strategy.devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(i)});
         strategy.crossDeviceOps = reader.choice("cross_device_ops", strategy.crossDeviceOps, kCrossDeviceOpsNames);
         return strategy;

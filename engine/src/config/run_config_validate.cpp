@@ -257,12 +257,18 @@ void validatePipeline(const RunConfig& config, const std::string& file) {
     validateStages(config, strategy.stages * strategy.virtualStages, file);
 }
 
-// tensor_parallel (docs/semantics.md §12.5): tp devices, the model's dense layers split among them.
+// tensor_parallel (docs/semantics.md §12.5): dp copies of tp devices, the model's dense layers
+// split among each copy's devices.
 void validateTensorParallel(const RunConfig& config, const std::string& file) {
     const StrategyConfig& strategy = config.strategy;
     requireRange(file, "strategy.tensor_parallel", strategy.tensorParallel, 1, kMaxTensorParallel);
-    if (strategy.dataParallel != 1)
-        fail(file, "strategy.data_parallel", "data parallelism beside tensor parallelism is not available yet in this version (use 1)");
+    requireRange(file, "strategy.data_parallel", strategy.dataParallel, 1, kMaxReplicas / strategy.tensorParallel);
+    if (config.data.globalBatchSize % strategy.dataParallel != 0)
+        fail(file, "data.global_batch_size",
+             std::to_string(config.data.globalBatchSize) + " does not divide among data_parallel " + std::to_string(strategy.dataParallel) +
+                 " copies");
+    if (static_cast<std::int64_t>(strategy.devices.size()) != strategy.dataParallel * strategy.tensorParallel)
+        fail(file, "strategy.devices", "tensor_parallel's devices are data_parallel x tensor_parallel's (leave them out)");
     // Whether a layer splits depends on its type and units alone, not on the input's width.
     if (auto plan = planTensorParallel(config.model, 1, strategy.tensorParallel); !plan) {
         const std::string& message = plan.error().message;
@@ -352,7 +358,7 @@ void validateBatchSplit(const RunConfig& config, const std::string& file) {
     // A parameter-server worker splits its own batch among its replicas.
     const StrategyKind type = config.strategy.type;
     if (type == StrategyKind::Pipeline || type == StrategyKind::ModelParallel) return;  // micro-batches, checked with the pipeline
-    if (type == StrategyKind::TensorParallel) return;                                   // every device computes the whole batch
+    if (type == StrategyKind::TensorParallel) return;  // a copy's devices share its shard: checked with tensor parallelism
     const std::int64_t replicas = type == StrategyKind::ParameterServer ? config.strategy.replicasPerWorker : config.globalReplicaCount();
     const std::int64_t steps = config.strategy.gradientAccumulationSteps;
     const std::int64_t batch = config.data.globalBatchSize;

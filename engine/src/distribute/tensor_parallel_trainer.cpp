@@ -13,9 +13,16 @@ namespace distlab {
 
 using kernels::Op;
 
-/// One device's step: its input and the loss's gradient (every device reads the whole batch),
-/// each layer's pre-activation z and output y (a column layer's: its slice), its column shards.
+/// One device's step: its input and the loss's gradient (every device of a data-parallel copy reads
+/// that copy's whole shard of the batch), each layer's pre-activation z and output y (a column
+/// layer's: its slice), its column shards.
 struct TensorParallelTrainer::Device {
+    int copy = 0;  ///< its data-parallel copy (the variables it reads and updates)
+    int rank = 0;  ///< its rank among the copy's tensor-parallel devices
+    /// The elements of the variables it owns: it reduces their gradient across the copies and
+    /// applies the optimizer to them. [offset, size) runs of the flat buffers.
+    std::vector<std::pair<std::int64_t, std::int64_t>> owned;
+    std::vector<float> ownedGrads;  ///< their gradient, packed for the data-parallel all-reduce
     SpanRecorder spans;
     ReplicaStepStats stats;
     Tensor gathered;
@@ -39,17 +46,28 @@ TensorParallelTrainer::TensorParallelTrainer(const RunConfig& config, DataSplit 
       m_sampler(m_data.train.count, config.data.globalBatchSize, config.data.shuffle, config.seed),
       m_clockOriginNs(nowNs()),
       m_tp(static_cast<int>(config.strategy.tensorParallel)),
+      m_dp(static_cast<int>(config.strategy.dataParallel)),
       m_learningRate(static_cast<float>(config.optimizer.learningRate)) {
-    // The variables one device would make, from the same seed: the shards are cut from them.
-    m_model = std::make_unique<Model>(config.model, m_data.train.features);
-    m_model->initialize(config.model.init, config.seed);
-    m_optimizer = makeOptimizer(config.optimizer, m_model->store().totalSize());
+    // Each data-parallel copy's variables are the ones one device would make, from the same seed:
+    // the shards are cut from them.
+    for (int c = 0; c < m_dp; ++c) {
+        m_models.push_back(std::make_unique<Model>(config.model, m_data.train.features));
+        m_models.back()->initialize(config.model.init, config.seed);
+        m_optimizers.push_back(makeOptimizer(config.optimizer, m_models.back()->store().totalSize()));
+        m_tensorGroups.push_back(std::make_unique<InProcessGroup>(m_tp, config.strategy.crossDeviceOps));
+    }
+    for (int d = 0; d < m_tp; ++d) m_dataGroups.push_back(std::make_unique<InProcessGroup>(m_dp, config.strategy.crossDeviceOps));
     auto plan = planTensorParallel(config.model, m_data.train.features, m_tp);
     if (!plan) throw TrainingError(plan.error().message);
     m_plan = std::move(*plan);
-    m_group = std::make_unique<InProcessGroup>(m_tp, config.strategy.crossDeviceOps);
-    for (int d = 0; d < m_tp; ++d) {
+    for (int g = 0; g < m_dp * m_tp; ++g) {
         auto device = std::make_unique<Device>();
+        device->copy = g / m_tp;
+        device->rank = g % m_tp;
+        device->owned = ownedRanges(device->rank);
+        std::int64_t owned = 0;
+        for (const auto& [offset, size] : device->owned) owned += size;
+        device->ownedGrads.resize(static_cast<std::size_t>(owned));
         const std::size_t layers = m_plan.size();
         for (auto* tensors :
              {&device->kernel, &device->bias, &device->kernelGrad, &device->biasGrad, &device->pre, &device->out, &device->grad})
@@ -64,10 +82,16 @@ TensorParallelTrainer::TensorParallelTrainer(const RunConfig& config, DataSplit 
         }
         m_devices.push_back(std::move(device));
     }
-    m_report.replicas.resize(static_cast<std::size_t>(m_tp));
-    m_evaluation = std::make_unique<EvaluationBuffers>(*m_model);
+    m_report.replicas.resize(m_devices.size());
+    m_evaluation = std::make_unique<EvaluationBuffers>(*m_models.front());
+    const int devices = m_dp * m_tp;
     m_pool = std::make_unique<ReplicaPool>(
-        m_tp, threadsPerReplica(config.threads, m_tp), [this](int d) { runDevice(d); }, [this] { m_group->abort(); }, "device");
+        devices, threadsPerReplica(config.threads, devices), [this](int g) { runDevice(g); },
+        [this] {
+            for (auto& group : m_tensorGroups) group->abort();
+            for (auto& group : m_dataGroups) group->abort();
+        },
+        "device");
 }
 
 TensorParallelTrainer::~TensorParallelTrainer() = default;
@@ -84,28 +108,64 @@ void TensorParallelTrainer::setWatched(std::span<const std::int64_t> flatIndices
                      flatIndices.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(flatIndices.size(), kMaxWatchedValues)));
 }
 
-bool TensorParallelTrainer::setCollectiveTrace(CollectiveTrace* trace) {
-    for (int d = 0; d < m_tp; ++d) m_group->communicator(d).setTrace(trace);
-    return true;
+void TensorParallelTrainer::broadcastParameters() {
+    // Every copy takes copy 0's variables and slots, as a mirrored run's replicas take replica 0's.
+    for (int c = 1; c < m_dp; ++c) {
+        const std::span<const float> values = m_models.front()->store().values();
+        std::copy(values.begin(), values.end(), m_models[static_cast<std::size_t>(c)]->store().values().begin());
+        Optimizer& from = *m_optimizers.front();
+        Optimizer& to = *m_optimizers[static_cast<std::size_t>(c)];
+        for (std::size_t s = 0; s < from.slotNames().size(); ++s) std::ranges::copy(from.slot(s), to.slot(s).begin());
+        to.setIterations(from.iterations());
+    }
 }
 
-const Tensor& TensorParallelTrainer::predict(const Tensor& input) { return m_model->forward(input, m_evaluation->context); }
+const Tensor& TensorParallelTrainer::predict(const Tensor& input) { return m_models.front()->forward(input, m_evaluation->context); }
 
 EvalResult TensorParallelTrainer::evaluate(const Dataset& data, std::int64_t maxExamples) {
-    return evaluateModel(*m_model, m_loss, data, maxExamples, *m_evaluation);
+    return evaluateModel(*m_models.front(), m_loss, data, maxExamples, *m_evaluation);
 }
 
-void TensorParallelTrainer::allReduce(Device& self, int device, Tensor& values) {
+Model& TensorParallelTrainer::model(const Device& self) { return *m_models[static_cast<std::size_t>(self.copy)]; }
+
+std::vector<std::pair<std::int64_t, std::int64_t>> TensorParallelTrainer::ownedRanges(int rank) const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> owned;
+    for (const TensorParallelLayer& layer : m_plan) {
+        const std::int64_t kernel = kernelBegin(layer.layer), bias = biasBegin(layer);
+        switch (layer.role) {
+            case TensorParallelRole::Column: {  // its columns, row by row, and its slice of the bias
+                const std::int64_t width = shardWidth(layer.units);
+                for (std::int64_t r = 0; r < layer.inputs; ++r) owned.emplace_back(kernel + r * layer.units + rank * width, width);
+                owned.emplace_back(bias + rank * width, width);
+                break;
+            }
+            case TensorParallelRole::Row: {  // its rows; the bias, which every device reads, is rank 0's
+                const std::int64_t rows = shardWidth(layer.inputs);
+                owned.emplace_back(kernel + rank * rows * layer.units, rows * layer.units);
+                if (rank == 0) owned.emplace_back(bias, layer.units);
+                break;
+            }
+            case TensorParallelRole::Replicated:  // computed on every device, written and updated by rank 0
+                if (rank == 0) owned.emplace_back(kernel, layer.inputs * layer.units + layer.units);
+                break;
+        }
+    }
+    return owned;
+}
+
+void TensorParallelTrainer::allReduce(Device& self, Communicator& group, std::span<float> values) {
     const std::int64_t begin = clockNs();
-    const CollectiveTiming timing = m_group->communicator(device).allReduce(values.values(), ReduceOp::Sum).wait();
+    const CollectiveTiming timing = group.allReduce(values, ReduceOp::Sum).wait();
     self.bytesSent += timing.bytesSent;
     self.waitNs += timing.waitNs;
     self.spans.add(Span{begin, clockNs(), timing.bytesSent, timing.waitNs, -1, -1, SpanKind::AllReduce});
 }
 
-void TensorParallelTrainer::forward(Device& self, int device, ConstTensorView input) {
+void TensorParallelTrainer::forward(Device& self, ConstTensorView input) {
     const std::int64_t batch = input.rows();
-    const std::span<const float> values = m_model->store().values();
+    const int device = self.rank;
+    const std::span<const float> values = model(self).store().values();
+    Communicator& group = m_tensorGroups[static_cast<std::size_t>(self.copy)]->communicator(device);
     std::int64_t begin = clockNs();
     const float* x = input.data();
     for (std::size_t i = 0; i < m_plan.size(); ++i) {
@@ -127,7 +187,7 @@ void TensorParallelTrainer::forward(Device& self, int device, ConstTensorView in
                 kernels::matrixProduct(Op::None, Op::None, batch, layer.units, rows, x, kernel + device * rows * layer.units, 0.0f,
                                        z.data());
                 self.spans.add(Span{begin, clockNs(), 0, 0, -1, -1, SpanKind::Forward});
-                allReduce(self, device, z);
+                allReduce(self, group, z.values());
                 begin = clockNs();
                 float* sums = z.data();
                 for (std::int64_t r = 0; r < batch; ++r)
@@ -146,10 +206,13 @@ void TensorParallelTrainer::forward(Device& self, int device, ConstTensorView in
     self.spans.add(Span{begin, clockNs(), 0, 0, -1, -1, SpanKind::Forward});
 }
 
-void TensorParallelTrainer::backward(Device& self, int device, ConstTensorView input) {
+void TensorParallelTrainer::backward(Device& self, ConstTensorView input) {
     const std::int64_t batch = input.rows();
-    const std::span<const float> values = m_model->store().values();
-    const std::span<float> grads = m_model->store().grads();
+    const int device = self.rank;
+    Model& variables = model(self);
+    const std::span<const float> values = variables.store().values();
+    const std::span<float> grads = variables.store().grads();
+    Communicator& group = m_tensorGroups[static_cast<std::size_t>(self.copy)]->communicator(device);
     std::int64_t begin = clockNs();
     const Tensor* dy = &self.lossGrad;
     for (std::size_t i = m_plan.size(); i-- > 0;) {
@@ -172,10 +235,10 @@ void TensorParallelTrainer::backward(Device& self, int device, ConstTensorView i
                                        needInput ? dx.data() : nullptr, batch, layer.inputs, width, /*accumulate=*/false);
                 if (needInput) {  // each device's part of the input gradient, summed (Megatron's f)
                     self.spans.add(Span{begin, clockNs(), 0, 0, -1, -1, SpanKind::Backward});
-                    allReduce(self, device, dx);
+                    allReduce(self, group, dx.values());
                     begin = clockNs();
                 }
-                // Its columns of the one gradient: row by row, a contiguous run each.
+                // Its columns of the copy's gradient: row by row, a contiguous run each.
                 const float* shard = self.kernelGrad[i].data();
                 for (std::int64_t r = 0; r < layer.inputs; ++r)
                     std::copy_n(shard + r * width, width, kernelGrad + r * layer.units + device * width);
@@ -207,45 +270,44 @@ void TensorParallelTrainer::backward(Device& self, int device, ConstTensorView i
     self.spans.add(Span{begin, clockNs(), 0, 0, -1, -1, SpanKind::Backward});
 }
 
-void TensorParallelTrainer::update(Device& self, int device) {
-    const std::span<float> values = m_model->store().values();
-    const std::span<const float> grads = m_model->store().grads();
-    const float rate = m_report.learningRate;
-    const auto apply = [&](std::int64_t first, std::int64_t size) {
-        const auto offset = static_cast<std::size_t>(first), count = static_cast<std::size_t>(size);
-        self.gradientSquares += sumOfSquares(grads.subspan(offset, count));
-        m_optimizer->applyRange(values.subspan(offset, count), grads.subspan(offset, count), rate, first);
-    };
-    for (const TensorParallelLayer& layer : m_plan) {
-        const std::int64_t kernel = kernelBegin(layer.layer), bias = biasBegin(layer);
-        switch (layer.role) {
-            case TensorParallelRole::Column: {
-                const std::int64_t width = shardWidth(layer.units);
-                for (std::int64_t r = 0; r < layer.inputs; ++r) apply(kernel + r * layer.units + device * width, width);
-                apply(bias + device * width, width);
-                break;
-            }
-            case TensorParallelRole::Row: {
-                const std::int64_t rows = shardWidth(layer.inputs);
-                apply(kernel + device * rows * layer.units, rows * layer.units);
-                if (device == 0) apply(bias, layer.units);
-                break;
-            }
-            case TensorParallelRole::Replicated:
-                if (device == 0) apply(kernel, layer.inputs * layer.units + layer.units);
-                break;
-        }
+void TensorParallelTrainer::reduceAcrossCopies(Device& self) {
+    // The copies' gradients of the elements this device owns, summed: each copy's loss was scaled by
+    // 1/G, so the sum is the gradient of the whole batch's mean loss, as mirrored's reduction.
+    const std::span<float> grads = model(self).store().grads();
+    std::size_t packed = 0;
+    for (const auto& [offset, size] : self.owned) {
+        std::copy_n(grads.begin() + offset, size, self.ownedGrads.begin() + static_cast<std::ptrdiff_t>(packed));
+        packed += static_cast<std::size_t>(size);
+    }
+    allReduce(self, m_dataGroups[static_cast<std::size_t>(self.rank)]->communicator(self.copy), self.ownedGrads);
+    packed = 0;
+    for (const auto& [offset, size] : self.owned) {
+        std::copy_n(self.ownedGrads.begin() + static_cast<std::ptrdiff_t>(packed), size, grads.begin() + offset);
+        packed += static_cast<std::size_t>(size);
     }
 }
 
-void TensorParallelTrainer::runDevice(int device) {
-    Device& self = *m_devices[static_cast<std::size_t>(device)];
+void TensorParallelTrainer::update(Device& self) {
+    Model& variables = model(self);
+    const std::span<float> values = variables.store().values();
+    const std::span<const float> grads = variables.store().grads();
+    Optimizer& optimizer = *m_optimizers[static_cast<std::size_t>(self.copy)];
+    for (const auto& [first, size] : self.owned) {
+        const auto offset = static_cast<std::size_t>(first), count = static_cast<std::size_t>(size);
+        self.gradientSquares += sumOfSquares(grads.subspan(offset, count));
+        optimizer.applyRange(values.subspan(offset, count), grads.subspan(offset, count), m_report.learningRate, first);
+    }
+}
+
+void TensorParallelTrainer::runDevice(int index) {
+    Device& self = *m_devices[static_cast<std::size_t>(index)];
+    const int device = self.rank;
     self.spans.clear();
     self.bytesSent = self.waitNs = 0;
     self.gradientSquares = 0.0;
     const std::int64_t start = clockNs();
-    // This device's columns of the variables, as the last update left them.
-    const std::span<const float> values = m_model->store().values();
+    // This device's columns of its copy's variables, as the last update left them.
+    const std::span<const float> values = model(self).store().values();
     for (std::size_t i = 0; i < m_plan.size(); ++i) {
         const TensorParallelLayer& layer = m_plan[i];
         if (layer.role != TensorParallelRole::Column) continue;
@@ -255,18 +317,20 @@ void TensorParallelTrainer::runDevice(int device) {
             std::copy_n(kernel + r * layer.units + device * width, width, self.kernel[i].data() + r * width);
         std::copy_n(values.data() + biasBegin(layer) + device * width, width, self.bias[i].data());
     }
-    // Every device reads the whole batch (tensor parallelism splits the weights, not the data).
-    const ConstTensorView input = gatherBatch(m_data.train, m_batch, self.gathered, self.targets);
-    forward(self, device, input);
+    // Every device of a copy reads the copy's whole shard of the batch (tensor parallelism splits
+    // the weights, not the data).
+    const auto shard = BatchSampler::shard(m_batch, self.copy, m_dp, 0, 1);
+    const ConstTensorView input = gatherBatch(m_data.train, shard, self.gathered, self.targets);
+    forward(self, input);
     self.loss = m_loss.evaluate(self.out.back(), self.targets, 1.0f / static_cast<float>(m_batch.size()), self.lossGrad);
-    backward(self, device, input);
-    // Each device steps over the elements it owns, which only it wrote; but device 0 steps over the
-    // shared biases and whole layers, which the others read until their backward is done.
-    m_group->communicator(device).barrier().wait();
+    backward(self, input);
+    if (m_dp > 1) reduceAcrossCopies(self);
+    // Each device steps over the elements it owns, which only it wrote; but rank 0 steps over the
+    // shared biases and whole layers, which the copy's other devices read until their backward is done.
+    m_tensorGroups[static_cast<std::size_t>(self.copy)]->communicator(device).barrier().wait();
     const std::int64_t updateStart = clockNs();
-    update(self, device);
-    const std::int64_t updateEnd = clockNs();
-    self.spans.add(Span{updateStart, updateEnd, 0, 0, -1, -1, SpanKind::Optimizer});
+    update(self);
+    self.spans.add(Span{updateStart, clockNs(), 0, 0, -1, -1, SpanKind::Optimizer});
     // The all-reduces come between the layers, not after the compute: the phase split's timestamps
     // (compute, then reduction, then update: phase_split.hpp) lay each phase's total time end to
     // end from the lane's start, so its shares are the spans'; the spans keep when each ran.
@@ -286,25 +350,33 @@ const StepReport& TensorParallelTrainer::step() {
     m_batch = m_sampler.next();
     m_report.epoch = m_sampler.epoch();
     m_report.learningRate = learningRate();
-    m_optimizer->beginUpdate();
+    for (auto& optimizer : m_optimizers) optimizer->beginUpdate();
     m_report.startNs = clockNs();
     m_pool->run();
     m_report.endNs = clockNs();
     ++m_stepsDone;
     m_report.step = m_stepsDone;
+    // Copy 0's devices own every element once; the copies' losses are their shards' (rank 0's:
+    // every device of a copy computes the same output).
     double squares = 0.0;
-    for (const auto& device : m_devices) squares += device->gradientSquares;
-    const LossStats& loss = m_devices.front()->loss;  // the same on every device: each computes the whole output
-    const std::span<const float> values = m_model->store().values();
-    for (std::size_t d = 0; d < m_devices.size(); ++d) {
-        ReplicaStepStats& lane = m_report.replicas[d];
-        lane = m_devices[d]->stats;
-        lane.lossSum = loss.sum;
-        lane.correct = loss.correct;
-        lane.examples = static_cast<std::int64_t>(m_batch.size());
+    LossStats loss;
+    for (const auto& device : m_devices) {
+        if (device->copy == 0) squares += device->gradientSquares;
+        if (device->rank != 0) continue;
+        loss.sum += device->loss.sum;
+        loss.correct += device->loss.correct;
+    }
+    for (std::size_t g = 0; g < m_devices.size(); ++g) {
+        const Device& device = *m_devices[g];
+        ReplicaStepStats& lane = m_report.replicas[g];
+        lane = device.stats;
+        lane.lossSum = device.loss.sum;
+        lane.correct = device.loss.correct;
+        lane.examples = static_cast<std::int64_t>(m_batch.size()) / m_dp;
         lane.gradNormBefore = lane.gradNormAfter = std::sqrt(squares);
+        const std::span<const float> values = m_models[static_cast<std::size_t>(device.copy)]->store().values();
         for (std::size_t w = 0; w < m_watched.size(); ++w) lane.watched[w] = values[static_cast<std::size_t>(m_watched[w])];
-        lane.spans = m_devices[d]->spans.spans();
+        lane.spans = device.spans.spans();
     }
     const auto batch = static_cast<double>(m_batch.size());
     m_report.samples = static_cast<std::int64_t>(m_batch.size());
