@@ -20,6 +20,9 @@
 #include "panels/tensor_parallel_options.hpp"
 #include "bridge/run_history.hpp"
 #include "ui_test_support.hpp"
+#include "bridge/comm_capture.hpp"
+#include "views/comm_diagram.hpp"
+#include "views/communication_view.hpp"
 #include "views/schedule_canvas.hpp"
 #include "views/schedule_view.hpp"
 
@@ -150,11 +153,18 @@ private slots:
         QVERIFY(!tabShown(window, &window.scheduleView()));  // no stages: every device runs every layer
         QVERIFY2(window.statusText().contains(QStringLiteral("2 copies of weights split over 2 devices on cpu:0–3")),
                  qPrintable(window.statusText()));
+        window.views().setCurrentWidget(&window.communicationView());
         window.playAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(window.controller().stepsDone() > 10, kLoadTimeoutMs);
         window.pauseAction()->trigger();
         window.controller().tick();
         QCOMPARE(window.controller().history().replicaCount(), 4);  // a lane per device
+        // Its all-reduces are charted and counted, not stepped through (they are not the gradient).
+        CommunicationView& communication = window.communicationView();
+        QVERIFY2(communication.capturer().refusal().contains(QStringLiteral("Tensor parallelism all-reduces no gradient")),
+                 qPrintable(communication.capturer().refusal()));
+        QVERIFY(!communication.diagram().isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(communication.stats().lastBytesSent(0) > 0, kLoadTimeoutMs);
     }
 
     void modelParallelPlacesEachLayerOnTheDeviceTheModelPageNames() {

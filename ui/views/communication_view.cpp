@@ -103,13 +103,6 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
 
     m_diagram = new CommDiagram(this);
     m_strips = new BufferStrips(this);
-    const QString empty =
-        tr("Press “Capture the next all-reduce” on a run with 2 or more devices: the reduction of "
-           "the next step's gradients appears here, step by step.");
-    m_diagram->setEmptyText(empty);
-    m_strips->setEmptyText(
-        tr("Every replica's gradient buffer, coloured by how many replicas' contributions each "
-           "chunk holds, appears here."));
     m_values = new QTableWidget(this);
     m_values->setObjectName(QStringLiteral("commValueTable"));
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -217,13 +210,15 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     connect(&controller, &SessionController::runReplaced, this, [this] {
         m_stats.reset();
         m_autoCaptureTried = false;
-        // A cluster's all-reduce crosses processes: the step-through is of runs on this machine's
-        // threads (CommCapture::refusal says so in its place).
+        // A cluster's all-reduce crosses processes, and tensor parallelism's are not the gradient:
+        // the step-through is of gradient all-reduces on this machine's threads (CommCapture::refusal
+        // says so in its place).
         const bool cluster = this->controller().cluster() != nullptr;
+        const bool showsStepThrough = !cluster && this->controller().config().strategy.type != StrategyKind::TensorParallel;
         for (QWidget* control :
              std::initializer_list<QWidget*>{m_captureButton, m_first, m_back, m_playButton, m_forward, m_slider, m_stepThrough})
-            control->setVisible(!cluster);
-        m_links->setLinksShown(!cluster);
+            control->setVisible(showsStepThrough);
+        m_links->setLinksShown(showsStepThrough);
         m_links->setLaneNames(cluster ? laneNames(this->controller().config().strategy, this->controller().history().replicaCount())
                                       : QStringList());
         onCaptureChanged();
