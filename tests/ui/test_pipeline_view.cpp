@@ -137,6 +137,12 @@ private slots:
         options.devicesBox().setValue(3);
         QVERIFY2(options.splitText().text().contains(QStringLiteral("16 output columns do not split among tensor_parallel 3 devices")),
                  qPrintable(options.splitText().text()));
+        // The Model page names each layer's split: two pairs of columns then rows.
+        QTableWidget& layers = window.setup().modelPanel().table();
+        QVERIFY(!layers.isColumnHidden(3));
+        QStringList splits;
+        for (int row = 0; row < layers.rowCount(); ++row) splits << layers.item(row, 3)->text();
+        QCOMPARE(splits, (QStringList{"columns", "rows", "columns", "rows"}));
         // Two copies of two devices: a 2 x 2 mesh, each copy on half the batch.
         options.devicesBox().setValue(2);
         options.copiesBox().setValue(2);

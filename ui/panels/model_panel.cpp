@@ -15,6 +15,7 @@
 
 #include <distlab/config/run_config_json.hpp>
 #include <distlab/config/layer_types.hpp>
+#include <distlab/config/tensor_parallel_plan.hpp>
 
 #include <distlab/distribute/pipeline_placement.hpp>
 
@@ -192,10 +193,36 @@ void ModelPanel::rebuildTable() {
             units->setToolTip(tr("A %1 layer: edit it in the run config file").arg(QString::fromStdString(layer.type)));
         }
         if (splitsModel(m_placementKind)) m_table->setCellWidget(row, kColumnPlacement, placementEditor(row));
+        if (m_placementKind == StrategyKind::TensorParallel) m_table->setItem(row, kColumnPlacement, splitItem(row));
     }
     m_table->setVerticalHeaderLabels(rowNames);
     m_remove->setEnabled(m_model.layers.size() > 1);
     if (selected >= 0) selectLayer(std::min(selected, layerCount() - 1));
+}
+
+QTableWidgetItem* ModelPanel::splitItem(int row) const {
+    // How tensor parallelism splits the layer (the pairing alone: tp's divisibility is the Strategy
+    // page's to say); read-only, the pairs follow from the layers' order.
+    const auto plan = planTensorParallel(m_model, m_inputFeatures, 1);
+    QString text = tr("—");
+    if (plan) {
+        switch ((*plan)[static_cast<std::size_t>(row)].role) {
+            case TensorParallelRole::Column:
+                text = tr("columns");
+                break;
+            case TensorParallelRole::Row:
+                text = tr("rows");
+                break;
+            case TensorParallelRole::Replicated:
+                text = tr("whole");
+                break;
+        }
+    }
+    auto* item = new QTableWidgetItem(text);
+    item->setFlags(Qt::ItemIsEnabled);
+    item->setToolTip(plan ? tr("Tensor parallelism splits this layer's kernel by %1").arg(text)
+                          : QString::fromStdString(plan.error().message));
+    return item;
 }
 
 QSpinBox* ModelPanel::placementEditor(int row) {
@@ -278,8 +305,10 @@ void ModelPanel::setPlacement(StrategyKind kind, int stages, int devices, std::i
     m_devices = std::max(1, devices);
     m_inputFeatures = inputFeatures;
     const bool split = splitsModel(kind);
-    m_table->setColumnHidden(kColumnPlacement, !split);
-    m_table->setHorizontalHeaderItem(kColumnPlacement, new QTableWidgetItem(kind == StrategyKind::Pipeline ? tr("Stage") : tr("Device")));
+    m_table->setColumnHidden(kColumnPlacement, !split && kind != StrategyKind::TensorParallel);
+    m_table->setHorizontalHeaderItem(kColumnPlacement, new QTableWidgetItem(kind == StrategyKind::Pipeline         ? tr("Stage")
+                                                                            : kind == StrategyKind::TensorParallel ? tr("Split")
+                                                                                                                   : tr("Device")));
     m_balance->setVisible(kind == StrategyKind::Pipeline);
     const ModelConfig before = m_model;
     if (kind == StrategyKind::Pipeline) keepStagesValid();  // named for another stage count: balanced by the engine again

@@ -13,6 +13,7 @@ class QComboBox;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QTableWidgetItem;
 class QVBoxLayout;
 
 namespace distlab::ui {
@@ -64,6 +65,8 @@ signals:
 private:
     void rebuildTable();
     QSpinBox* placementEditor(int row);
+    /// Tensor parallelism's split of layer `row`: "columns", "rows" or "whole", read-only.
+    QTableWidgetItem* splitItem(int row) const;
     /// Sets every stage back to automatic where an edit left them against the config's rule.
     void keepStagesValid();
     int selectedRow() const;
