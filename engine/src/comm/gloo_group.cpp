@@ -24,12 +24,14 @@ std::unique_ptr<Communicator> connectLinks(gloo::rendezvous::Store& base, std::s
         for (int high = low + 1; high < options.size; ++high) {
             if (low != options.rank && high != options.rank) continue;
             auto context = std::make_shared<gloo::rendezvous::Context>(options.rank == low ? 0 : 1, 2);
-            context->setTimeout(options.timeout);
+            const bool waitsForRankZero = low == 0 && options.rank != 0 && options.rankZeroTimeout.count() > 0;
+            const std::chrono::milliseconds timeout = waitsForRankZero ? options.rankZeroTimeout : options.timeout;
+            context->setTimeout(timeout);
             gloo::rendezvous::PrefixStore store(prefix + "/link/" + std::to_string(low) + "-" + std::to_string(high), base);
             context->connectFullMesh(store, device);
             const int peer = options.rank == low ? high : low;
             links[static_cast<std::size_t>(peer)] = std::make_unique<comm_detail::GlooCommunicator>(
-                std::move(context), options.timeout, false, comm_detail::GlooRankNames{{low, high}, options.size});
+                std::move(context), timeout, false, comm_detail::GlooRankNames{{low, high}, options.size});
         }
     return std::make_unique<comm_detail::GlooLinks>(options.rank, std::move(links));
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
+#include <vector>
 
 #include "distlab/tensor/reductions.hpp"
 #include "distribute/model_evaluation.hpp"
@@ -49,11 +51,19 @@ void ClusterParameterServerTrainer::shutdown() {
     // The servers first: each sends the reads it still holds, then stops. Each worker's link
     // finishes the exchange in flight (the answer, or the worker lost within the timeout), then
     // sends the worker its Stop.
+    // Each server's Stop on a thread of its own: a send to a server that is gone may wait out the
+    // timeout (Gloo releases a send queued to a dead peer only then), and the others, on links of
+    // their own, must have theirs before their own wait for the chief times out.
     const PsHeader stop = stopMessage();
-    for (int server = 0; server < m_layout.servers; ++server) try {
-            sendHeader(*m_group, stop, m_layout.serverRank(server));
-        } catch (const std::exception&) {  // lost: nothing to stop
-        }
+    std::vector<std::thread> stops;
+    for (int server = 0; server < m_layout.servers; ++server)
+        stops.emplace_back([this, stop, rank = m_layout.serverRank(server)] {
+            try {
+                sendHeader(*m_group, stop, rank);
+            } catch (const std::exception&) {  // lost: nothing to stop
+            }
+        });
+    for (std::thread& thread : stops) thread.join();
     for (auto& worker : m_workers)
         if (worker->link.joinable()) worker->link.join();
 }

@@ -96,6 +96,10 @@ Result<std::unique_ptr<ClusterTask>> ClusterTask::join(const RunConfig& config, 
     group.timeout = timeout;
     group.alwaysRing = config.strategy.communication == CollectiveImplementation::Ring;
     group.pointToPoint = everyTask;
+    // The tasks wait for the chief twice as long as it waits for them (it tells them it lives a
+    // quarter of the timeout apart): a chief held up by its link to a lost server still reaches
+    // them with its Stop before they give up on it.
+    if (everyTask) group.rankZeroTimeout = 2 * timeout;
     auto workers = connectGlooGroup(rendezvous, group);
     if (!workers) {
         // The coordinator knows who came: a task that never did is named, not a store key.

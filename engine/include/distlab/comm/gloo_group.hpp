@@ -38,6 +38,10 @@ struct GlooGroupOptions {
     /// says why one context cannot). The communicator then sends and receives; its collectives
     /// throw std::logic_error.
     bool pointToPoint = false;
+    /// pointToPoint: how long the other ranks wait for rank 0 (0: `timeout`). A parameter-server
+    /// run's tasks wait longer for the chief than the chief waits for any of them, so that a chief
+    /// held up by a link to a lost task (up to `timeout`) still reaches them with its verdict.
+    std::chrono::milliseconds rankZeroTimeout{0};
 };
 
 /// Joins the group: every rank calls it with the same size and rendezvous. Returns this rank's
