@@ -31,7 +31,7 @@ RunConfig baseConfig(OptimizerKind optimizer) {
 }
 
 RunConfig pipelineConfig(OptimizerKind optimizer, std::int64_t stages, std::int64_t micro, PipelineSchedule schedule,
-                         std::int64_t virtualStages = 1) {
+                         std::int64_t virtualStages = 1, std::int64_t dataParallel = 1) {
     RunConfig config = baseConfig(optimizer);
     config.strategy = StrategyConfig{};
     config.strategy.type = StrategyKind::Pipeline;
@@ -39,6 +39,7 @@ RunConfig pipelineConfig(OptimizerKind optimizer, std::int64_t stages, std::int6
     config.strategy.microBatches = micro;
     config.strategy.schedule = schedule;
     config.strategy.virtualStages = virtualStages;
+    config.strategy.dataParallel = dataParallel;
     config.strategy.devices = pipelineDevices(config);
     return config;
 }
@@ -101,18 +102,35 @@ private slots:
         QTest::addColumn<int>("schedule");
         QTest::addColumn<int>("virtualStages");
         QTest::addColumn<int>("optimizer");
+        QTest::addColumn<int>("dataParallel");
+        QTest::addColumn<int>("clock");
         for (const auto optimizer : {OptimizerKind::Adam, OptimizerKind::Sgd}) {
             const char* name = optimizer == OptimizerKind::Adam ? "adam" : "momentum sgd";
             const int o = static_cast<int>(optimizer);
-            QTest::addRow("gpipe p=2 m=4, %s", name) << 0 << 2 << 4 << int(PipelineSchedule::GPipe) << 1 << o;
-            QTest::addRow("1f1b p=3 m=6, %s", name) << 0 << 3 << 6 << int(PipelineSchedule::OneFOneB) << 1 << o;
-            QTest::addRow("1f1b p=4 m=8, %s", name) << 0 << 4 << 8 << int(PipelineSchedule::OneFOneB) << 1 << o;
-            QTest::addRow("1f1b p=2 m=1, %s", name) << 0 << 2 << 1 << int(PipelineSchedule::OneFOneB) << 1 << o;
-            QTest::addRow("interleaved p=2 v=3 m=4, %s", name) << 0 << 2 << 4 << int(PipelineSchedule::Interleaved) << 3 << o;
-            QTest::addRow("zb-h1 p=3 m=6, %s", name) << 0 << 3 << 6 << int(PipelineSchedule::ZeroBubbleH1) << 1 << o;
-            QTest::addRow("zb-h1 p=4 m=2, %s", name) << 0 << 4 << 2 << int(PipelineSchedule::ZeroBubbleH1) << 1 << o;
-            QTest::addRow("model_parallel cpu:0 cpu:1, %s", name) << 1 << 0 << 1 << 0 << 1 << o;
-            QTest::addRow("model_parallel cpu:0 cpu:1 cpu:0 m=3, %s", name) << 1 << 1 << 3 << 0 << 1 << o;
+            QTest::addRow("gpipe p=2 m=4, %s", name) << 0 << 2 << 4 << int(PipelineSchedule::GPipe) << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("1f1b p=3 m=6, %s", name)
+                << 0 << 3 << 6 << int(PipelineSchedule::OneFOneB) << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("1f1b p=4 m=8, %s", name)
+                << 0 << 4 << 8 << int(PipelineSchedule::OneFOneB) << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("1f1b p=2 m=1, %s", name)
+                << 0 << 2 << 1 << int(PipelineSchedule::OneFOneB) << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("interleaved p=2 v=3 m=4, %s", name)
+                << 0 << 2 << 4 << int(PipelineSchedule::Interleaved) << 3 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("zb-h1 p=3 m=6, %s", name)
+                << 0 << 3 << 6 << int(PipelineSchedule::ZeroBubbleH1) << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("zb-h1 p=4 m=2, %s", name)
+                << 0 << 4 << 2 << int(PipelineSchedule::ZeroBubbleH1) << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("model_parallel cpu:0 cpu:1, %s", name) << 1 << 0 << 1 << 0 << 1 << o << 1 << int(ClockMode::Wall);
+            QTest::addRow("model_parallel cpu:0 cpu:1 cpu:0 m=3, %s", name) << 1 << 1 << 3 << 0 << 1 << o << 1 << int(ClockMode::Wall);
+            // dp x pp meshes: each copy pipelines its shard, each stage's gradients all-reduced across the copies.
+            QTest::addRow("gpipe p=2 m=4 dp=2, %s", name)
+                << 0 << 2 << 4 << int(PipelineSchedule::GPipe) << 1 << o << 2 << int(ClockMode::Wall);
+            QTest::addRow("1f1b p=3 m=4 dp=2, virtual clock, %s", name)
+                << 0 << 3 << 4 << int(PipelineSchedule::OneFOneB) << 1 << o << 2 << int(ClockMode::Virtual);
+            QTest::addRow("interleaved p=2 v=3 m=4 dp=3, %s", name)
+                << 0 << 2 << 4 << int(PipelineSchedule::Interleaved) << 3 << o << 3 << int(ClockMode::Wall);
+            QTest::addRow("zb-h1 p=2 m=3 dp=4, %s", name)
+                << 0 << 2 << 3 << int(PipelineSchedule::ZeroBubbleH1) << 1 << o << 4 << int(ClockMode::Wall);
         }
     }
     void everyScheduleEndsWithOneDevicesWeights() {
@@ -122,14 +140,17 @@ private slots:
         QFETCH(int, schedule);
         QFETCH(int, virtualStages);
         QFETCH(int, optimizer);
+        QFETCH(int, dataParallel);
+        QFETCH(int, clock);
         const auto kindOfOptimizer = static_cast<OptimizerKind>(optimizer);
         RunConfig config;
         if (kind == 0)
-            config = pipelineConfig(kindOfOptimizer, stages, micro, static_cast<PipelineSchedule>(schedule), virtualStages);
+            config = pipelineConfig(kindOfOptimizer, stages, micro, static_cast<PipelineSchedule>(schedule), virtualStages, dataParallel);
         else if (stages == 0)  // TensorFlow's guide: the first layers on one device, the rest and the output on another
             config = modelParallelConfig(kindOfOptimizer, {0, 0, 0, 1, 1, 1});
         else
             config = modelParallelConfig(kindOfOptimizer, {0, 0, 1, 1, 0, 0}, micro);
+        config.clock = static_cast<ClockMode>(clock);
         const std::vector<float> split = trainedWeights(config, 50);
         const std::vector<float> one = trainedWeights(baseConfig(kindOfOptimizer), 50);
         QCOMPARE(split.size(), one.size());
@@ -277,6 +298,70 @@ private slots:
             }
     }
 
+    void dataParallelCopiesStayIdenticalAndReduceEachStageOnce() {
+        // dp = 2 copies of a 2-device interleaved pipeline (v = 2): lane c·2 + d, each device
+        // all-reduces each of its 2 chunks' gradients once with the same device of the other copy.
+        RunConfig config = pipelineConfig(OptimizerKind::Adam, 2, 4, PipelineSchedule::Interleaved, 2, 2);
+        QCOMPARE(config.strategy.devices.size(), std::size_t{4});
+        QCOMPARE(config.strategy.devices.back().toString(), std::string("cpu:3"));
+        config.strategy.crossDeviceOps = CrossDeviceOps::Ring;
+        for (std::size_t i = 0; i < config.model.layers.size(); ++i) config.model.layers[i].stage = std::min<std::int64_t>(3, i);
+        QVERIFY(validateRunConfig(config, "test.json"));
+        auto trainer = Trainer::create(config, makeClassificationData(96, 5, 3, 7));
+        QCOMPARE(trainer->replicaCount(), 4);
+        QCOMPARE(trainer->optimizerCount(), 2);
+        // The stages' parameters (inputs 5; layers 16, 12, 10, 8, 6, 3): stage s's kernel and bias.
+        const std::vector<std::int64_t> stageParameters = {5 * 16 + 16, 16 * 12 + 12, 12 * 10 + 10,
+                                                           (10 * 8 + 8) + (8 * 6 + 6) + (6 * 3 + 3)};
+        for (int step = 0; step < 3; ++step) {
+            const StepReport& report = trainer->step();
+            QCOMPARE(report.replicas.size(), std::size_t{4});
+            for (std::size_t lane = 0; lane < 4; ++lane) {
+                const std::size_t d = lane % 2;
+                std::vector<std::int64_t> reduced;
+                int forwards = 0;
+                for (const Span& span : report.replicas[lane].spans) {
+                    if (span.kind == SpanKind::Forward) ++forwards;
+                    if (span.kind != SpanKind::AllReduce) continue;
+                    QCOMPARE(span.stage % 2, static_cast<std::int16_t>(d));  // its own stages'
+                    reduced.push_back(span.bytes);
+                }
+                QCOMPARE(forwards, 2 * 4);  // its 2 chunks × 4 micro-batches of its copy's 12 examples
+                QCOMPARE(report.replicas[lane].examples, std::int64_t{12});
+                // A ring of 2 sends each buffer once: (2 − 1)/2 of it twice (reduce-scatter, all-gather).
+                QCOMPARE(reduced, (std::vector<std::int64_t>{stageParameters[d] * 4, stageParameters[d + 2] * 4}));
+            }
+            QCOMPARE(report.samples, std::int64_t{24});
+        }
+        QCOMPARE(valuesOf(*trainer, 0), valuesOf(*trainer, 2));
+        QVERIFY(valuesOf(*trainer, 1) == valuesOf(*trainer, 3));
+    }
+
+    void onTheVirtualClockACopysAllReduceWaitsForItsSlowestCopy() {
+        RunConfig config = pipelineConfig(OptimizerKind::Adam, 2, 4, PipelineSchedule::OneFOneB, 1, 2);
+        config.clock = ClockMode::Virtual;
+        QVERIFY(validateRunConfig(config, "test.json"));
+        auto trainer = Trainer::create(config, makeClassificationData(96, 5, 3, 7));
+        trainer->step();
+        const StepReport& report = trainer->step();
+        for (std::size_t d = 0; d < 2; ++d) {
+            std::int64_t lastPass[2] = {0, 0}, reduceEnd[2] = {0, 0}, optimizerBegin[2] = {0, 0};
+            for (std::size_t c = 0; c < 2; ++c)
+                for (const Span& span : report.replicas[c * 2 + d].spans) {
+                    if (isPipelinePass(span.kind)) lastPass[c] = std::max(lastPass[c], span.endNs);
+                    if (span.kind == SpanKind::AllReduce) {
+                        QVERIFY(span.beginNs >= lastPass[c]);
+                        reduceEnd[c] = span.endNs;
+                    }
+                    if (span.kind == SpanKind::Optimizer) optimizerBegin[c] = span.beginNs;
+                }
+            QCOMPARE(reduceEnd[0], reduceEnd[1]);  // a collective ends for every copy at once
+            QVERIFY(reduceEnd[0] >= std::max(lastPass[0], lastPass[1]));
+            QCOMPARE(optimizerBegin[0], reduceEnd[0]);
+            QCOMPARE(optimizerBegin[1], reduceEnd[1]);
+        }
+    }
+
     void theVirtualClockComputesWhatTheWallClockDoes() {
         RunConfig config = pipelineConfig(OptimizerKind::Adam, 2, 4, PipelineSchedule::GPipe);
         const std::vector<float> wall = trainedWeights(config, 20);
@@ -328,10 +413,13 @@ private slots:
         pipeline.clock = ClockMode::Virtual;
         for (std::size_t i = 0; i < pipeline.model.layers.size(); ++i)
             pipeline.model.layers[i].stage = static_cast<std::int64_t>(i * 4 / 6);
-        for (const RunConfig& config : {pipeline, modelParallelConfig(OptimizerKind::Sgd, {0, 1, 1, 2, 2, 0}, 2)}) {
+        RunConfig mesh = pipelineConfig(OptimizerKind::Sgd, 3, 4, PipelineSchedule::ZeroBubbleH1, 1, 2);
+        mesh.strategy.crossDeviceOps = CrossDeviceOps::HierarchicalCopy;
+        for (const RunConfig& config : {pipeline, mesh, modelParallelConfig(OptimizerKind::Sgd, {0, 1, 1, 2, 2, 0}, 2)}) {
             QVERIFY(validateRunConfig(config, "test.json"));
             const Result<RunConfig> back = parseRunConfig(runConfigToJson(config), "back.json");
             QVERIFY2(back, back ? "" : back.error().message.c_str());
+            QCOMPARE(runConfigToJson(*back), runConfigToJson(withUnusedKeysReset(config)));
             QVERIFY(*back == withUnusedKeysReset(config));
             QCOMPARE(back->strategy.devices, config.strategy.devices);
         }
@@ -376,6 +464,16 @@ private slots:
         QTest::addRow("tensor parallelism is not available yet")
             << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"tensor_parallel":2})"))
             << "strategy.tensor_parallel: tensor parallelism is not available yet";
+        QTest::addRow("copies whose shards do not split into the micro-batches")
+            << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":2,"micro_batches":4,"data_parallel":4})"))
+            << "strategy.micro_batches: each of the 4 data-parallel copies splits its 6 examples of data.global_batch_size (24)";
+        QTest::addRow("more devices than the limit")
+            << QString::fromStdString(withStrategy(R"({"type":"pipeline","stages":4,"micro_batches":1,"data_parallel":512})"))
+            << "strategy.data_parallel: must be an integer in [1, 256] (got 512)";
+        QTest::addRow("zb-h1's passes past the timeline's")
+            << QString::fromStdString(
+                   R"({"model":{"layers":[{"type":"dense","units":3}]},"data":{"global_batch_size":96},"strategy":{"type":"pipeline","stages":1,"micro_batches":96,"schedule":"zb-h1"}})")
+            << "strategy.micro_batches: the zb-h1 schedule runs three passes a micro-batch (F, B and W): at most 80 micro-batches";
         QTest::addRow("layers on GPUs") << QString::fromStdString(
                                                withStrategy(R"({"type":"model_parallel"})",
                                                             R"([{"type":"dense","units":8,"device":"gpu:0"},{"type":"dense","units":3}])"))

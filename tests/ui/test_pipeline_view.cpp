@@ -121,6 +121,35 @@ private slots:
         window.pauseAction()->trigger();
     }
 
+    void copiesOfAPipelinePickedInTheSetUpTrainAsAMesh() {
+        MainWindow& window = *m_window;
+        StrategyPanel& strategy = window.setup().strategyPanel();
+        strategy.typeBox().setCurrentIndex(strategy.typeBox().findText(QStringLiteral("Pipeline")));
+        PipelineOptions& pipeline = strategy.pipelineOptions();
+        pipeline.stagesBox().setValue(2);
+        pipeline.microBatchesBox().setValue(4);
+        pipeline.dataParallelBox().setValue(3);  // 3 × 4 does not divide 32
+        QVERIFY2(pipeline.bubbleText().text().contains(QStringLiteral("3 data-parallel copies × 4 micro-batches do not divide")),
+                 qPrintable(pipeline.bubbleText().text()));
+        pipeline.dataParallelBox().setValue(2);
+        QVERIFY2(pipeline.bubbleText().text().contains(QStringLiteral("Global batch 32 = 2 data-parallel copies × 4 micro-batches of 4 "
+                                                                      "samples (devices cpu:0 – cpu:3")),
+                 qPrintable(pipeline.bubbleText().text()));
+        window.applySetupNow();
+        QTRY_COMPARE_WITH_TIMEOUT(window.controller().config().strategy.dataParallel, std::int64_t{2}, kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded(window), kLoadTimeoutMs);
+        const RunConfig config = window.controller().config();
+        QVERIFY(validateRunConfig(config, "app"));
+        QCOMPARE(config.strategy.devices.size(), std::size_t{4});
+        QVERIFY2(window.statusText().contains(QStringLiteral("2 copies of a model split over 2 devices on cpu:0–3")),
+                 qPrintable(window.statusText()));
+        window.stepAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.controller().schedule() != nullptr, kLoadTimeoutMs);
+        const auto schedule = window.controller().schedule();
+        QCOMPARE(schedule->lanes.size(), std::size_t{4});                                // each copy's two devices
+        for (const auto& lane : schedule->lanes) QCOMPARE(lane.size(), std::size_t{8});  // 4 forwards, 4 backwards
+    }
+
     void tensorParallelPickedInTheSetUpSaysHowTheModelSplitsAndTrains() {
         MainWindow& window = *m_window;
         StrategyPanel& strategy = window.setup().strategyPanel();

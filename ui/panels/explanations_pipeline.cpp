@@ -33,7 +33,11 @@ void addPipelineExplanations(QHash<QString, Explanation>& t) {
         "<p>dp: copies of the tensor-parallel devices, each computing its 1/dp of the batch, as mirrored replicas do. "
         "Device d of each copy holds the same share of the weights; after backward it sums its share of the gradient "
         "with device d of the other copies (an all-reduce among dp devices), so every copy applies the same update. "
-        "dp × tp devices in all: a two-dimensional mesh.</p>");
+        "dp × tp devices in all: a two-dimensional mesh.</p>"
+        "<p>In a pipeline: copies of the whole pipeline, each running the schedule on its 1/dp of the batch (its "
+        "micro-batches are cut from that share). After the flush, each device all-reduces its stages' gradients with "
+        "the same device of the other copies, then all apply the same update: dp × p devices, copy c's stage device "
+        "d being cpu:c·p+d.</p>");
     add("strategy.stages", "Stages",
         "<p>The devices of the pipeline, cpu:0 … cpu:p−1, each holding a stage of consecutive layers (v stages with "
         "the interleaved schedule). Layers with no stage of their own are balanced so that the costliest stage "

@@ -35,12 +35,18 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     setCountSuffix(*m_virtualStages, tr("chunk a device"), tr("chunks a device"));
     setExplainKey(m_virtualStages, QStringLiteral("strategy.virtual_stages"));
     m_virtualStagesTitle = new QLabel(tr("Virtual stages"), m_pipelineOnly);
+    m_copies = new QSpinBox(m_pipelineOnly);
+    m_copies->setObjectName(QStringLiteral("pipelineDataParallelBox"));
+    m_copies->setRange(1, static_cast<int>(run_limits::kMaxReplicas));
+    setCountSuffix(*m_copies, tr("copy"), tr("copies"));
+    setExplainKey(m_copies, QStringLiteral("strategy.data_parallel"));
     auto* pipelineForm = new QFormLayout(m_pipelineOnly);
     pipelineForm->setContentsMargins(0, 0, 0, 0);
     pipelineForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
     pipelineForm->addRow(tr("Stages"), m_stages);
     pipelineForm->addRow(tr("Schedule"), m_schedule);
     pipelineForm->addRow(m_virtualStagesTitle, m_virtualStages);
+    pipelineForm->addRow(tr("Data-parallel (dp)"), m_copies);
 
     m_microBatches = new QSpinBox(this);
     m_microBatches->setObjectName(QStringLiteral("pipelineMicroBatchesBox"));
@@ -77,6 +83,7 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     connect(m_stages, &QSpinBox::valueChanged, this, changed);
     connect(m_schedule, &QComboBox::currentIndexChanged, this, changed);
     connect(m_virtualStages, &QSpinBox::valueChanged, this, changed);
+    connect(m_copies, &QSpinBox::valueChanged, this, changed);
     connect(m_microBatches, &QSpinBox::valueChanged, this, changed);
     connect(m_clock, &QComboBox::currentIndexChanged, this, changed);
 }
@@ -91,6 +98,7 @@ void PipelineOptions::setConfig(const RunConfig& config) {
     m_stages->setValue(static_cast<int>(strategy.stages));
     m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(static_cast<int>(strategy.schedule))));
     m_virtualStages->setValue(static_cast<int>(std::max<std::int64_t>(2, strategy.virtualStages)));
+    m_copies->setValue(strategy.type == StrategyKind::Pipeline ? static_cast<int>(strategy.dataParallel) : 1);
     // A strategy that splits nothing offers a pipeline's usual start: four micro-batches.
     m_microBatches->setValue(static_cast<int>(split ? strategy.microBatches : 4));
     m_clock->setCurrentIndex(std::max(0, m_clock->findData(static_cast<int>(config.clock))));
@@ -105,6 +113,7 @@ void PipelineOptions::applyTo(RunConfig& config, StrategyKind type) const {
         strategy.stages = m_stages->value();
         strategy.schedule = schedule();
         strategy.virtualStages = strategy.schedule == PipelineSchedule::Interleaved ? m_virtualStages->value() : 1;
+        strategy.dataParallel = m_copies->value();
     }
     config.clock = static_cast<ClockMode>(m_clock->currentData().toInt());
     strategy.devices = pipelineDevices(config);
@@ -122,11 +131,21 @@ void PipelineOptions::showFor(StrategyKind type, std::int64_t globalBatch) {
     const int p = pipeline ? m_stages->value() : 0;
     const int m = m_microBatches->value();
     const int v = interleaved ? m_virtualStages->value() : 1;
+    const int dp = pipeline ? m_copies->value() : 1;
+    const QString copies = countText(dp, tr("data-parallel copy"), tr("data-parallel copies"));
     QString problem;
-    if (globalBatch % m != 0)
-        problem = tr("%1 do not divide the global batch of %2 (Data).")
-                      .arg(countText(m, tr("micro-batch"), tr("micro-batches")))
-                      .arg(globalBatch);
+    if (static_cast<std::int64_t>(dp) * std::max(p, 1) > run_limits::kMaxReplicas)
+        problem = tr("%1 of %2 are %3 devices, more than %4.")
+                      .arg(copies, countText(p, tr("device"), tr("devices")))
+                      .arg(dp * p)
+                      .arg(run_limits::kMaxReplicas);
+    else if (globalBatch % (static_cast<std::int64_t>(dp) * m) != 0)
+        problem = dp == 1 ? tr("%1 do not divide the global batch of %2 (Data).")
+                                .arg(countText(m, tr("micro-batch"), tr("micro-batches")))
+                                .arg(globalBatch)
+                          : tr("%1 × %2 do not divide the global batch of %3 (Data).")
+                                .arg(copies, countText(m, tr("micro-batch"), tr("micro-batches")))
+                                .arg(globalBatch);
     else if (pipeline && interleaved && m % p != 0)
         problem = tr("The interleaved schedule runs micro-batches in groups of %1: use a multiple of it.").arg(p);
     if (!problem.isEmpty()) {
@@ -136,9 +155,16 @@ void PipelineOptions::showFor(StrategyKind type, std::int64_t globalBatch) {
     }
     m_bubble->setStyleSheet(QString());
     const QString batch =
-        tr("Global batch %1 = %2 of %3.")
-            .arg(globalBatch)
-            .arg(countText(m, tr("micro-batch"), tr("micro-batches")), countText(globalBatch / m, tr("sample"), tr("samples")));
+        dp == 1 ? tr("Global batch %1 = %2 of %3.")
+                      .arg(globalBatch)
+                      .arg(countText(m, tr("micro-batch"), tr("micro-batches")), countText(globalBatch / m, tr("sample"), tr("samples")))
+                : tr("Global batch %1 = %2 × %3 of %4 (devices cpu:0 – cpu:%5, copy c's stage devices cpu:c·%6 on; each stage's "
+                     "gradients all-reduced across the copies after the flush).")
+                      .arg(globalBatch)
+                      .arg(copies, countText(m, tr("micro-batch"), tr("micro-batches")),
+                           countText(globalBatch / (static_cast<std::int64_t>(dp) * m), tr("sample"), tr("samples")))
+                      .arg(dp * p - 1)
+                      .arg(p);
     if (!pipeline) {
         m_bubble->setText(batch + QLatin1Char(' ') +
                           tr("The devices run GPipe's order over the layers' placement: with one stage a device, the bubble is "

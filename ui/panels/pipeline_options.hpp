@@ -1,6 +1,6 @@
 #pragma once
-// The knobs of a split model in the Strategy page: for a pipeline its stages (devices), schedule
-// and virtual stages; for both pipeline and model_parallel the micro-batches and the clock; and
+// The knobs of a split model in the Strategy page: for a pipeline its stages (devices), schedule,
+// virtual stages and data-parallel copies; for both pipeline and model_parallel the micro-batches and the clock; and
 // the schedule's bubble formula for the current choice. Emits edited() on any change.
 #include <QWidget>
 
@@ -30,6 +30,7 @@ public:
     QSpinBox& microBatchesBox() const { return *m_microBatches; }
     QComboBox& scheduleBox() const { return *m_schedule; }
     QSpinBox& virtualStagesBox() const { return *m_virtualStages; }
+    QSpinBox& dataParallelBox() const { return *m_copies; }
     QComboBox& clockBox() const { return *m_clock; }
     QLabel& bubbleText() const { return *m_bubble; }
 
@@ -48,6 +49,7 @@ private:
     QComboBox* m_schedule;
     QLabel* m_virtualStagesTitle;
     QSpinBox* m_virtualStages;
+    QSpinBox* m_copies;  ///< data-parallel copies of the pipeline (dp)
     QComboBox* m_clock;
     QLabel* m_placement;
     QLabel* m_bubble;

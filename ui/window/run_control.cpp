@@ -418,9 +418,14 @@ void RunControl::updateStatus() {
                               countText(config.strategy.tensorParallel, tr("device"), tr("devices")), devicesSummary(config.strategy))
                    : tr("weights split over %1 on %2")
                          .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy)))
-        : splitModel ? tr("a model split over %1 on %2%3")
-                           .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy),
-                                config.clock == ClockMode::Virtual ? tr(" (virtual clock)") : QString())
+        : splitModel ? (config.strategy.dataParallel > 1 && config.strategy.type == StrategyKind::Pipeline
+                            ? tr("%1 of a model split over %2 on %3%4")
+                                  .arg(countText(config.strategy.dataParallel, tr("copy"), tr("copies")),
+                                       countText(config.strategy.stages, tr("device"), tr("devices")), devicesSummary(config.strategy),
+                                       config.clock == ClockMode::Virtual ? tr(" (virtual clock)") : QString())
+                            : tr("a model split over %1 on %2%3")
+                                  .arg(countText(replicas, tr("device"), tr("devices")), devicesSummary(config.strategy),
+                                       config.clock == ClockMode::Virtual ? tr(" (virtual clock)") : QString()))
                      : tr("%1 on %2").arg(countText(replicas, tr("replica"), tr("replicas")), devicesSummary(config.strategy));
     // Steady labels: a new text ten times a second repaints them without laying out the window.
     setSteadyText(*m_statusLabel, tr("step %1 · epoch %2 · %3 samples/s · %4 · %5 · %6")

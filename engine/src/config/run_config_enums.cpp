@@ -54,7 +54,9 @@ bool parseDeviceName(std::string_view text, DeviceName& device) {
 std::vector<DeviceName> pipelineDevices(const RunConfig& config) {
     std::vector<DeviceName> devices;
     if (config.strategy.type == StrategyKind::Pipeline) {
-        for (std::int64_t d = 0; d < config.strategy.stages; ++d) devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(d)});
+        // Data-parallel copy c's pipeline device d is cpu:c·p+d.
+        for (std::int64_t d = 0; d < config.strategy.stages * config.strategy.dataParallel; ++d)
+            devices.push_back(DeviceName{DeviceName::Kind::Cpu, static_cast<int>(d)});
     } else if (config.strategy.type == StrategyKind::ModelParallel) {
         for (const LayerConfig& layer : config.model.layers) {
             const DeviceName device = layer.device.value_or(DeviceName{});

@@ -230,8 +230,16 @@ void validatePipeline(const RunConfig& config, const std::string& file) {
     requireRange(file, "strategy.virtual_stages", strategy.virtualStages, 1, kMaxVirtualStages);
     if (strategy.tensorParallel != 1)
         fail(file, "strategy.tensor_parallel", "tensor parallelism is not available yet in this version (use 1)");
-    if (strategy.dataParallel != 1)
-        fail(file, "strategy.data_parallel", "data parallelism inside a pipeline is not available yet in this version (use 1)");
+    requireRange(file, "strategy.data_parallel", strategy.dataParallel, 1, kMaxReplicas / strategy.stages);
+    if (batch % (strategy.dataParallel * strategy.microBatches) != 0)
+        fail(file, "strategy.micro_batches",
+             "each of the " + std::to_string(strategy.dataParallel) + " data-parallel copies splits its " +
+                 std::to_string(batch / strategy.dataParallel) + " examples of data.global_batch_size (" + std::to_string(batch) +
+                 ") into micro_batches equal micro-batches: data_parallel x micro_batches must divide it" + got(strategy.microBatches));
+    if (strategy.schedule == PipelineSchedule::ZeroBubbleH1 && 3 * strategy.microBatches > 2 * kMaxPipelinePasses)
+        fail(file, "strategy.micro_batches",
+             "the zb-h1 schedule runs three passes a micro-batch (F, B and W): at most " + std::to_string(2 * kMaxPipelinePasses / 3) +
+                 " micro-batches (each pass is a span of the timeline)" + got(strategy.microBatches));
     if (strategy.schedule == PipelineSchedule::ZeroBubbleH1)
         for (std::size_t i = 0; i < config.model.layers.size(); ++i)
             if (!layerTypeOf(config.model.layers[i]).splitsBackward)

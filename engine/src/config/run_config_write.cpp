@@ -142,6 +142,7 @@ Json strategyJson(const StrategyConfig& strategy) {
         json["virtual_stages"] = strategy.virtualStages;
         json["tensor_parallel"] = strategy.tensorParallel;
         json["data_parallel"] = strategy.dataParallel;
+        if (strategy.dataParallel > 1) json["cross_device_ops"] = configName(strategy.crossDeviceOps);
         return json;
     }
     if (strategy.type == StrategyKind::ModelParallel) {  // the devices are the layers' (pipelineDevices)
@@ -235,7 +236,6 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
         const StrategyConfig kept = strategy;
         strategy = strategyDefaults;
         strategy.type = kept.type;
-        strategy.devices = pipelineDevices(used);
         strategy.microBatches = kept.microBatches;
         if (kept.type == StrategyKind::Pipeline) {
             strategy.stages = kept.stages;
@@ -243,7 +243,9 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
             strategy.virtualStages = kept.virtualStages;
             strategy.tensorParallel = kept.tensorParallel;
             strategy.dataParallel = kept.dataParallel;
+            if (kept.dataParallel > 1) strategy.crossDeviceOps = kept.crossDeviceOps;  // only copies all-reduce
         }
+        strategy.devices = pipelineDevices(used);  // from the stages and copies just kept
     } else if (strategy.type == StrategyKind::TensorParallel) {
         const StrategyConfig kept = strategy;
         strategy = strategyDefaults;

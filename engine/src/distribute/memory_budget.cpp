@@ -13,7 +13,8 @@ bool splitsTheModel(const StrategyConfig& strategy) {
 }
 
 std::int64_t modelCopies(const StrategyConfig& strategy) {
-    if (splitsTheModel(strategy)) return 1;  // each device holds its layers of the one copy
+    // Each device of a split model holds its layers of its data-parallel copy's variables.
+    if (splitsTheModel(strategy) || strategy.type == StrategyKind::TensorParallel) return strategy.dataParallel;
     if (strategy.type != StrategyKind::ParameterServer) return strategy.replicaCount();
     return strategy.workers * strategy.replicasPerWorker + 1;  // the servers together hold one more copy
 }
@@ -28,14 +29,15 @@ std::string gib(std::uint64_t bytes) {
 }  // namespace
 
 std::uint64_t estimatedTrainingBytes(const RunConfig& config, const Model::Footprint& model) {
-    if (config.strategy.type == StrategyKind::TensorParallel)  // every device computes the whole batch, at most at full width
-        return static_cast<std::uint64_t>(model.parameters) * 16 * 2 + static_cast<std::uint64_t>(config.strategy.tensorParallel) *
-                                                                           static_cast<std::uint64_t>(config.data.globalBatchSize) *
-                                                                           static_cast<std::uint64_t>(model.activationWidth) * 12;
     const auto copies = static_cast<std::uint64_t>(modelCopies(config.strategy));
-    // A pipeline may hold every micro-batch's activations at once (GPipe): the whole batch.
-    const auto replicas =
-        static_cast<std::uint64_t>(splitsTheModel(config.strategy) ? 1 : std::max<std::int64_t>(1, config.strategy.replicaCount()));
+    if (config.strategy.type == StrategyKind::TensorParallel)  // every device computes its copy's shard, at most at full width
+        return copies * (static_cast<std::uint64_t>(model.parameters) * 16 * 2 +
+                         static_cast<std::uint64_t>(config.strategy.tensorParallel) *
+                             static_cast<std::uint64_t>(config.data.globalBatchSize / config.strategy.dataParallel) *
+                             static_cast<std::uint64_t>(model.activationWidth) * 12);
+    // A pipeline copy may hold every micro-batch of its shard's activations at once (GPipe).
+    const auto replicas = static_cast<std::uint64_t>(
+        splitsTheModel(config.strategy) ? config.strategy.dataParallel : std::max<std::int64_t>(1, config.strategy.replicaCount()));
     const std::uint64_t microBatch = static_cast<std::uint64_t>(config.data.globalBatchSize) / replicas;
     const std::uint64_t perCopy =
         static_cast<std::uint64_t>(model.parameters) * 16 + microBatch * static_cast<std::uint64_t>(model.activationWidth) * 12;

@@ -7,6 +7,11 @@
 // accumulate over the micro-batches (synchronous flush), then each device applies the optimizer
 // to its own layers' parameters: the update one device computes for the whole batch.
 //
+// With data_parallel dp > 1 (a pipeline only), dp copies of the pipeline each run the schedule on
+// their shard of the batch with variables and an optimizer of their own; after the flush, device d
+// of every copy all-reduces its stages' gradients with device d of the others (one in-process group
+// per pipeline device), then each applies the same update.
+//
 // On the virtual clock (`"clock": "virtual"`), the devices compute one at a time, so each pass is
 // timed alone whatever the cores, and the step's spans are placed afterwards by simulatePipeline
 // from those durations and the schedule's dependencies: the timeline of p devices with a core
@@ -17,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "distlab/comm/in_process_group.hpp"
 #include "distlab/distribute/pipeline_placement.hpp"
 #include "distlab/distribute/replica_pool.hpp"
 #include "distlab/distribute/trainer.hpp"
@@ -39,16 +45,16 @@ public:
     float learningRate() const override { return m_learningRate.load(std::memory_order_relaxed); }
     const RunConfig& config() const override { return m_config; }
     const DataSplit& data() const override { return m_data; }
-    /// A lane per device.
-    int replicaCount() const override { return m_placement.devices; }
-    /// The one copy of the variables, whatever the lane: each device holds its stages' layers of it.
-    Model& replicaModel(int /*replica*/) override { return *m_model; }
-    const Model& replicaModel(int /*replica*/) const override { return *m_model; }
-    int optimizerCount() const override { return 1; }
-    Optimizer& replicaOptimizer(int /*index*/) override { return *m_optimizer; }
-    /// Nothing to copy: there is one copy.
-    void broadcastParameters() override {}
-    /// Each watched value is reported on the lane of the device that holds it, NaN on the others.
+    /// A lane per device: copy c's pipeline device d is lane c·p + d.
+    int replicaCount() const override { return static_cast<int>(m_devices.size()); }
+    /// The variables of the lane's data-parallel copy: each of its devices holds its stages' layers of them.
+    Model& replicaModel(int replica) override;
+    const Model& replicaModel(int replica) const override;
+    int optimizerCount() const override { return static_cast<int>(m_copies.size()); }
+    Optimizer& replicaOptimizer(int index) override;
+    /// Every data-parallel copy takes copy 0's variables and optimizer state (nothing to do for one).
+    void broadcastParameters() override;
+    /// Each watched value is reported on the lanes of the devices that hold it, NaN on the others.
     void setWatched(std::span<const std::int64_t> flatIndices) override;
     GradientAggregationStats gradientAggregation() const override;
     std::int64_t stepsDone() const override { return m_stepsDone; }
@@ -56,6 +62,7 @@ public:
     void restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) override;
     std::int64_t clockNs() const override;
 
+    /// One data-parallel copy's placement (every copy's is the same).
     const PipelinePlacement& placement() const { return m_placement; }
 
 private:
@@ -66,11 +73,14 @@ private:
         std::atomic<std::uint32_t> posted{0};
     };
     struct Device;
+    struct Copy;
 
-    void runDevice(int device);
-    void forward(int stage, int micro);
+    void runDevice(int lane);
+    void forward(Copy& copy, int stage, int micro);
     /// A whole backward, or (zero-bubble schedules) its input-gradient half B or its weight half W.
-    void backward(int stage, int micro, PassKind kind);
+    void backward(Copy& copy, int stage, int micro, PassKind kind);
+    /// Sums device `self`'s stages' gradients with the same device of the other copies.
+    void reduceAcrossCopies(Device& self);
     /// Copies `values` into `handover` for the receiving stage and tells it; returns the bytes.
     std::int64_t post(ConstTensorView values, Handover& handover);
     /// Waits until `handover` holds this step's values (throws CollectiveAborted on an abort).
@@ -82,31 +92,23 @@ private:
     std::optional<std::unique_lock<std::mutex>> computeAlone();
     /// Places the step's passes on the virtual clock from their durations (the spans' lengths).
     void placeOnVirtualClock(std::int64_t stepStart);
-    Handover& activation(int stage, int micro);  ///< stage `stage`'s input from stage − 1
-    Handover& gradient(int stage, int micro);    ///< stage `stage`'s output gradient from stage + 1
+    static Handover& activation(Copy& copy, int stage, int micro);  ///< stage `stage`'s input from stage − 1
+    static Handover& gradient(Copy& copy, int stage, int micro);    ///< stage `stage`'s output gradient from stage + 1
     std::pair<std::int64_t, std::int64_t> parameterRange(int stage) const;
+    Copy& copyOfLane(int lane) const;
 
     RunConfig m_config;
     DataSplit m_data;
     LossFunction m_loss;
     BatchSampler m_sampler;
     std::int64_t m_clockOriginNs;
-    std::unique_ptr<Model> m_model;
-    std::unique_ptr<Optimizer> m_optimizer;
+    std::vector<std::unique_ptr<Copy>> m_copies;  ///< the data-parallel copies (one without data_parallel)
     PipelinePlacement m_placement;
     std::vector<std::vector<PipelinePass>> m_orders;
     std::vector<std::vector<int>> m_stageOfChunk;  ///< [device][chunk]
     int m_microBatches = 1;
-    std::vector<ModelContext> m_contexts;  ///< one a micro-batch: every layer's activations
-    // Stage boundaries: [boundary b between stage b and b + 1][micro-batch].
-    std::vector<std::unique_ptr<Handover[]>> m_activations;
-    std::vector<std::unique_ptr<Handover[]>> m_gradients;
-    std::vector<Tensor> m_inputs;               ///< the first stage's gathered micro-batches (where not read in place)
-    std::vector<ConstTensorView> m_inputViews;  ///< each micro-batch's input, for the first layer's backward
-    std::vector<BatchTargets> m_targets;        ///< the last stage's
-    std::vector<Tensor> m_lossGrads;            ///< the last stage's d(loss)/d(output), scaled by 1/G
-    std::vector<LossStats> m_microLoss;         ///< each micro-batch's loss, on the last stage
-    std::vector<std::unique_ptr<Device>> m_devices;
+    std::vector<std::unique_ptr<InProcessGroup>> m_dataGroups;  ///< per pipeline device: its dp copies (dp > 1)
+    std::vector<std::unique_ptr<Device>> m_devices;             ///< per lane
     std::unique_ptr<ReplicaPool> m_pool;
     std::atomic<bool> m_aborted{false};
     bool m_virtualClock = false;

@@ -6,6 +6,7 @@
 
 #include "distlab/telemetry/phase_split.hpp"
 #include "distlab/tensor/reductions.hpp"
+#include "distribute/copy_state.hpp"
 #include "distribute/model_evaluation.hpp"
 #include "model/dense_kernels.hpp"
 
@@ -110,14 +111,9 @@ void TensorParallelTrainer::setWatched(std::span<const std::int64_t> flatIndices
 
 void TensorParallelTrainer::broadcastParameters() {
     // Every copy takes copy 0's variables and slots, as a mirrored run's replicas take replica 0's.
-    for (int c = 1; c < m_dp; ++c) {
-        const std::span<const float> values = m_models.front()->store().values();
-        std::copy(values.begin(), values.end(), m_models[static_cast<std::size_t>(c)]->store().values().begin());
-        Optimizer& from = *m_optimizers.front();
-        Optimizer& to = *m_optimizers[static_cast<std::size_t>(c)];
-        for (std::size_t s = 0; s < from.slotNames().size(); ++s) std::ranges::copy(from.slot(s), to.slot(s).begin());
-        to.setIterations(from.iterations());
-    }
+    for (int c = 1; c < m_dp; ++c)
+        copyTrainingState(*m_models.front(), *m_optimizers.front(), *m_models[static_cast<std::size_t>(c)],
+                          *m_optimizers[static_cast<std::size_t>(c)]);
 }
 
 const Tensor& TensorParallelTrainer::predict(const Tensor& input) { return m_models.front()->forward(input, m_evaluation->context); }

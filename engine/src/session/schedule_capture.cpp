@@ -24,12 +24,13 @@ ScheduleCapture::ScheduleCapture(const Trainer& trainer, std::optional<double> t
     for (const DeviceName& device : config.strategy.devices) m_shape.devices.push_back(device.toString());
     m_shape.theory = theory;
     const StrategyConfig& strategy = config.strategy;
-    for (int d = 0; d < static_cast<int>(m_shape.devices.size()); ++d) {
+    for (int lane = 0; lane < static_cast<int>(m_shape.devices.size()); ++lane) {
         std::optional<int> rule;
-        if (strategy.type == StrategyKind::Pipeline)
+        if (strategy.type == StrategyKind::Pipeline)  // each data-parallel copy's device d is lane c·p + d
             rule = theoreticalPeakMicroBatches(
                 strategy.schedule,
-                PipelineShape{static_cast<int>(strategy.stages), m_shape.microBatches, static_cast<int>(strategy.virtualStages)}, d);
+                PipelineShape{static_cast<int>(strategy.stages), m_shape.microBatches, static_cast<int>(strategy.virtualStages)},
+                lane % static_cast<int>(strategy.stages));
         m_shape.activationTheory.push_back(rule.value_or(-1));
     }
 }

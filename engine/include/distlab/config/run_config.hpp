@@ -170,8 +170,8 @@ struct StrategyConfig {
     std::int64_t microBatches = 1;  ///< m: micro-batches of the global batch a step
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     std::int64_t virtualStages = 1;   ///< v: model chunks a device (interleaved)
-    std::int64_t tensorParallel = 1;  ///< tp: tensor_parallel's devices (a pipeline's: only 1 in this version)
-    std::int64_t dataParallel = 1;    ///< dp (only 1 in this version)
+    std::int64_t tensorParallel = 1;  ///< tp: tensor_parallel's devices a copy (a pipeline's: only 1 in this version)
+    std::int64_t dataParallel = 1;    ///< dp: tensor_parallel's and a pipeline's data-parallel copies
 
     /// Replicas (devices) that compute in step in this process; for parameter_server, the workers
     /// (telemetry lanes); for multi_worker_mirrored, one worker's local replicas.
@@ -222,8 +222,8 @@ struct RunConfig {
     }
 };
 
-/// The devices of a pipeline or model_parallel run, one telemetry lane each: cpu:0 .. cpu:p−1 for
-/// a pipeline of p stages; for model_parallel, each device a layer names (cpu:0 for a layer that
+/// The devices of a pipeline or model_parallel run, one telemetry lane each: cpu:0 .. cpu:dp·p−1
+/// for a pipeline of p stages and dp data-parallel copies (copy c's device d is cpu:c·p+d); for model_parallel, each device a layer names (cpu:0 for a layer that
 /// names none), in order of kind and index. Empty for the other strategies.
 std::vector<DeviceName> pipelineDevices(const RunConfig& config);
 
