@@ -148,6 +148,16 @@ private slots:
         const auto schedule = window.controller().schedule();
         QCOMPARE(schedule->lanes.size(), std::size_t{4});                                // each copy's two devices
         for (const auto& lane : schedule->lanes) QCOMPARE(lane.size(), std::size_t{8});  // 4 forwards, 4 backwards
+        // The formula is one copy's: p = 2, m = 4, 1/5 (worked by hand).
+        QVERIFY2(bubbleFormulaText(*schedule).contains(QStringLiteral("= 1/5 = 20.0 %")), qPrintable(bubbleFormulaText(*schedule)));
+        // The copies' all-reduces are counted per device, not stepped through (they are among a device's copies).
+        window.views().setCurrentWidget(&window.communicationView());
+        window.controller().tick();
+        CommunicationView& communication = window.communicationView();
+        QVERIFY2(communication.capturer().refusal().contains(QStringLiteral("A pipeline's copies all-reduce each stage's gradients")),
+                 qPrintable(communication.capturer().refusal()));
+        QVERIFY(!communication.diagram().isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(communication.stats().lastBytesSent(3) > 0, kLoadTimeoutMs);
     }
 
     void tensorParallelPickedInTheSetUpSaysHowTheModelSplitsAndTrains() {

@@ -68,6 +68,12 @@ QString CommCapture::refusal() const {
             "Tensor parallelism all-reduces no gradient: each step sums the row-split layers' partial outputs and the "
             "column-split layers' input gradients, buffers of their own sizes. The charts and tables below count them; "
             "stepping through one is not available yet.");
+    if (strategy.type == StrategyKind::Pipeline || strategy.type == StrategyKind::ModelParallel)
+        return strategy.dataParallel > 1
+                   ? tr("A pipeline's copies all-reduce each stage's gradients among the same device of every copy, not among "
+                        "all the devices: the charts and tables below count them; stepping through one is not available yet.")
+                   : tr("A split model hands activations and their gradients between stages; with one copy of the variables "
+                        "it all-reduces nothing (the Schedule tab shows the hand-overs).");
     if (strategy.replicaCount() < 2) return tr("One device has nothing to reduce: choose Mirrored with 2 or more devices.");
     if (strategy.replicaCount() > AllReduceCapture::kMaxRanks)
         return tr("The view follows at most %1 devices.").arg(AllReduceCapture::kMaxRanks);

@@ -146,6 +146,8 @@ void PipelineOptions::showFor(StrategyKind type, std::int64_t globalBatch) {
                           : tr("%1 × %2 do not divide the global batch of %3 (Data).")
                                 .arg(copies, countText(m, tr("micro-batch"), tr("micro-batches")))
                                 .arg(globalBatch);
+    else if (pipeline && schedule() == PipelineSchedule::ZeroBubbleH1 && 3 * m > 2 * run_limits::kMaxPipelinePasses)
+        problem = tr("ZB-H1 runs three passes a micro-batch: at most %1 micro-batches.").arg(2 * run_limits::kMaxPipelinePasses / 3);
     else if (pipeline && interleaved && m % p != 0)
         problem = tr("The interleaved schedule runs micro-batches in groups of %1: use a multiple of it.").arg(p);
     if (!problem.isEmpty()) {
@@ -158,8 +160,8 @@ void PipelineOptions::showFor(StrategyKind type, std::int64_t globalBatch) {
         dp == 1 ? tr("Global batch %1 = %2 of %3.")
                       .arg(globalBatch)
                       .arg(countText(m, tr("micro-batch"), tr("micro-batches")), countText(globalBatch / m, tr("sample"), tr("samples")))
-                : tr("Global batch %1 = %2 × %3 of %4 (devices cpu:0 – cpu:%5, copy c's stage devices cpu:c·%6 on; each stage's "
-                     "gradients all-reduced across the copies after the flush).")
+                : tr("Global batch %1 = %2 × %3 of %4 (devices cpu:0 – cpu:%5: copy c's device d is cpu:c·%6+d; each stage's "
+                     "gradients are all-reduced across the copies after the flush).")
                       .arg(globalBatch)
                       .arg(copies, countText(m, tr("micro-batch"), tr("micro-batches")),
                            countText(globalBatch / (static_cast<std::int64_t>(dp) * m), tr("sample"), tr("samples")))

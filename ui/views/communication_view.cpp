@@ -210,11 +210,13 @@ CommunicationView::CommunicationView(SessionController& controller, QWidget* par
     connect(&controller, &SessionController::runReplaced, this, [this] {
         m_stats.reset();
         m_autoCaptureTried = false;
-        // A cluster's all-reduce crosses processes, and tensor parallelism's are not the gradient:
-        // the step-through is of gradient all-reduces on this machine's threads (CommCapture::refusal
-        // says so in its place).
+        // A cluster's all-reduce crosses processes, tensor parallelism's are not the gradient, and a
+        // split model's are among a device's copies, not its lanes: the step-through is of gradient
+        // all-reduces among every lane on this machine's threads (CommCapture::refusal says so in its place).
         const bool cluster = this->controller().cluster() != nullptr;
-        const bool showsStepThrough = !cluster && this->controller().config().strategy.type != StrategyKind::TensorParallel;
+        const StrategyKind type = this->controller().config().strategy.type;
+        const bool showsStepThrough =
+            !cluster && type != StrategyKind::TensorParallel && type != StrategyKind::Pipeline && type != StrategyKind::ModelParallel;
         for (QWidget* control :
              std::initializer_list<QWidget*>{m_captureButton, m_first, m_back, m_playButton, m_forward, m_slider, m_stepThrough})
             control->setVisible(showsStepThrough);

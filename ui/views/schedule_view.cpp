@@ -1,5 +1,7 @@
 #include "views/schedule_view.hpp"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,7 +20,7 @@ QString percent(double share) { return QStringLiteral("%1 %").arg(share * 100.0,
 
 QString bubbleFormulaText(const ScheduleSnapshot& schedule) {
     if (!schedule.theory) return ScheduleView::tr("no closed form: a device holds several stages of a model_parallel run");
-    const auto p = static_cast<int>(schedule.lanes.size());
+    const int p = static_cast<int>(schedule.lanes.size()) / std::max(1, schedule.copies);  // one copy's devices
     const int m = schedule.microBatches;
     const int v = p > 0 ? schedule.stages / p : 1;
     const bool interleaved = schedule.schedule == "interleaved";
@@ -129,9 +131,12 @@ bool ScheduleView::refresh() {
         return false;
     }
     const ScheduleSnapshot& schedule = *latest;
-    m_title->setText(tr("<b>%1</b> · %2 devices · %3 stages · %4 micro-batches a step")
-                         .arg(QString::fromStdString(schedule.schedule).toUpper())
-                         .arg(schedule.lanes.size())
+    const QString devices =
+        schedule.copies > 1
+            ? tr("%1 data-parallel copies × %2 devices").arg(schedule.copies).arg(static_cast<int>(schedule.lanes.size()) / schedule.copies)
+            : tr("%1 devices").arg(schedule.lanes.size());
+    m_title->setText(tr("<b>%1</b> · %2 · %3 stages · %4 micro-batches a step")
+                         .arg(QString::fromStdString(schedule.schedule).toUpper(), devices)
                          .arg(schedule.stages)
                          .arg(schedule.microBatches));
     showBubbles(schedule);

@@ -21,6 +21,7 @@ ScheduleCapture::ScheduleCapture(const Trainer& trainer, std::optional<double> t
     m_shape.virtualClock = config.clock == ClockMode::Virtual;
     m_shape.schedule = configName(config.strategy.type == StrategyKind::Pipeline ? config.strategy.schedule : PipelineSchedule::GPipe);
     m_shape.microBatches = static_cast<int>(config.strategy.microBatches);
+    if (config.strategy.type == StrategyKind::Pipeline) m_shape.copies = static_cast<int>(config.strategy.dataParallel);
     for (const DeviceName& device : config.strategy.devices) m_shape.devices.push_back(device.toString());
     m_shape.theory = theory;
     const StrategyConfig& strategy = config.strategy;

@@ -26,6 +26,7 @@ struct ScheduleSnapshot {
     std::string schedule;  ///< "gpipe", "1f1b", "interleaved"; "gpipe" for model_parallel
     int microBatches = 1;
     int stages = 1;
+    int copies = 1;                                ///< data-parallel copies of the pipeline: copy c's device d is lane c·p + d
     std::vector<std::string> devices;              ///< "cpu:0", ... a lane each
     std::vector<std::vector<ScheduleCell>> lanes;  ///< each device's passes, in time order
     std::int64_t beginNs = 0;                      ///< the step's first pass begins
