@@ -132,6 +132,7 @@ private slots:
         QVERIFY2(pipeline.bubbleText().text().contains(QStringLiteral("3 data-parallel copies × 4 micro-batches do not divide")),
                  qPrintable(pipeline.bubbleText().text()));
         pipeline.dataParallelBox().setValue(2);
+        pipeline.balanceBox().setCurrentIndex(pipeline.balanceBox().findData(static_cast<int>(StageBalance::Measured)));
         QVERIFY2(pipeline.bubbleText().text().contains(QStringLiteral("Global batch 32 = 2 data-parallel copies × 4 micro-batches of 4 "
                                                                       "samples (devices cpu:0 – cpu:3")),
                  qPrintable(pipeline.bubbleText().text()));
@@ -141,6 +142,7 @@ private slots:
         const RunConfig config = window.controller().config();
         QVERIFY(validateRunConfig(config, "app"));
         QCOMPARE(config.strategy.devices.size(), std::size_t{4});
+        QCOMPARE(config.strategy.balance, StageBalance::Measured);
         QVERIFY2(window.statusText().contains(QStringLiteral("2 copies of a model split over 2 devices on cpu:0–3")),
                  qPrintable(window.statusText()));
         window.stepAction()->trigger();

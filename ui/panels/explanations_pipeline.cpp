@@ -42,6 +42,13 @@ void addPipelineExplanations(QHash<QString, Explanation>& t) {
         "<p>The devices of the pipeline, cpu:0 … cpu:p−1, each holding a stage of consecutive layers (v stages with "
         "the interleaved schedule). Layers with no stage of their own are balanced so that the costliest stage "
         "(multiply-accumulates) costs as little as it can: the slowest stage sets the pace.</p>");
+    add("strategy.balance", "Balance stages",
+        "<p>How the layers are cut into stages where no layer names its stage (the Model page's Stage column on "
+        "Auto). <b>By multiply-accumulates</b>: each layer's weights times its inputs, the same on every machine. "
+        "<b>By measured time</b>: each layer's forward and backward timed on this machine at the run's micro-batch "
+        "size when the run starts, so costs the count misses (a GELU over wide outputs, a first layer that needs no "
+        "input gradient, thin products held back by memory) are weighed too; the split may differ from run to run. "
+        "Either way the costliest stage is made as cheap as it can be, and the weights are the same.</p>");
     add("strategy.micro_batches", "Micro-batches",
         "<p>How many pieces each step's global batch is cut into (equal ones: they must divide the batch). Each "
         "goes through every stage; the bubble is (p − 1)/(m + p − 1) of the step for GPipe and 1F1B, so more "

@@ -35,6 +35,11 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     setCountSuffix(*m_virtualStages, tr("chunk a device"), tr("chunks a device"));
     setExplainKey(m_virtualStages, QStringLiteral("strategy.virtual_stages"));
     m_virtualStagesTitle = new QLabel(tr("Virtual stages"), m_pipelineOnly);
+    m_balance = new QComboBox(m_pipelineOnly);
+    m_balance->setObjectName(QStringLiteral("pipelineBalanceBox"));
+    m_balance->addItem(tr("By multiply-accumulates"), static_cast<int>(StageBalance::MultiplyAccumulates));
+    m_balance->addItem(tr("By measured time"), static_cast<int>(StageBalance::Measured));
+    setExplainKey(m_balance, QStringLiteral("strategy.balance"));
     m_copies = new QSpinBox(m_pipelineOnly);
     m_copies->setObjectName(QStringLiteral("pipelineDataParallelBox"));
     m_copies->setRange(1, static_cast<int>(run_limits::kMaxReplicas));
@@ -47,6 +52,7 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     pipelineForm->addRow(tr("Schedule"), m_schedule);
     pipelineForm->addRow(m_virtualStagesTitle, m_virtualStages);
     pipelineForm->addRow(tr("Data-parallel (dp)"), m_copies);
+    pipelineForm->addRow(tr("Balance stages"), m_balance);
 
     m_microBatches = new QSpinBox(this);
     m_microBatches->setObjectName(QStringLiteral("pipelineMicroBatchesBox"));
@@ -84,6 +90,7 @@ PipelineOptions::PipelineOptions(QWidget* parent) : QWidget(parent) {
     connect(m_schedule, &QComboBox::currentIndexChanged, this, changed);
     connect(m_virtualStages, &QSpinBox::valueChanged, this, changed);
     connect(m_copies, &QSpinBox::valueChanged, this, changed);
+    connect(m_balance, &QComboBox::currentIndexChanged, this, changed);
     connect(m_microBatches, &QSpinBox::valueChanged, this, changed);
     connect(m_clock, &QComboBox::currentIndexChanged, this, changed);
 }
@@ -99,6 +106,7 @@ void PipelineOptions::setConfig(const RunConfig& config) {
     m_schedule->setCurrentIndex(std::max(0, m_schedule->findData(static_cast<int>(strategy.schedule))));
     m_virtualStages->setValue(static_cast<int>(std::max<std::int64_t>(2, strategy.virtualStages)));
     m_copies->setValue(strategy.type == StrategyKind::Pipeline ? static_cast<int>(strategy.dataParallel) : 1);
+    m_balance->setCurrentIndex(std::max(0, m_balance->findData(static_cast<int>(strategy.balance))));
     // A strategy that splits nothing offers a pipeline's usual start: four micro-batches.
     m_microBatches->setValue(static_cast<int>(split ? strategy.microBatches : 4));
     m_clock->setCurrentIndex(std::max(0, m_clock->findData(static_cast<int>(config.clock))));
@@ -114,6 +122,7 @@ void PipelineOptions::applyTo(RunConfig& config, StrategyKind type) const {
         strategy.schedule = schedule();
         strategy.virtualStages = strategy.schedule == PipelineSchedule::Interleaved ? m_virtualStages->value() : 1;
         strategy.dataParallel = m_copies->value();
+        strategy.balance = static_cast<StageBalance>(m_balance->currentData().toInt());
     }
     config.clock = static_cast<ClockMode>(m_clock->currentData().toInt());
     strategy.devices = pipelineDevices(config);

@@ -1,7 +1,7 @@
 #pragma once
 // The knobs of a split model in the Strategy page: for a pipeline its stages (devices), schedule,
-// virtual stages and data-parallel copies; for both pipeline and model_parallel the micro-batches and the clock; and
-// the schedule's bubble formula for the current choice. Emits edited() on any change.
+// virtual stages, data-parallel copies and how stages are balanced; for both pipeline and model_parallel the micro-batches and the clock;
+// and the schedule's bubble formula for the current choice. Emits edited() on any change.
 #include <QWidget>
 
 #include <distlab/config/run_config.hpp>
@@ -31,6 +31,7 @@ public:
     QComboBox& scheduleBox() const { return *m_schedule; }
     QSpinBox& virtualStagesBox() const { return *m_virtualStages; }
     QSpinBox& dataParallelBox() const { return *m_copies; }
+    QComboBox& balanceBox() const { return *m_balance; }
     QComboBox& clockBox() const { return *m_clock; }
     QLabel& bubbleText() const { return *m_bubble; }
 
@@ -49,7 +50,8 @@ private:
     QComboBox* m_schedule;
     QLabel* m_virtualStagesTitle;
     QSpinBox* m_virtualStages;
-    QSpinBox* m_copies;  ///< data-parallel copies of the pipeline (dp)
+    QSpinBox* m_copies;    ///< data-parallel copies of the pipeline (dp)
+    QComboBox* m_balance;  ///< how stages no layer names are balanced
     QComboBox* m_clock;
     QLabel* m_placement;
     QLabel* m_bubble;

@@ -64,6 +64,8 @@ inline constexpr std::array<EnumName<CrossDeviceOps>, 5> kCrossDeviceOpsNames{
      {CrossDeviceOps::Tree, "tree"}}};
 inline constexpr std::array<EnumName<CollectiveImplementation>, 2> kCollectiveImplementationNames{
     {{CollectiveImplementation::Auto, "auto"}, {CollectiveImplementation::Ring, "ring"}}};
+inline constexpr std::array<EnumName<StageBalance>, 2> kStageBalanceNames{
+    {{StageBalance::MultiplyAccumulates, "multiply_accumulates"}, {StageBalance::Measured, "measured"}}};
 inline constexpr std::array<EnumName<ClockMode>, 2> kClockNames{{{ClockMode::Wall, "wall"}, {ClockMode::Virtual, "virtual"}}};
 inline constexpr std::array<EnumName<Precision>, 3> kPrecisionNames{
     {{Precision::Float32, "float32"}, {Precision::MixedFloat16, "mixed_float16"}, {Precision::MixedBfloat16, "mixed_bfloat16"}}};

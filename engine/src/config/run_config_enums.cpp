@@ -20,6 +20,7 @@ const char* configName(CrossDeviceOps value) { return nameOf(kCrossDeviceOpsName
 const char* configName(Precision value) { return nameOf(kPrecisionNames, value); }
 const char* configName(PipelineSchedule value) { return nameOf(kPipelineScheduleNames, value); }
 const char* configName(ClockMode value) { return nameOf(kClockNames, value); }
+const char* configName(StageBalance value) { return nameOf(kStageBalanceNames, value); }
 
 bool fromString(std::string_view text, Activation& value) { return valueOf(kActivationNames, text, value); }
 bool fromString(std::string_view text, LossKind& value) { return valueOf(kLossNames, text, value); }

@@ -192,8 +192,8 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
         // The devices come from the stages or the layers (pipelineDevices, once the model is read).
         const bool pipeline = strategy.type == StrategyKind::Pipeline;
         if (pipeline)
-            reader.allowOnly(
-                {"type", "stages", "micro_batches", "schedule", "virtual_stages", "tensor_parallel", "data_parallel", "cross_device_ops"});
+            reader.allowOnly({"type", "stages", "micro_batches", "schedule", "virtual_stages", "tensor_parallel", "data_parallel",
+                              "cross_device_ops", "balance"});
         else
             reader.allowOnly({"type", "micro_batches"});
         strategy.stages = reader.integer("stages", strategy.stages);
@@ -205,6 +205,7 @@ StrategyConfig parseStrategy(const ObjectReader& reader) {
         strategy.dataParallel = reader.integer("data_parallel", strategy.dataParallel);
         // How the data-parallel copies all-reduce each stage's gradients.
         if (pipeline) strategy.crossDeviceOps = reader.choice("cross_device_ops", strategy.crossDeviceOps, kCrossDeviceOpsNames);
+        if (pipeline) strategy.balance = reader.choice("balance", strategy.balance, kStageBalanceNames);
         return strategy;
     } else if (strategy.type == StrategyKind::TensorParallel) {
         // Its devices are cpu:0 .. cpu:dp·tp-1: copy c's tensor-parallel rank d is cpu:c·tp+d.

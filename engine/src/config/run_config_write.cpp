@@ -143,6 +143,7 @@ Json strategyJson(const StrategyConfig& strategy) {
         json["tensor_parallel"] = strategy.tensorParallel;
         json["data_parallel"] = strategy.dataParallel;
         if (strategy.dataParallel > 1) json["cross_device_ops"] = configName(strategy.crossDeviceOps);
+        if (strategy.balance != StageBalance::MultiplyAccumulates) json["balance"] = configName(strategy.balance);
         return json;
     }
     if (strategy.type == StrategyKind::ModelParallel) {  // the devices are the layers' (pipelineDevices)
@@ -244,6 +245,7 @@ RunConfig withUnusedKeysReset(const RunConfig& config) {
             strategy.tensorParallel = kept.tensorParallel;
             strategy.dataParallel = kept.dataParallel;
             if (kept.dataParallel > 1) strategy.crossDeviceOps = kept.crossDeviceOps;  // only copies all-reduce
+            strategy.balance = kept.balance;
         }
         strategy.devices = pipelineDevices(used);  // from the stages and copies just kept
     } else if (strategy.type == StrategyKind::TensorParallel) {

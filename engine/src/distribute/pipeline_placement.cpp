@@ -1,8 +1,13 @@
 #include "distlab/distribute/pipeline_placement.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+
+#include "distlab/core/rng.hpp"
+#include "model/layer_timing.hpp"
 
 namespace distlab {
 
@@ -91,6 +96,27 @@ PipelinePlacement placeLayers(const RunConfig& config, const Model& model) {
     std::vector<double> costs;
     for (const auto& layer : model.layers()) costs.push_back(static_cast<double>(layer->weightCount()));
     return placeLayers(config, costs);
+}
+
+std::vector<double> measureLayerCosts(const ModelConfig& config, std::int64_t features, std::int64_t rows, int threads) {
+    const int previousThreads = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Model model(config, features);
+    model.initialize(config.init, 0);
+    ModelContext context = model.makeContext();
+    Tensor input({rows, features});
+    Rng rng(1);
+    for (std::int64_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(rng.normal());
+    const Tensor& output = model.forward(input, context);
+    // Any output gradient times the same: a product's time does not depend on the values.
+    Tensor gradOutput({output.rows(), output.cols()});
+    std::fill_n(gradOutput.data(), gradOutput.size(), 1.0f / static_cast<float>(rows));
+    const auto nothing = [] {};
+    std::vector<double> costs = timeLayerForwards(model, input, context, nothing);
+    const std::vector<double> backward = timeLayerBackwards(model, input, gradOutput, context, nothing);
+    for (std::size_t i = 0; i < costs.size(); ++i) costs[i] += backward[i];
+    omp_set_num_threads(previousThreads);
+    return costs;
 }
 
 Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& config, const PipelinePlacement& placement) {

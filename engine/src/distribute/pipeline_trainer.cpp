@@ -71,7 +71,15 @@ PipelineTrainer::PipelineTrainer(const RunConfig& config, DataSplit data)
         m_copies.push_back(std::move(copy));
     }
     const Model& model = *m_copies.front()->model;
-    m_placement = placeLayers(config, model);
+    const auto lanes = static_cast<int>(pipelineDevices(config).size());  // every copy's devices
+    if (config.strategy.balance == StageBalance::Measured && config.model.layers.front().stage < 0) {
+        // Timed at the run's micro-batch, with a device's threads, before any device thread runs.
+        const std::int64_t rows = config.data.globalBatchSize / (dp * config.strategy.microBatches);
+        m_placement =
+            placeLayers(config, measureLayerCosts(config.model, m_data.train.features, rows, threadsPerReplica(config.threads, lanes)));
+    } else {
+        m_placement = placeLayers(config, model);
+    }
     auto orders = passOrders(config, m_placement);
     if (!orders) throw TrainingError(orders.error().message);
     m_orders = std::move(*orders);
@@ -95,7 +103,6 @@ PipelineTrainer::PipelineTrainer(const RunConfig& config, DataSplit data)
     if (dp > 1)
         for (int d = 0; d < m_placement.devices; ++d)
             m_dataGroups.push_back(std::make_unique<InProcessGroup>(dp, config.strategy.crossDeviceOps));
-    const int lanes = dp * m_placement.devices;
     for (int g = 0; g < lanes; ++g) {
         auto device = std::make_unique<Device>();
         device->copy = g / m_placement.devices;
@@ -119,6 +126,10 @@ void PipelineTrainer::restoreProgress(std::int64_t stepsDone, std::int64_t epoch
 
 PipelineTrainer::Copy& PipelineTrainer::copyOfLane(int lane) const {
     return *m_copies[static_cast<std::size_t>(lane / m_placement.devices)];
+}
+PipelineTrainer::Device& PipelineTrainer::deviceOf(const Copy& copy, int device) {
+    return *m_devices[static_cast<std::size_t>(copy.index) * static_cast<std::size_t>(m_placement.devices) +
+                      static_cast<std::size_t>(device)];
 }
 Model& PipelineTrainer::replicaModel(int replica) { return *copyOfLane(replica).model; }
 const Model& PipelineTrainer::replicaModel(int replica) const { return *copyOfLane(replica).model; }
@@ -201,7 +212,7 @@ void PipelineTrainer::forward(Copy& copy, int stage, int micro) {
     const auto i = static_cast<std::size_t>(micro);
     ModelContext& context = copy.contexts[i];
     const Model& model = *copy.model;
-    Device& self = *m_devices[static_cast<std::size_t>(copy.index * m_placement.devices + placed.device)];
+    Device& self = deviceOf(copy, placed.device);
     std::int64_t begin = 0;
     ConstTensorView input;
     std::optional<std::unique_lock<std::mutex>> alone;
@@ -237,7 +248,7 @@ void PipelineTrainer::backward(Copy& copy, int stage, int micro, PassKind kind) 
     const auto i = static_cast<std::size_t>(micro);
     ModelContext& context = copy.contexts[i];
     Model& model = *copy.model;
-    Device& self = *m_devices[static_cast<std::size_t>(copy.index * m_placement.devices + placed.device)];
+    Device& self = deviceOf(copy, placed.device);
     // What layer `layer` received in this micro-batch's forward.
     const auto inputOf = [&](std::size_t layer) {
         return layer > placed.firstLayer ? context.layers[layer - 1]->output.view()

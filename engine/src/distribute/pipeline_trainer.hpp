@@ -96,6 +96,7 @@ private:
     static Handover& gradient(Copy& copy, int stage, int micro);    ///< stage `stage`'s output gradient from stage + 1
     std::pair<std::int64_t, std::int64_t> parameterRange(int stage) const;
     Copy& copyOfLane(int lane) const;
+    Device& deviceOf(const Copy& copy, int device);  ///< the lane of `copy`'s pipeline device `device`
 
     RunConfig m_config;
     DataSplit m_data;

@@ -51,23 +51,14 @@ RowsMeasurement measurePieces(const RunConfig& config, const Dataset& data, int 
     RowsMeasurement m;
     m.parameters = model.store().totalSize();
     const auto& layers = model.layers();
-    auto& contexts = buffers.context.layers;
     m.micro.layers.resize(layers.size());
-    auto inputOf = [&](std::size_t i) { return i == 0 ? input : contexts[i - 1]->output.view(); };
     sync();
     m.micro.gatherNs = medianNsPerCall([&] { gatherBatch(data, indices, buffers.input, buffers.targets); });
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-        sync();
-        m.micro.layers[i].forwardNs = medianNsPerCall([&] { layers[i]->forward(inputOf(i), *contexts[i]); });
-    }
+    const std::vector<double> forwardNs = timeLayerForwards(model, input, buffers.context, sync);
     sync();
     m.micro.lossNs = medianNsPerCall([&] { loss.evaluate(buffers.context.output(), buffers.targets, scale, buffers.lossGrad); });
-    for (std::size_t i = layers.size(); i-- > 0;) {
-        const Tensor& gradOutput = i + 1 == layers.size() ? buffers.lossGrad : contexts[i + 1]->gradInput;
-        contexts[i]->overwriteGradients = true;  // as after zeroGradients: the step's first backward writes
-        sync();
-        m.micro.layers[i].backwardNs = medianNsPerCall([&] { model.backwardLayer(i, inputOf(i), gradOutput, buffers.context); });
-    }
+    const std::vector<double> backwardNs = timeLayerBackwards(model, input, buffers.lossGrad, buffers.context, sync);
+    for (std::size_t i = 0; i < layers.size(); ++i) m.micro.layers[i] = LayerTimes{forwardNs[i], backwardNs[i]};
     sync();
     // A zero rate keeps the values (and so the arithmetic) the same from one call to the next.
     m.optimizerNs = medianNsPerCall([&] { optimizer->apply(model.store().values(), model.store().grads(), 0.0f); });

@@ -1,7 +1,6 @@
 #pragma once
 // The step-time model's measurements on this machine (step_time_model.hpp says what each is for).
-// Every time is the median of several blocks' means, each block long enough for the clock, so a
-// stray interruption by another process moves one block, not the result.
+// Every time is a medianNsPerCall (model/layer_timing.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -10,25 +9,9 @@
 #include "distlab/core/error.hpp"
 #include "distlab/config/run_config.hpp"
 #include "distlab/study/step_time_model.hpp"
+#include "model/layer_timing.hpp"  // medianNsPerCall
 
 namespace distlab {
-
-/// Nanoseconds per call of `call`: the median over `blocks` blocks of at least `blockNs` each.
-template <class Call>
-double medianNsPerCall(Call&& call, std::int64_t blockNs = 200'000, int blocks = 5) {
-    const std::int64_t probeStart = nowNs();
-    call();
-    const double once = std::max<double>(1.0, double(nowNs() - probeStart));
-    const auto calls = static_cast<std::int64_t>(std::clamp(double(blockNs) / once, 1.0, 1e6));
-    std::vector<double> means;
-    for (int b = 0; b < blocks; ++b) {
-        const std::int64_t start = nowNs();
-        for (std::int64_t i = 0; i < calls; ++i) call();
-        means.push_back(double(nowNs() - start) / double(calls));
-    }
-    std::nth_element(means.begin(), means.begin() + blocks / 2, means.end());
-    return means[static_cast<std::size_t>(blocks / 2)];
-}
 
 /// One model's pieces at `rows` rows per micro-batch: `concurrent` copies (each its own model,
 /// optimizer and buffers, `threads` OpenMP threads) time each piece at the same moment, and the

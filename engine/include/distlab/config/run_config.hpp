@@ -122,6 +122,11 @@ enum class PipelineSchedule {
     ZeroBubbleH1  ///< ZB-H1: backwards split in B and W, each W put off to fill a bubble
 };
 
+/// How a pipeline's stages are balanced where no layer names its stage: by each layer's
+/// multiply-accumulates a sample (reproducible), or by its forward and backward timed on this
+/// machine at the run's micro-batch size when the trainer is built.
+enum class StageBalance { MultiplyAccumulates, Measured };
+
 /// How workers in different processes reduce (TensorFlow's CommunicationImplementation). On CPUs
 /// both run Gloo's ring all-reduce; `auto` lets a later backend (NCCL between GPUs) choose.
 enum class CollectiveImplementation { Auto, Ring };
@@ -169,7 +174,8 @@ struct StrategyConfig {
     std::int64_t stages = 2;        ///< pipeline: p, the devices
     std::int64_t microBatches = 1;  ///< m: micro-batches of the global batch a step
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-    std::int64_t virtualStages = 1;   ///< v: model chunks a device (interleaved)
+    std::int64_t virtualStages = 1;  ///< v: model chunks a device (interleaved)
+    StageBalance balance = StageBalance::MultiplyAccumulates;
     std::int64_t tensorParallel = 1;  ///< tp: tensor_parallel's devices a copy (a pipeline's: only 1 in this version)
     std::int64_t dataParallel = 1;    ///< dp: tensor_parallel's and a pipeline's data-parallel copies
 
@@ -223,8 +229,8 @@ struct RunConfig {
 };
 
 /// The devices of a pipeline or model_parallel run, one telemetry lane each: cpu:0 .. cpu:dp·p−1
-/// for a pipeline of p stages and dp data-parallel copies (copy c's device d is cpu:c·p+d); for model_parallel, each device a layer names (cpu:0 for a layer that
-/// names none), in order of kind and index. Empty for the other strategies.
+/// for a pipeline of p stages and dp data-parallel copies (copy c's device d is cpu:c·p+d); for model_parallel, each device a layer names
+/// (cpu:0 for a layer that names none), in order of kind and index. Empty for the other strategies.
 std::vector<DeviceName> pipelineDevices(const RunConfig& config);
 
 // The config's spelling of each value ("relu", "mirrored", ...). Not called toString: Qt Test looks
@@ -239,6 +245,7 @@ const char* configName(StrategyKind value);
 const char* configName(CrossDeviceOps value);
 const char* configName(Precision value);
 const char* configName(PipelineSchedule value);
+const char* configName(StageBalance value);
 const char* configName(ClockMode value);
 
 }  // namespace distlab

@@ -3,7 +3,7 @@
 // each a contiguous run of the model's own layers, and the device each stage is on. A pipeline of
 // p devices and v chunks a device has p·v stages, stage s on device s mod p (Megatron's
 // interleaving; v = 1: stage d on device d), its layers named by the config ("stage") or balanced
-// by their multiply-accumulates. model_parallel's stages are the runs of consecutive layers that
+// by their multiply-accumulates or their measured times (strategy.balance). model_parallel's stages are the runs of consecutive layers that
 // name one device; a device may hold several (cpu:0, cpu:1, cpu:0).
 #include <cstdint>
 #include <optional>
@@ -42,6 +42,12 @@ std::vector<int> balanceStages(std::span<const double> layerCosts, int stages);
 PipelinePlacement placeLayers(const RunConfig& config, std::span<const double> layerCosts);
 /// placeLayers with the costs of `model`'s layers (the trainer's placement, for a built model).
 PipelinePlacement placeLayers(const RunConfig& config, const Model& model);
+
+/// Each layer's forward and backward (as a pipeline's stage runs them: the first layer computes no
+/// input gradient), timed alone on this machine with `threads` threads at `rows` rows (a
+/// micro-batch), in nanoseconds: the costs `"balance": "measured"` balances stages by. Builds a
+/// scratch model of `config` for `features` inputs; a few milliseconds a layer.
+std::vector<double> measureLayerCosts(const ModelConfig& config, std::int64_t features, std::int64_t rows, int threads);
 
 /// Each device's passes in the order it runs them: pipelineOrder's for a pipeline (its chunk c of
 /// device d is stage c·p + d, placeLayers' numbering); for model_parallel, GPipe's over any
