@@ -49,13 +49,16 @@ def theory(schedule, p, m, v):
 
 
 def measure(cli, config, steps, warmup):
+    """The passes' median makespan after `warmup` steps, the busiest device's busy time a step, each
+    device's bubble (from the trace) and train's JSON summary."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "run.json")
         trace = os.path.join(folder, "trace.json")
         with open(path, "w") as out:
             json.dump(config, out)
-        subprocess.run([cli, "train", path, "--steps", str(steps), "--trace", trace, "--quiet"], check=True,
-                       stdout=subprocess.DEVNULL)
+        run = subprocess.run([cli, "train", path, "--steps", str(steps), "--trace", trace, "--quiet"], check=True,
+                             stdout=subprocess.PIPE, text=True)
+        summary = json.loads(run.stdout.strip().splitlines()[-1])
         with open(trace) as source:
             events = json.load(source)["traceEvents"]
     per_step = {}
@@ -77,7 +80,7 @@ def measure(cli, config, steps, warmup):
     busy_per_step = {d: sum(dur for _, dur in busy[d]) / len(per_step) for d in devices}
     total_makespan = sum(makespans)
     bubbles = [1 - sum(dur for _, dur in busy[d]) / total_makespan for d in devices]
-    return statistics.median(makespans), max(busy_per_step.values()), bubbles
+    return statistics.median(makespans), max(busy_per_step.values()), bubbles, summary
 
 
 def main():
@@ -100,7 +103,7 @@ def main():
             config["strategy"] = {"type": "pipeline", "stages": p, "micro_batches": m, "schedule": schedule, "virtual_stages": v}
             config["clock"] = clock
             config["threads"] = 2
-            measured, busiest, bubbles = measure(args.cli, config, args.steps, args.warmup)
+            measured, busiest, bubbles, _ = measure(args.cli, config, args.steps, args.warmup)
             expected = theory(schedule, p, m, v)
             predicted = busiest / (1 - expected)
             rows.append([base["name"], str(p), schedule + (f" v={v}" if v > 1 else ""), clock, f"{measured / 1000:.2f}",

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "distlab/distribute/pipeline_placement.hpp"
 #include "distlab/distribute/pipeline_schedule.hpp"
 
 using namespace distlab;
@@ -141,6 +142,53 @@ private slots:
         const auto order = pipelineOrder(static_cast<PipelineSchedule>(schedule), PipelineShape{devices, microBatches, virtualStages});
         QVERIFY(!order.ok());
         QVERIFY2(QString::fromStdString(order.error().message).contains(reason), order.error().message.c_str());
+    }
+
+    void aRunsMeanPassTimesGiveItsScheduleAtThoseTimes() {
+        // Two lanes' spans: forwards of 10 and 12 ns, a backward of 30, no B or W.
+        StepReport report;
+        report.replicas.resize(2);
+        const std::vector<Span> first = {Span{0, 10, 0, 0, 0, -1, SpanKind::Forward}, Span{10, 40, 0, 0, 0, -1, SpanKind::Backward},
+                                         Span{40, 45, 0, 0, -1, -1, SpanKind::Optimizer}};
+        const std::vector<Span> second = {Span{10, 22, 0, 0, 0, -1, SpanKind::Forward}};
+        report.replicas[0].spans = first;
+        report.replicas[1].spans = second;
+        BubbleMeter meter;
+        meter.add(report);
+        const PassTimes times = meter.meanPassTimes();
+        QCOMPARE(times.forward, 11.0);
+        QCOMPARE(times.backward, 30.0);
+        QCOMPARE(times.backwardInput, 11.0);  // not run: PassTimes{}'s ratio to the forward
+        QCOMPARE(times.backwardWeight, 11.0);
+
+        // GPipe's and 1F1B's bubble with equal stages is (p − 1)(F + B) of (m + p − 1)(F + B), whatever
+        // F : B: 2/6 for p = 3, m = 4, on each device of each data-parallel copy.
+        RunConfig config;
+        config.strategy.type = StrategyKind::Pipeline;
+        config.strategy.stages = 3;
+        config.strategy.microBatches = 4;
+        config.strategy.dataParallel = 2;
+        for (const PipelineSchedule schedule : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB}) {
+            config.strategy.schedule = schedule;
+            const std::vector<double> lanes = simulatedBubbles(config, PassTimes{1.0, 5.0, 1.0, 1.0});
+            QCOMPARE(lanes.size(), std::size_t{6});
+            for (const double bubble : lanes) QVERIFY2(qAbs(bubble - 2.0 / 6.0) < 1e-12, qPrintable(QString::number(bubble)));
+        }
+        // ZB-H1's bubble depends on the ratio: its formula is for equal F, B and W, which the
+        // simulation at equal times reproduces; W's three times as long give another bubble.
+        config.strategy.schedule = PipelineSchedule::ZeroBubbleH1;
+        config.strategy.stages = 2;
+        config.strategy.dataParallel = 1;
+        const std::vector<double> equal = simulatedBubbles(config, PassTimes{});
+        const std::vector<double> slowW = simulatedBubbles(config, PassTimes{1.0, 2.0, 1.0, 3.0});
+        const double formula = theoreticalBubbleFraction(PipelineSchedule::ZeroBubbleH1, PipelineShape{2, 4, 1});
+        QCOMPARE(equal.size(), std::size_t{2});
+        for (std::size_t d = 0; d < 2; ++d) QVERIFY2(qAbs(equal[d] - formula) < 1e-12, qPrintable(QString::number(equal[d])));
+        QVERIFY2(qAbs(slowW[0] - formula) > 1e-3 || qAbs(slowW[1] - formula) > 1e-3,
+                 qPrintable(QStringLiteral("%1 %2 against %3").arg(slowW[0]).arg(slowW[1]).arg(formula)));
+        // model_parallel's stages are not equal by construction: no such theory.
+        config.strategy.type = StrategyKind::ModelParallel;
+        QVERIFY(simulatedBubbles(config, PassTimes{}).empty());
     }
 
     void anOrderThatCannotFinishIsAnErrorNotAHang() {

@@ -14,6 +14,7 @@
 #include "distlab/config/run_config_json.hpp"
 #include "distlab/distribute/pipeline_placement.hpp"
 #include "distribute/pipeline_trainer.hpp"
+#include "session/schedule_capture.hpp"
 #include "trainer_fixtures.hpp"
 
 using namespace distlab;
@@ -424,6 +425,32 @@ private slots:
                 QCOMPARE(lane.activationPeakMicroBatches, held);
                 QCOMPARE(lane.activationPeakBytes, held * perPass[static_cast<std::size_t>(d)]);
                 QCOMPARE(theoreticalPeakMicroBatches(schedule, PipelineShape{3, 6, 1}, d), std::optional<int>(held));
+            }
+        }
+    }
+
+    void theActivationCurveFromTheSpansPeaksWhereTheTrainerCounted() {
+        // The app draws each device's activation memory from its passes and each stage's micro-batch
+        // bytes; its peak is the trainer's own count (held at each forward's end, freed at each
+        // backward's or W's end), and a step ends with nothing held.
+        for (const auto schedule :
+             {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved, PipelineSchedule::ZeroBubbleH1}) {
+            RunConfig config = pipelineConfig(OptimizerKind::Adam, 3, 6, schedule, schedule == PipelineSchedule::Interleaved ? 2 : 1, 2);
+            config.data.globalBatchSize = 48;
+            config.clock = ClockMode::Virtual;
+            QVERIFY(validateRunConfig(config, "test.json"));
+            auto trainer = Trainer::create(config, makeClassificationData(96, 5, 3, 7));
+            auto capture = ScheduleCapture::forTrainer(*trainer);
+            QVERIFY(capture != nullptr);
+            const StepReport& report = trainer->step();
+            const auto snapshot = capture->take(report);
+            QCOMPARE(snapshot->stageActivationBytes.size(), std::size_t(schedule == PipelineSchedule::Interleaved ? 6 : 3));
+            for (std::size_t lane = 0; lane < report.replicas.size(); ++lane) {
+                const std::vector<HeldActivations> curve = heldActivations(*snapshot, lane);
+                std::int64_t peak = 0;
+                for (const HeldActivations& point : curve) peak = std::max(peak, point.bytes);
+                QCOMPARE(peak, report.replicas[lane].activationPeakBytes);
+                QCOMPARE(curve.back().bytes, std::int64_t{0});
             }
         }
     }

@@ -15,6 +15,16 @@ constexpr int kNameWidth = 64;
 constexpr int kAxisHeight = 22;
 constexpr int kLaneGap = 6;
 constexpr int kMaxLaneHeight = 64;
+// Below the lanes, each device's activation memory over the step: a title line, then a band a lane.
+constexpr int kMemoryTitleHeight = 20;
+constexpr int kMemoryBandHeight = 22;
+constexpr int kMemoryBandGap = 3;
+
+/// The height the activation bands take (none where the snapshot has no stage sizes).
+int memoryAreaHeight(const ScheduleSnapshot& schedule) {
+    if (schedule.stageActivationBytes.empty()) return 0;
+    return kMemoryTitleHeight + static_cast<int>(schedule.lanes.size()) * (kMemoryBandHeight + kMemoryBandGap);
+}
 
 /// Whether a device holds several stages, so labels name them.
 bool severalStagesADevice(const ScheduleSnapshot& schedule) { return schedule.stages > static_cast<int>(schedule.lanes.size()); }
@@ -79,7 +89,8 @@ QString ScheduleCanvas::currentCellText() const {
 
 QRectF ScheduleCanvas::cellRect(const ScheduleCell& cell, int lane) const {
     const auto lanes = static_cast<int>(m_schedule->lanes.size());
-    const double laneHeight = std::min<double>(kMaxLaneHeight, (height() - kAxisHeight - kLaneGap * lanes) / std::max(1, lanes));
+    const double laneHeight =
+        std::min<double>(kMaxLaneHeight, (height() - kAxisHeight - memoryAreaHeight(*m_schedule) - kLaneGap * lanes) / std::max(1, lanes));
     const double span = std::max<double>(1.0, static_cast<double>(m_schedule->endNs - m_schedule->beginNs));
     const double scale = (width() - kNameWidth - 8) / span;
     const double left = kNameWidth + static_cast<double>(cell.beginNs - m_schedule->beginNs) * scale;
@@ -134,6 +145,7 @@ void ScheduleCanvas::paintEvent(QPaintEvent*) {
         }
         ++m_cellsPainted;
     }
+    paintHeldActivations(painter);
     painter.setPen(palette().color(QPalette::Text));
     const double micro = static_cast<double>(schedule.endNs - schedule.beginNs) / 1000.0;
     painter.drawText(QRectF(kNameWidth, 0, width() - kNameWidth - 8, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter,
@@ -141,6 +153,67 @@ void ScheduleCanvas::paintEvent(QPaintEvent*) {
                          .arg(schedule.step)
                          .arg(micro, 0, 'f', 0)
                          .arg(schedule.virtualClock ? tr("virtual") : tr("wall")));
+}
+
+void ScheduleCanvas::paintHeldActivations(QPainter& painter) {
+    const ScheduleSnapshot& schedule = *m_schedule;
+    if (schedule.stageActivationBytes.empty()) return;
+    const auto lanes = static_cast<int>(schedule.lanes.size());
+    // Up to the last pass shown when stepping, so the memory follows the cells.
+    std::int64_t until = schedule.endNs;
+    if (m_cellsShown >= 0) {
+        until = schedule.beginNs;
+        for (int k = 0; k < m_cellsShown; ++k) {
+            const Placed& placed = m_order[static_cast<std::size_t>(k)];
+            until = std::max(until, schedule.lanes[static_cast<std::size_t>(placed.lane)][static_cast<std::size_t>(placed.index)].endNs);
+        }
+    }
+    std::vector<std::vector<HeldActivations>> curves;
+    std::int64_t most = 1;  // one scale for every device, so their bands compare
+    for (int lane = 0; lane < lanes; ++lane) {
+        curves.push_back(heldActivations(schedule, static_cast<std::size_t>(lane)));
+        for (const HeldActivations& point : curves.back()) most = std::max(most, point.bytes);
+    }
+    const QRectF lastLane = cellRect(ScheduleCell{schedule.beginNs, schedule.endNs, 0, 0, SpanKind::Forward}, lanes - 1);
+    const double titleTop = lastLane.bottom() + kLaneGap;
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(QRectF(kNameWidth, titleTop, width() - kNameWidth - 8, kMemoryTitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("Activations held over the step (each band's top: %1 KiB)").arg(static_cast<double>(most) / 1024.0, 0, 'f', 0));
+    QColor fill = palette().color(QPalette::Highlight);
+    fill.setAlpha(150);
+    for (int lane = 0; lane < lanes; ++lane) {
+        const double top = titleTop + kMemoryTitleHeight + lane * (kMemoryBandHeight + kMemoryBandGap);
+        const QRectF band(kNameWidth, top, lastLane.width(), kMemoryBandHeight);
+        painter.fillRect(band, palette().color(QPalette::AlternateBase));
+        const auto x = [&](std::int64_t ns) { return cellRect(ScheduleCell{ns, ns, 0, 0, SpanKind::Forward}, 0).left(); };
+        const auto y = [&](std::int64_t bytes) {
+            return band.bottom() - band.height() * static_cast<double>(bytes) / static_cast<double>(most);
+        };
+        QPolygonF area;
+        area << QPointF(x(schedule.beginNs), band.bottom());
+        std::int64_t held = 0, peak = 0;
+        for (const HeldActivations& point : curves[static_cast<std::size_t>(lane)]) {
+            if (point.ns > until) break;
+            area << QPointF(x(point.ns), y(held)) << QPointF(x(point.ns), y(point.bytes));
+            held = point.bytes;
+            peak = std::max(peak, held);
+        }
+        area << QPointF(x(until), y(held)) << QPointF(x(until), band.bottom());
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(fill);
+        painter.drawPolygon(area);
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(palette().color(QPalette::Text));
+        const QString name = lane < static_cast<int>(schedule.devices.size())
+                                 ? QString::fromStdString(schedule.devices[static_cast<std::size_t>(lane)])
+                                 : QString();
+        painter.drawText(QRectF(0, top, kNameWidth - 6, kMemoryBandHeight), Qt::AlignRight | Qt::AlignVCenter, name);
+        const QString label = tr("peak %1 KiB").arg(static_cast<double>(peak) / 1024.0, 0, 'f', 0);
+        const double labelWidth = painter.fontMetrics().horizontalAdvance(label) + 8;
+        const QRectF labelBox(band.right() - labelWidth, band.top(), labelWidth, band.height());
+        painter.fillRect(labelBox, palette().color(QPalette::Base));  // readable over the curve
+        painter.drawText(labelBox, Qt::AlignCenter, label);
+    }
 }
 
 bool ScheduleCanvas::event(QEvent* event) {

@@ -1,8 +1,10 @@
 #pragma once
 // Paints one step of a split model's schedule (a ScheduleSnapshot): a lane per device, each
 // micro-batch's forward and backward as a cell in the micro-batch's colour (backward darker) with
-// its label, the time a device runs nothing shaded as its bubble. Shows the first `cellsShown`
-// cells in time order (stepping through a schedule); all by default. GUI thread only.
+// its label, the time a device runs nothing shaded as its bubble; below the lanes, each device's
+// activation memory over the step (heldActivations). Shows the first `cellsShown` cells in time
+// order (stepping through a schedule; the memory up to the last of them); all by default. GUI
+// thread only.
 #include <QWidget>
 
 #include <memory>
@@ -39,6 +41,7 @@ private:
         int index;  // in the lane
     };
     QRectF cellRect(const ScheduleCell& cell, int lane) const;
+    void paintHeldActivations(class QPainter& painter);
     QString describe(const ScheduleCell& cell, int lane) const;
 
     std::shared_ptr<const ScheduleSnapshot> m_schedule;

@@ -104,14 +104,18 @@ void ScheduleView::showBubbles(const ScheduleSnapshot& schedule) {
                                  ? QString::number(schedule.activationTheory[d])
                                  : QStringLiteral("–");
         rows += QStringLiteral(
-                    "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
+                    "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td>"
+                    "<td align=right>%6</td></tr>")
                     .arg(device, d < schedule.stepBubble.size() ? percent(schedule.stepBubble[d]) : QStringLiteral("–"),
-                         d < schedule.runBubble.size() ? percent(schedule.runBubble[d]) : QStringLiteral("–"), held, rule);
+                         d < schedule.runBubble.size() ? percent(schedule.runBubble[d]) : QStringLiteral("–"),
+                         d < schedule.simulatedBubble.size() ? percent(schedule.simulatedBubble[d]) : QStringLiteral("–"), held, rule);
     }
     m_bubbles->setText(tr("<table cellspacing=0 cellpadding=3><tr><th align=left>Device</th><th>Bubble, this step</th><th>over %1 "
-                          "steps</th><th>Activations held at most (passes)</th><th>the schedule's rule</th></tr>%2</table>"
+                          "steps</th><th>equal stages at these pass times</th><th>Activations held at most (passes)</th><th>the "
+                          "schedule's rule</th></tr>%2</table>"
                           "<p><b>Theory</b>: %3 — for equal stages, a backward twice a forward and hand-overs that take no time. Real "
-                          "stages differ: the first computes no input gradient, the last adds the loss.%4</p>")
+                          "stages differ: the first computes no input gradient, the last adds the loss; and real passes are not 1:2 "
+                          "(the third column keeps the equal stages but takes this run's mean pass times).%4</p>")
                            .arg(schedule.runSteps)
                            .arg(rows, bubbleFormulaText(schedule),
                                 schedule.virtualClock

@@ -148,4 +148,18 @@ std::optional<double> bubbleTheory(const RunConfig& config, const PipelinePlacem
     return theoreticalBubbleFraction(PipelineSchedule::GPipe, PipelineShape{placement.devices, m, 1});
 }
 
+std::vector<double> simulatedBubbles(const RunConfig& config, const PassTimes& times) {
+    if (config.strategy.type != StrategyKind::Pipeline) return {};
+    const PipelineShape shape{static_cast<int>(config.strategy.stages), static_cast<int>(config.strategy.microBatches),
+                              static_cast<int>(config.strategy.virtualStages)};
+    const auto order = pipelineOrder(config.strategy.schedule, shape);
+    if (!order) return {};
+    const auto timeline = simulatePipeline(*order, shape, times);
+    if (!timeline) return {};
+    std::vector<double> lanes;
+    for (std::int64_t lane = 0; lane < config.strategy.stages * config.strategy.dataParallel; ++lane)
+        lanes.push_back(timeline->bubbleFraction(static_cast<int>(lane % config.strategy.stages)));
+    return lanes;
+}
+
 }  // namespace distlab

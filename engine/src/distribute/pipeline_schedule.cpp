@@ -272,6 +272,19 @@ bool isPipelinePass(SpanKind kind) {
     return kind == SpanKind::Forward || kind == SpanKind::Backward || kind == SpanKind::BackwardInput || kind == SpanKind::BackwardWeight;
 }
 
+PassKind passKindOf(SpanKind kind) {
+    switch (kind) {
+        case SpanKind::Backward:
+            return PassKind::Backward;
+        case SpanKind::BackwardInput:
+            return PassKind::BackwardInput;
+        case SpanKind::BackwardWeight:
+            return PassKind::BackwardWeight;
+        default:
+            return PassKind::Forward;
+    }
+}
+
 void BubbleMeter::add(const StepReport& report) {
     m_busyNs.resize(report.replicas.size(), 0.0);
     std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
@@ -279,6 +292,9 @@ void BubbleMeter::add(const StepReport& report) {
         for (const Span& span : report.replicas[lane].spans) {
             if (!isPipelinePass(span.kind)) continue;
             m_busyNs[lane] += static_cast<double>(span.endNs - span.beginNs);
+            const auto kind = static_cast<std::size_t>(passKindOf(span.kind));
+            m_kindNs[kind] += static_cast<double>(span.endNs - span.beginNs);
+            ++m_kindCount[kind];
             first = std::min(first, span.beginNs);
             last = std::max(last, span.endNs);
         }
@@ -292,6 +308,18 @@ std::vector<double> BubbleMeter::fractions() const {
     if (m_makespanNs <= 0.0) return out;
     for (const double busy : m_busyNs) out.push_back(std::max(0.0, 1.0 - busy / m_makespanNs));
     return out;
+}
+
+PassTimes BubbleMeter::meanPassTimes() const {
+    const auto mean = [this](PassKind kind, double otherwise) {
+        const auto k = static_cast<std::size_t>(kind);
+        return m_kindCount[k] > 0 ? m_kindNs[k] / static_cast<double>(m_kindCount[k]) : otherwise;
+    };
+    const PassTimes ratios;
+    const double forward = mean(PassKind::Forward, ratios.forward);
+    return PassTimes{forward, mean(PassKind::Backward, forward * ratios.backward),
+                     mean(PassKind::BackwardInput, forward * ratios.backwardInput),
+                     mean(PassKind::BackwardWeight, forward * ratios.backwardWeight)};
 }
 
 }  // namespace distlab

@@ -61,6 +61,7 @@ public:
     const BatchSampler& sampler() const override { return m_sampler; }
     void restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) override;
     std::int64_t clockNs() const override;
+    std::vector<int> layerStages() const override { return m_placement.layerStages(); }
 
     /// One data-parallel copy's placement (every copy's is the same).
     const PipelinePlacement& placement() const { return m_placement; }

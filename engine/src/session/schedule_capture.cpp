@@ -13,11 +13,28 @@ std::unique_ptr<ScheduleCapture> ScheduleCapture::forTrainer(const Trainer& trai
     const PipelinePlacement placement = placeLayers(config, trainer.replicaModel(0));
     auto capture = std::unique_ptr<ScheduleCapture>(new ScheduleCapture(trainer, bubbleTheory(config, placement)));
     capture->m_shape.stages = static_cast<int>(placement.stages.size());
+    // What a micro-batch's forward through each stage leaves for its backward: its layers' outputs,
+    // float32, at the micro-batch's rows (as the trainer counts them).
+    const Model& model = trainer.replicaModel(0);
+    const std::int64_t rows = config.data.globalBatchSize / (config.strategy.dataParallel * config.strategy.microBatches);
+    Shape shape{rows, trainer.data().train.features};
+    std::vector<std::int64_t> layerBytes;
+    for (const auto& layer : model.layers()) {
+        shape = layer->outputShape(shape);
+        std::int64_t values = 1;
+        for (const std::int64_t extent : shape) values *= extent;
+        layerBytes.push_back(values * static_cast<std::int64_t>(sizeof(float)));
+    }
+    // The trainer's own split (a measured balance may differ from the count's).
+    const std::vector<int> stageOfLayer = trainer.layerStages();
+    capture->m_shape.stageActivationBytes.assign(placement.stages.size(), 0);
+    for (std::size_t layer = 0; layer < stageOfLayer.size() && layer < layerBytes.size(); ++layer)
+        capture->m_shape.stageActivationBytes[static_cast<std::size_t>(stageOfLayer[layer])] += layerBytes[layer];
     return capture;
 }
 
-ScheduleCapture::ScheduleCapture(const Trainer& trainer, std::optional<double> theory) {
-    const RunConfig& config = trainer.config();
+ScheduleCapture::ScheduleCapture(const Trainer& trainer, std::optional<double> theory) : m_config(trainer.config()) {
+    const RunConfig& config = m_config;
     m_shape.virtualClock = config.clock == ClockMode::Virtual;
     m_shape.schedule = configName(config.strategy.type == StrategyKind::Pipeline ? config.strategy.schedule : PipelineSchedule::GPipe);
     m_shape.microBatches = static_cast<int>(config.strategy.microBatches);
@@ -46,6 +63,7 @@ std::shared_ptr<const ScheduleSnapshot> ScheduleCapture::take(const StepReport& 
     snapshot->stepBubble = step.fractions();
     snapshot->runBubble = m_meter.fractions();
     snapshot->runSteps = m_meter.steps();
+    snapshot->simulatedBubble = simulatedBubbles(m_config, m_meter.meanPassTimes());
     for (const ReplicaStepStats& lane : report.replicas) {
         snapshot->activationPeakBytes.push_back(lane.activationPeakBytes);
         snapshot->activationPeakMicroBatches.push_back(lane.activationPeakMicroBatches);

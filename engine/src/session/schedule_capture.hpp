@@ -24,6 +24,7 @@ private:
     ScheduleCapture(const Trainer& trainer, std::optional<double> theory);
 
     ScheduleSnapshot m_shape;  ///< what every snapshot of the run shares
+    RunConfig m_config;        ///< the run's, for its schedule simulated at measured pass times
     BubbleMeter m_meter;
 };
 

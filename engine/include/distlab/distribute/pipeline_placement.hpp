@@ -61,4 +61,10 @@ Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& confi
 /// whose device holds several stages.
 std::optional<double> bubbleTheory(const RunConfig& config, const PipelinePlacement& placement);
 
+/// Each lane's bubble in the run's schedule simulated with equal stages and `times` (a run's mean
+/// pass durations, BubbleMeter::meanPassTimes): the theory without its assumption that a backward
+/// takes twice a forward. Lane c·p + d of a data-parallel copy is device d's. Empty for a
+/// model_parallel run (its stages are not equal by construction).
+std::vector<double> simulatedBubbles(const RunConfig& config, const PassTimes& times);
+
 }  // namespace distlab

@@ -13,6 +13,7 @@
 // backward in two: the input gradient (B), which the stage before waits for, needs what a whole
 // backward needs; the weight gradient (W) needs only its own stage's B, so it can wait to fill
 // what would be a bubble.
+#include <array>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -101,19 +102,26 @@ std::optional<int> theoreticalPeakMicroBatches(PipelineSchedule schedule, const 
 
 /// Whether a span is a pipeline pass (a forward, a backward, or a zero-bubble schedule's B or W).
 bool isPipelinePass(SpanKind kind);
+/// The pass a pipeline pass's span is (isPipelinePass(kind) must hold).
+PassKind passKindOf(SpanKind kind);
 
 /// A pipeline's bubbles as its steps measured them: each lane's forward and backward spans are its
 /// busy time; a step's makespan runs from the first of them to begin to the last to end (the
 /// optimizer after the flush is not part of the schedule). The fraction is each lane's idle share
-/// of the makespans added over the steps.
+/// of the makespans added over the steps. It also keeps each kind of pass's mean duration.
 class BubbleMeter {
 public:
     void add(const StepReport& report);
     /// Each lane's bubble fraction so far (empty before a step).
     std::vector<double> fractions() const;
     std::int64_t steps() const { return m_steps; }
+    /// Each kind of pass's mean duration so far, in nanoseconds; a kind not run keeps PassTimes{}'s
+    /// ratio to the forward (a backward twice a forward, B and W one each).
+    PassTimes meanPassTimes() const;
 
 private:
+    std::array<double, 4> m_kindNs{};  ///< by PassKind: the passes' durations added
+    std::array<std::int64_t, 4> m_kindCount{};
     std::vector<double> m_busyNs;
     double m_makespanNs = 0.0;
     std::int64_t m_steps = 0;

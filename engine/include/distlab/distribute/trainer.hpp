@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "distlab/comm/communicator.hpp"
 #include "distlab/core/error.hpp"
@@ -85,6 +86,9 @@ public:
     virtual void restoreProgress(std::int64_t stepsDone, std::int64_t epoch, std::int64_t cursor) = 0;
     /// Nanoseconds since the trainer was created (the clock of every StepReport).
     virtual std::int64_t clockNs() const = 0;
+    /// A split model's stage of each of its layers as this run placed them (pipeline and
+    /// model_parallel; a measured balance may differ from run to run); empty for the others.
+    virtual std::vector<int> layerStages() const { return {}; }
 };
 
 /// Loads the data a validated config names and checks that its model fits in memory and its

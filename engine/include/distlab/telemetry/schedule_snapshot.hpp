@@ -34,10 +34,22 @@ struct ScheduleSnapshot {
     std::vector<double> stepBubble;                ///< each device's bubble in this step
     std::vector<double> runBubble;                 ///< each device's over the run's steps so far
     std::int64_t runSteps = 0;
-    std::optional<double> theory;                   ///< the closed form, where one applies
-    std::vector<std::int64_t> activationPeakBytes;  ///< each device's most activation bytes held at once in this step
-    std::vector<int> activationPeakMicroBatches;    ///< and the most micro-batch passes it held them for
-    std::vector<int> activationTheory;              ///< the schedule's rule for the latter (-1: none; theoreticalPeakMicroBatches)
+    std::vector<double> simulatedBubble;             ///< each device's in the schedule at the run's mean pass times (empty: none)
+    std::optional<double> theory;                    ///< the closed form, where one applies
+    std::vector<std::int64_t> activationPeakBytes;   ///< each device's most activation bytes held at once in this step
+    std::vector<int> activationPeakMicroBatches;     ///< and the most micro-batch passes it held them for
+    std::vector<int> activationTheory;               ///< the schedule's rule for the latter (-1: none; theoreticalPeakMicroBatches)
+    std::vector<std::int64_t> stageActivationBytes;  ///< per stage: what one micro-batch's forward holds (its layers' outputs)
 };
+
+/// One point of a device's activation memory over a step: from `ns` on, `bytes` are held.
+struct HeldActivations {
+    std::int64_t ns = 0;
+    std::int64_t bytes = 0;
+};
+/// Lane `lane`'s activation memory over the step, from its passes: a forward holds its stage's
+/// micro-batch bytes from its end, a backward (or, split in two, its W) frees them at its end, as
+/// the pipeline trainer counts them. Starts at the step's beginning with nothing held.
+std::vector<HeldActivations> heldActivations(const ScheduleSnapshot& schedule, std::size_t lane);
 
 }  // namespace distlab
