@@ -71,6 +71,20 @@ private slots:
         QTest::newRow("sync parameter servers-2 sgd momentum") << config(syncServers, momentum);
         QTest::newRow("sync parameter servers-2 adam, a straggler")
             << config(R"({"type": "parameter_server", "workers": 2, "mode": "sync", "worker_speed": [1.0, 0.5]})", adam);
+        // Megatron's split as gloo processes, alone and as a dp x tp mesh, on dense layers (tensor
+        // parallelism splits no residual block): 12 tanh and 12 relu, 8 sigmoid and 8 gelu as column
+        // and row pairs, the output, an odd last layer, whole on every rank.
+        const auto dense = [](QByteArray text) {
+            return text
+                .replace(
+                    R"({"type": "residual", "branches": 2, "layers": [{"units": 8, "activation": "relu"}, {"units": 12, "activation": "gelu"}]},)",
+                    R"({"units": 12, "activation": "relu"},)")
+                .replace(R"({"units": 8, "activation": "sigmoid"},)",
+                         R"({"units": 8, "activation": "sigmoid"}, {"units": 8, "activation": "gelu"},)");
+        };
+        QTest::newRow("tensor_parallel-2 adam") << dense(config(R"({"type": "tensor_parallel", "tensor_parallel": 2})", adam));
+        QTest::newRow("tensor_parallel-2 x data_parallel-2 sgd momentum")
+            << dense(config(R"({"type": "tensor_parallel", "tensor_parallel": 2, "data_parallel": 2})", momentum));
         QTest::newRow("one_device nesterov, mse")
             << config(oneDevice, R"({"type": "sgd", "learning_rate": 0.05, "momentum": 0.5, "nesterov": true})", "mse",
                       R"({"kind": "regression_plane", "samples": 200, "noise": 0.1, "global_batch_size": 16})");
@@ -132,6 +146,13 @@ private slots:
             QVERIFY2(result.err.contains(message), qPrintable(result.err));
             QVERIFY(!QFile::exists(dir.filePath("run.py")));
         }
+
+        // A pipeline's schedule is not something torch.distributed runs on CPUs here: refused, naming the key.
+        QVERIFY(writeText(run, config(R"({"type": "pipeline", "stages": 2, "micro_batches": 2})", R"({"type": "sgd"})")));
+        const CliResult pipeline = runCli({"export-pytorch", run, dir.filePath("run.py")});
+        QCOMPARE(pipeline.exitCode, 2);
+        QVERIFY2(pipeline.err.contains("strategy.type: pipeline runs cannot be exported to PyTorch yet"), qPrintable(pipeline.err));
+        QVERIFY(!QFile::exists(dir.filePath("run.py")));
 
         // A config without a step limit (steps 0) has no count of updates to export: it asks for one.
         const QString unlimited = dir.filePath("unlimited.json");

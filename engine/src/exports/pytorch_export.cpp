@@ -11,6 +11,7 @@
 #include "distlab/formats/checkpoint.hpp"
 #include "distlab/formats/safetensors.hpp"
 #include "distlab/config/layer_types.hpp"
+#include "distlab/config/tensor_parallel_plan.hpp"
 #include "exports/pytorch_script.hpp"
 
 namespace distlab {
@@ -156,7 +157,8 @@ Status checkPyTorchExportable(const RunConfig& config) {
     const StrategyKind strategy = config.strategy.type;
     if (strategy == StrategyKind::ParameterServer) {
         if (auto servers = checkServersExportable(config.strategy); !servers) return servers;
-    } else if (strategy != StrategyKind::OneDevice && strategy != StrategyKind::Mirrored && strategy != StrategyKind::CentralStorage) {
+    } else if (strategy != StrategyKind::OneDevice && strategy != StrategyKind::Mirrored && strategy != StrategyKind::CentralStorage &&
+               strategy != StrategyKind::TensorParallel) {
         return Error{std::string("strategy.type: ") + configName(strategy) + " runs cannot be exported to PyTorch yet"};
     }
     if (config.precision != Precision::Float32)
@@ -194,17 +196,26 @@ Result<PyTorchExport> PyTorchExport::prepare(const RunConfig& config, std::int64
     out.m_data = std::move(*data);
 
     LayerSpecWriter layers(out.m_trainer->replicaModel(0).store().infos());
-    const Json run{{"name", config.name},
-                   {"seed", config.seed},
-                   {"strategy", configName(config.strategy.type)},
-                   {"replicas", config.strategy.replicaCount()},
-                   {"gradient_accumulation_steps", config.strategy.gradientAccumulationSteps},
-                   {"global_batch_size", globalBatch},
-                   {"steps", out.m_steps},
-                   {"loss", configName(config.model.loss)},
-                   {"layers", layers.layers(config.model.layers)},
-                   {"optimizer", optimizerSpec(config.optimizer)}};
+    Json run{{"name", config.name},
+             {"seed", config.seed},
+             {"strategy", configName(config.strategy.type)},
+             {"replicas", config.strategy.replicaCount()},
+             {"gradient_accumulation_steps", config.strategy.gradientAccumulationSteps},
+             {"global_batch_size", globalBatch},
+             {"steps", out.m_steps},
+             {"loss", configName(config.model.loss)},
+             {"layers", layers.layers(config.model.layers)},
+             {"optimizer", optimizerSpec(config.optimizer)}};
     if (!layers.usedEvery()) throw std::logic_error("pytorch export: parameters left over after the last layer");
+    if (config.strategy.type == StrategyKind::TensorParallel) {
+        // Megatron's split as DistLab plans it (docs/semantics.md §12.5): each layer's role, and
+        // dp copies of tp processes (rank c·tp + d is copy c's tensor-parallel rank d).
+        const auto plan = planTensorParallel(config.model, out.m_trainer->data().train.features, config.strategy.tensorParallel);
+        if (!plan) return plan.error();
+        for (const TensorParallelLayer& layer : *plan) run["layers"][layer.layer]["split"] = roleName(layer.role);
+        run["tensor_parallel"] = config.strategy.tensorParallel;
+        run["data_parallel"] = config.strategy.dataParallel;
+    }
     out.m_runLiteral = pythonLiteral(run);
     return out;
 }

@@ -189,6 +189,118 @@ def train(rank, world, steps, save_weights, init_file):
         dist.destroy_process_group()
 
 
+# --- tensor parallelism (docs/semantics.md §12.5) --------------------------------------------------
+
+class _CopyToGroup(torch.autograd.Function):
+    """Megatron's f: the input as it is forward; its gradient summed over the tensor-parallel group."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        ctx.group = group
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.clone()
+        dist.all_reduce(grad, group=ctx.group)
+        return grad, None
+
+
+class _SumOverGroup(torch.autograd.Function):
+    """Megatron's g: the partial products summed over the tensor-parallel group forward; the gradient as it is."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        x = x.clone()
+        dist.all_reduce(x, group=group)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def train_tensor_parallel(rank, world, steps, save_weights, init_file):
+    """Rank r is data-parallel copy r // tp's tensor-parallel rank r % tp, as DistLab's device cpu:r.
+    Column layers hold their slice of the kernel's columns and the bias, row layers their slice of
+    the kernel's rows and the whole bias; every rank of a copy computes the copy's whole shard."""
+    tp, dp = RUN["tensor_parallel"], RUN["data_parallel"]
+    copy, t = divmod(rank, tp)
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank, world_size=world)
+    # Every rank creates every group, in one order (torch.distributed requires it).
+    tensor_groups = [dist.new_group([c * tp + d for d in range(tp)]) for c in range(dp)]
+    data_groups = [dist.new_group([c * tp + d for c in range(dp)]) for d in range(tp)]
+    tensor_group, data_group = tensor_groups[copy], data_groups[t]
+    weights = read_safetensors(os.path.join(HERE, WEIGHTS_FILE))
+    data = read_safetensors(os.path.join(HERE, DATA_FILE))
+    x_all = torch.from_numpy(data["x"].astype(np.float32))
+    y_all = torch.from_numpy(data["labels"].astype(np.int64)) if RUN["loss"] == "softmax_cross_entropy" else \
+        torch.from_numpy(data["targets"].astype(np.float32))
+    batches = data["batches"]
+
+    layers = []
+    for layer in RUN["layers"]:
+        kernel, bias = weights[layer["kernel"]], weights[layer["bias"]]
+        if layer["split"] == "column":
+            width = kernel.shape[1] // tp
+            kernel, bias = kernel[:, t * width:(t + 1) * width], bias[t * width:(t + 1) * width]
+        elif layer["split"] == "row":
+            rows = kernel.shape[0] // tp
+            kernel = kernel[t * rows:(t + 1) * rows, :]
+        layers.append((layer, torch.nn.Parameter(torch.tensor(np.ascontiguousarray(kernel))),
+                       torch.nn.Parameter(torch.tensor(np.ascontiguousarray(bias)))))
+    parameters = [p for _, kernel, bias in layers for p in (kernel, bias)]
+    optimizer = make_optimizer(parameters)
+
+    def forward(x):
+        for layer, kernel, bias in layers:
+            activation = ACTIVATIONS[layer["activation"]]
+            if layer["split"] == "column":
+                x = activation(torch.addmm(bias, _CopyToGroup.apply(x, tensor_group), kernel))
+            elif layer["split"] == "row":
+                x = activation(_SumOverGroup.apply(x @ kernel, tensor_group) + bias)
+            else:
+                x = activation(torch.addmm(bias, x, kernel))
+        return x
+
+    global_batch = RUN["global_batch_size"]
+    shard = global_batch // dp
+    report_every = max(1, steps // 10)
+    for step in range(steps):
+        optimizer.zero_grad(set_to_none=False)
+        indices = torch.from_numpy(batches[step][copy * shard:(copy + 1) * shard].astype(np.int64))
+        total = loss_sum(forward(x_all[indices]), y_all[indices])
+        (total / global_batch).backward()  # each example's loss x 1/G, as DistLab's
+        if dp > 1:  # the copies' gradients of each rank's own share, summed (docs/semantics.md §12.5)
+            for parameter in parameters:
+                dist.all_reduce(parameter.grad, group=data_group)
+        optimizer.step()
+        step_loss = total.detach().double()
+        if dp > 1:  # the copies' shards' losses: the batch's
+            dist.all_reduce(step_loss, group=data_group)
+        if rank == 0 and ((step + 1) % report_every == 0 or step + 1 == steps):
+            print(f"step {step + 1}/{steps} loss {step_loss.item() / global_batch:.6f}", flush=True)
+
+    # The whole weights, put back together from copy 0's shards.
+    named = {}
+    for layer, kernel, bias in layers:
+        for name, value, axis in ((layer["kernel"], kernel, 1 if layer["split"] == "column" else 0),
+                                  (layer["bias"], bias, 0)):
+            split = layer["split"] == "column" or (layer["split"] == "row" and name == layer["kernel"])
+            if split and tp > 1:
+                parts = [torch.empty_like(value.detach()) for _ in range(tp)]
+                dist.all_gather(parts, value.detach().contiguous(), group=tensor_group)
+                named[name] = torch.cat(parts, dim=axis).numpy()
+            else:
+                named[name] = value.detach().numpy()
+    if rank == 0 and save_weights:
+        write_safetensors(save_weights, named)
+        print(f"saved weights to {save_weights}", flush=True)
+    dist.destroy_process_group()
+
+
 def main():
     parser = argparse.ArgumentParser(description=f"Reproduce the DistLab run {RUN['name']!r} with PyTorch.")
     parser.add_argument("--steps", type=int, default=RUN["steps"], metavar="N",
@@ -202,11 +314,12 @@ def main():
                      "export again with a larger --steps for more)")
     save_weights = os.path.abspath(args.save_weights) if args.save_weights else ""
     world = RUN["replicas"]
-    if world == 1:
+    run = train_tensor_parallel if RUN["strategy"] == "tensor_parallel" else train
+    if world == 1 and run is train:
         train(0, 1, args.steps, save_weights, "")
         return
     with tempfile.TemporaryDirectory() as folder:
-        mp.spawn(train, args=(world, args.steps, save_weights, os.path.join(folder, "rendezvous")), nprocs=world)
+        mp.spawn(run, args=(world, args.steps, save_weights, os.path.join(folder, "rendezvous")), nprocs=world)
 
 
 if __name__ == "__main__":
@@ -225,7 +338,8 @@ std::string pyTorchScript(const std::string& runName, const std::string& runLite
         quoted(runName) +
         " with PyTorch: the same model, initial\n"
         "# weights, batches, loss scaling, optimizer and (for data-parallel runs) replicas, as DDP\n"
-        "# over gloo. Written by DistLab's export (docs/interfaces.md §3.9).\n"
+        "# over gloo, or (tensor_parallel) Megatron's split over gloo processes. Written by DistLab's\n"
+        "# export (docs/interfaces.md §3.9).\n"
         "# Usage: python3 " +
         quoted(files.script) +
         " [--steps N] [--save-weights W.safetensors]\n\n"
