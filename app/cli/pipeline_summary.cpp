@@ -14,8 +14,8 @@ void addPipelineFigures(nlohmann::ordered_json& out, const Trainer& trainer, con
     out["bubble_fraction"] = meter.fractions();
     const std::optional<double> theory = bubbleTheory(config, placeLayers(config, trainer.replicaModel(0)));
     out["bubble_fraction_theory"] = theory ? nlohmann::ordered_json(*theory) : nlohmann::ordered_json();
-    // The schedule with equal stages at this run's mean pass times: the theory without its 1:2 passes.
-    const std::vector<double> simulated = simulatedBubbles(config, meter.meanPassTimes());
+    // The schedule at each stage's mean pass times in this run: the theory without its equal stages and 1:2 passes.
+    const std::vector<double> simulated = simulatedBubbles(config, meter.meanStageTimes());
     out["bubble_fraction_simulated"] = simulated.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(simulated);
     std::vector<std::int64_t> bytes;
     std::vector<int> micro;

@@ -15,9 +15,9 @@ steps left out; bubbles are read from the trace by pipeline_schedules.measure.
 Schedules: GPipe and 1F1B for every (p, m) against (p - 1)/(m + p - 1); interleaved 1F1B (v = 2)
 where m is a multiple of p against (p - 1)/(v m + p - 1); ZB-H1 where m >= p (its closed form's
 range) against (p - 1)/(3m + p - 1). A device is "within 10 %" when |measured - theory| <= 0.1 x
-theory, and beside it against the schedule simulated with equal stages at the run's own mean
-forward, backward, B and W times (`bubble_fraction_simulated`), which keeps the formula's equal
-stages but not its 1:2 passes. Usage (from the repository root, after building distlab-cli):
+theory, and beside it against the schedule simulated at each stage's own mean forward, backward,
+B and W times in the run (`bubble_fraction_simulated`), which keeps neither the formula's equal
+stages nor its 1:2 passes. Usage (from the repository root, after building distlab-cli):
 
   /usr/bin/python3 tests/bench/pipeline_bubbles.py [--cli build/release/app/cli/distlab-cli]
       [--steps 10] [--warmup 2] [--markdown out.md]
@@ -66,7 +66,7 @@ def main():
     for p, m, schedule, v in runs:
         _, _, bubbles, run = measure(args.cli, equal_stages(p, m, schedule, v), args.steps, args.warmup)
         expected = theory(schedule, p, m, v)
-        simulated = run["bubble_fraction_simulated"]  # the schedule at this run's mean F, B, W times
+        simulated = run["bubble_fraction_simulated"]  # the schedule at each stage's mean F, B, W times
         deviations = [abs(b - expected) / expected for b in bubbles]
         from_simulated = [abs(b - s) / s for b, s in zip(bubbles, simulated)]
         name = schedule + (f" v={v}" if v > 1 else "")

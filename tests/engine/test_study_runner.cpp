@@ -126,6 +126,29 @@ private slots:
         QVERIFY(std::abs(runner.curves(0).steps.points()[0].loss - runner.curves(1).steps.points()[0].loss) < 1e-5);
     }
 
+    void pipelineVariantsCarryTheirBubbleBesideTheFormula() {
+        // One device, and 1F1B over 2 devices with 4 micro-batches (formula 1/5) on the virtual clock:
+        // the table gains bubble columns; the pipeline's is its devices' mean, from its own steps.
+        const std::string text = R"({"name": "t", "base": )" + kBase +
+                                 R"(, "steps": 12, "variants": [{"label": "one", "set": {}},)"
+                                 R"( {"label": "1f1b", "set": {"strategy.type": "pipeline", "strategy.stages": 2,)"
+                                 R"( "strategy.micro_batches": 4, "clock": "virtual"}}]})";
+        Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
+        QVERIFY2(study, study ? "" : study.error().message.c_str());
+        StudyRunner runner(std::move(*study));
+        const std::vector<StudyRow> rows = runner.run(nullptr);
+        QVERIFY(!rows[0].bubble.has_value());
+        QVERIFY(rows[1].bubble.has_value());
+        QVERIFY2(*rows[1].bubble > 0.0 && *rows[1].bubble < 1.0, qPrintable(QString::number(*rows[1].bubble)));
+        QCOMPARE(rows[1].bubbleTheory.value_or(-1.0), 1.0 / 5.0);
+        const StudyTable table = makeStudyTable(rows, 0, {});
+        QCOMPARE(table.header.back(), std::string("bubble_theory"));
+        QCOMPARE(table.header[table.header.size() - 2], std::string("bubble"));
+        QCOMPARE(table.rows[0].back(), std::string());
+        QCOMPARE(table.rows[1].back(), std::string("0.200"));
+        QVERIFY(!table.rows[1][table.header.size() - 2].empty());
+    }
+
     void cancellingOneVariantLeavesTheOther() {
         StudyRunner runner(makeStudy(30));
         Witness witness(&runner, 0, 5);

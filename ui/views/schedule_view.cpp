@@ -111,11 +111,12 @@ void ScheduleView::showBubbles(const ScheduleSnapshot& schedule) {
                          d < schedule.simulatedBubble.size() ? percent(schedule.simulatedBubble[d]) : QStringLiteral("–"), held, rule);
     }
     m_bubbles->setText(tr("<table cellspacing=0 cellpadding=3><tr><th align=left>Device</th><th>Bubble, this step</th><th>over %1 "
-                          "steps</th><th>equal stages at these pass times</th><th>Activations held at most (passes)</th><th>the "
+                          "steps</th><th>at its stages' pass times</th><th>Activations held at most (passes)</th><th>the "
                           "schedule's rule</th></tr>%2</table>"
                           "<p><b>Theory</b>: %3 — for equal stages, a backward twice a forward and hand-overs that take no time. Real "
                           "stages differ: the first computes no input gradient, the last adds the loss; and real passes are not 1:2 "
-                          "(the third column keeps the equal stages but takes this run's mean pass times).%4</p>")
+                          "(the third column is the schedule at each stage's mean pass times in this run: what is left between it "
+                          "and the measured bubble is the passes' spread).%4</p>")
                            .arg(schedule.runSteps)
                            .arg(rows, bubbleFormulaText(schedule),
                                 schedule.virtualClock

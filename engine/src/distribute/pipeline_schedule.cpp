@@ -292,9 +292,13 @@ void BubbleMeter::add(const StepReport& report) {
         for (const Span& span : report.replicas[lane].spans) {
             if (!isPipelinePass(span.kind)) continue;
             m_busyNs[lane] += static_cast<double>(span.endNs - span.beginNs);
-            const auto kind = static_cast<std::size_t>(passKindOf(span.kind));
-            m_kindNs[kind] += static_cast<double>(span.endNs - span.beginNs);
-            ++m_kindCount[kind];
+            if (span.stage >= 0) {
+                if (static_cast<std::size_t>(span.stage) >= m_stages.size()) m_stages.resize(static_cast<std::size_t>(span.stage) + 1);
+                KindTotals& stage = m_stages[static_cast<std::size_t>(span.stage)];
+                const auto kind = static_cast<std::size_t>(passKindOf(span.kind));
+                stage.ns[kind] += static_cast<double>(span.endNs - span.beginNs);
+                ++stage.count[kind];
+            }
             first = std::min(first, span.beginNs);
             last = std::max(last, span.endNs);
         }
@@ -310,16 +314,20 @@ std::vector<double> BubbleMeter::fractions() const {
     return out;
 }
 
-PassTimes BubbleMeter::meanPassTimes() const {
-    const auto mean = [this](PassKind kind, double otherwise) {
-        const auto k = static_cast<std::size_t>(kind);
-        return m_kindCount[k] > 0 ? m_kindNs[k] / static_cast<double>(m_kindCount[k]) : otherwise;
-    };
+std::vector<PassTimes> BubbleMeter::meanStageTimes() const {
+    std::vector<PassTimes> stages;
     const PassTimes ratios;
-    const double forward = mean(PassKind::Forward, ratios.forward);
-    return PassTimes{forward, mean(PassKind::Backward, forward * ratios.backward),
-                     mean(PassKind::BackwardInput, forward * ratios.backwardInput),
-                     mean(PassKind::BackwardWeight, forward * ratios.backwardWeight)};
+    for (const KindTotals& stage : m_stages) {
+        const auto mean = [&stage](PassKind kind, double otherwise) {
+            const auto k = static_cast<std::size_t>(kind);
+            return stage.count[k] > 0 ? stage.ns[k] / static_cast<double>(stage.count[k]) : otherwise;
+        };
+        const double forward = mean(PassKind::Forward, ratios.forward);
+        stages.push_back(PassTimes{forward, mean(PassKind::Backward, forward * ratios.backward),
+                                   mean(PassKind::BackwardInput, forward * ratios.backwardInput),
+                                   mean(PassKind::BackwardWeight, forward * ratios.backwardWeight)});
+    }
+    return stages;
 }
 
 }  // namespace distlab

@@ -63,7 +63,7 @@ std::shared_ptr<const ScheduleSnapshot> ScheduleCapture::take(const StepReport& 
     snapshot->stepBubble = step.fractions();
     snapshot->runBubble = m_meter.fractions();
     snapshot->runSteps = m_meter.steps();
-    snapshot->simulatedBubble = simulatedBubbles(m_config, m_meter.meanPassTimes());
+    snapshot->simulatedBubble = simulatedBubbles(m_config, m_meter.meanStageTimes());
     for (const ReplicaStepStats& lane : report.replicas) {
         snapshot->activationPeakBytes.push_back(lane.activationPeakBytes);
         snapshot->activationPeakMicroBatches.push_back(lane.activationPeakMicroBatches);

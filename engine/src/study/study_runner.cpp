@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "distlab/comm/spin_barrier.hpp"
+#include "distlab/distribute/pipeline_placement.hpp"
 #include "distlab/distribute/trainer.hpp"
 #include "distlab/tensor/device_memory.hpp"
 
@@ -195,6 +196,8 @@ void StudyRunner::runVariant(int index, StudyObserver* observer, bool measureMem
         return publishState(VariantState::Failed, error.what());
     }
     Trainer& trainer = *owned;
+    if (config.strategy.type == StrategyKind::Pipeline || config.strategy.type == StrategyKind::ModelParallel)
+        tally.measureBubbles(bubbleTheory(config, placeLayers(config, trainer.replicaModel(0))));
     publishState(VariantState::Running, {});
 
     const std::int64_t evalEvery = m_study.evalEvery(config.steps);

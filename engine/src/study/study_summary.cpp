@@ -1,6 +1,7 @@
 #include "distlab/study/study_summary.hpp"
 
 #include <cmath>
+#include <numeric>
 
 namespace distlab {
 
@@ -57,6 +58,16 @@ void VariantTally::addStep(const StepReport& report, std::int64_t stepNs) {
     row.bytesPerStep = m_bytes / double(row.steps);
     row.samples += report.samples;
     row.samplesPerSecond = m_trainingNs > 0 ? double(row.samples) / row.trainingSeconds : 0.0;
+    if (m_bubbles) {
+        m_bubbles->add(report);
+        const std::vector<double> lanes = m_bubbles->fractions();
+        if (!lanes.empty()) row.bubble = std::accumulate(lanes.begin(), lanes.end(), 0.0) / static_cast<double>(lanes.size());
+    }
+}
+
+void VariantTally::measureBubbles(std::optional<double> theory) {
+    m_bubbles.emplace();
+    m_row.bubbleTheory = theory;
 }
 
 void VariantTally::addAccuracy(double accuracy) {

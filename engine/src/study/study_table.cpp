@@ -1,5 +1,6 @@
 #include "distlab/study/study_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -55,6 +56,13 @@ StudyTable makeStudyTable(std::span<const StudyRow> rows, int baseline, std::spa
             split ? share(row.shares.waiting) : std::string(),
             split ? share(row.shares.optimizer) : std::string(),
         });
+    }
+    // Split models' bubbles, where any variant is one: measured (the devices' mean) and the closed form.
+    if (std::any_of(rows.begin(), rows.end(), [](const StudyRow& row) { return row.bubble.has_value(); })) {
+        table.header.insert(table.header.end(), {"bubble", "bubble_theory"});
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            table.rows[r].insert(table.rows[r].end(), {rows[r].bubble ? share(*rows[r].bubble) : std::string(),
+                                                       rows[r].bubbleTheory ? share(*rows[r].bubbleTheory) : std::string()});
     }
     if (predictions.empty()) return table;
     // The prediction right beside its measurement, near the left where the eye starts (not after

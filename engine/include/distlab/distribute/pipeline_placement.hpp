@@ -61,10 +61,11 @@ Result<std::vector<std::vector<PipelinePass>>> passOrders(const RunConfig& confi
 /// whose device holds several stages.
 std::optional<double> bubbleTheory(const RunConfig& config, const PipelinePlacement& placement);
 
-/// Each lane's bubble in the run's schedule simulated with equal stages and `times` (a run's mean
-/// pass durations, BubbleMeter::meanPassTimes): the theory without its assumption that a backward
-/// takes twice a forward. Lane c·p + d of a data-parallel copy is device d's. Empty for a
-/// model_parallel run (its stages are not equal by construction).
-std::vector<double> simulatedBubbles(const RunConfig& config, const PassTimes& times);
+/// Each lane's bubble in the run's schedule placed by simulatePipeline with each stage's pass
+/// times (`stageTimes[s]`, e.g. a run's means, BubbleMeter::meanStageTimes): the closed form's
+/// schedule without its equal stages and 1:2 passes, so a measured bubble far from it is the
+/// passes' spread, not the stages'. Lane c·p + d of a data-parallel copy is device d's. Empty for a
+/// model_parallel run, or with fewer stage times than the pipeline's p·v stages.
+std::vector<double> simulatedBubbles(const RunConfig& config, std::span<const PassTimes> stageTimes);
 
 }  // namespace distlab

@@ -108,20 +108,24 @@ PassKind passKindOf(SpanKind kind);
 /// A pipeline's bubbles as its steps measured them: each lane's forward and backward spans are its
 /// busy time; a step's makespan runs from the first of them to begin to the last to end (the
 /// optimizer after the flush is not part of the schedule). The fraction is each lane's idle share
-/// of the makespans added over the steps. It also keeps each kind of pass's mean duration.
+/// of the makespans added over the steps. It also keeps each stage's mean duration of each kind of pass.
 class BubbleMeter {
 public:
     void add(const StepReport& report);
     /// Each lane's bubble fraction so far (empty before a step).
     std::vector<double> fractions() const;
     std::int64_t steps() const { return m_steps; }
-    /// Each kind of pass's mean duration so far, in nanoseconds; a kind not run keeps PassTimes{}'s
-    /// ratio to the forward (a backward twice a forward, B and W one each).
-    PassTimes meanPassTimes() const;
+    /// Each stage's mean duration of each kind of pass so far, in nanoseconds, by stage (the spans'
+    /// `stage`); a kind a stage did not run keeps PassTimes{}'s ratio to its forward (a backward
+    /// twice a forward, B and W one each). Empty before a step.
+    std::vector<PassTimes> meanStageTimes() const;
 
 private:
-    std::array<double, 4> m_kindNs{};  ///< by PassKind: the passes' durations added
-    std::array<std::int64_t, 4> m_kindCount{};
+    struct KindTotals {
+        std::array<double, 4> ns{};  ///< by PassKind: the passes' durations added
+        std::array<std::int64_t, 4> count{};
+    };
+    std::vector<KindTotals> m_stages;
     std::vector<double> m_busyNs;
     double m_makespanNs = 0.0;
     std::int64_t m_steps = 0;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "distlab/distribute/pipeline_schedule.hpp"  // BubbleMeter
 #include "distlab/telemetry/step_report.hpp"
 #include "distlab/telemetry/phase_split.hpp"
 
@@ -57,6 +58,10 @@ struct StudyRow {
     std::optional<std::int64_t> peakMemoryBytes;  ///< sequential runs only (devices' accounting is per process)
     PhaseSplit phaseTotalsNs;                     ///< splitStep summed over the updates
     PhaseShares shares;                           ///< phaseShares(phaseTotalsNs)
+    /// A split model's (pipeline, model_parallel): its devices' mean bubble over the updates
+    /// (BubbleMeter), and the schedule's closed form where one applies.
+    std::optional<double> bubble;
+    std::optional<double> bubbleTheory;
 };
 
 /// Builds a row step by step. One thread (the variant's).
@@ -65,6 +70,8 @@ public:
     VariantTally(std::string label, std::optional<double> targetAccuracy);
     /// Counts an applied update that took `stepNs` of training time.
     void addStep(const StepReport& report, std::int64_t stepNs);
+    /// Measures the variant's bubbles from its steps (a split model), beside `theory`.
+    void measureBubbles(std::optional<double> theory);
     /// An accuracy measured after the latest update (a test evaluation, or the batch's without test data).
     void addAccuracy(double accuracy);
     void setFinalTest(const EvalResult& test);
@@ -78,6 +85,7 @@ public:
 private:
     StudyRow m_row;
     std::optional<double> m_target;
+    std::optional<BubbleMeter> m_bubbles;  ///< split models only
     std::int64_t m_trainingNs = 0;
     double m_bytes = 0.0;  ///< stepBytesCommunicated summed
     PhaseSplit m_lastSplit;

@@ -34,7 +34,7 @@ struct ScheduleSnapshot {
     std::vector<double> stepBubble;                ///< each device's bubble in this step
     std::vector<double> runBubble;                 ///< each device's over the run's steps so far
     std::int64_t runSteps = 0;
-    std::vector<double> simulatedBubble;             ///< each device's in the schedule at the run's mean pass times (empty: none)
+    std::vector<double> simulatedBubble;             ///< each device's in the schedule at its stages' mean pass times (simulatedBubbles)
     std::optional<double> theory;                    ///< the closed form, where one applies
     std::vector<std::int64_t> activationPeakBytes;   ///< each device's most activation bytes held at once in this step
     std::vector<int> activationPeakMicroBatches;     ///< and the most micro-batch passes it held them for
