@@ -236,14 +236,19 @@ private slots:
         const std::string text = R"({"base": )" + kBase +
                                  R"(, "steps": 5, "variants": [{"label": "one", "set": {}},)"
                                  R"( {"label": "two", "set": {"strategy.type": "mirrored", "strategy.replicas": 2}},)"
-                                 R"( {"label": "central", "set": {"strategy.type": "central_storage", "strategy.replicas": 2}}]})";
+                                 R"( {"label": "central", "set": {"strategy.type": "central_storage", "strategy.replicas": 2}},)"
+                                 R"( {"label": "pipe", "set": {"strategy.type": "pipeline", "strategy.stages": 2,)"
+                                 R"( "strategy.micro_batches": 4, "clock": "virtual"}}]})";
         Result<Study> study = parseStudy(text, "t.study.json", "/tmp");
         QVERIFY(study.ok());
         StudyRunner runner(std::move(*study));
         runner.setPredictStepTimes(true);
         Witness witness;
         const std::vector<StudyRow> rows = runner.run(&witness);
-        QCOMPARE(witness.predicted, (std::vector<int>{0, 1, 2}));
+        QCOMPARE(witness.predicted, (std::vector<int>{0, 1, 2, 3}));
+        // The pipeline's: its passes placed by the schedule at its stages' calibrated times, then the updates.
+        QVERIFY2(runner.prediction(3).has_value(), runner.predictionNote(3).c_str());
+        QVERIFY(runner.prediction(3)->computeMs > 0 && runner.prediction(3)->stepMs > runner.prediction(3)->computeMs);
         QVERIFY(witness.predictedBeforeTraining);
         QVERIFY(runner.prediction(0).has_value() && runner.prediction(0)->stepMs > 0);
         QVERIFY(runner.prediction(1).has_value() && runner.prediction(1)->communicationMs > 0);

@@ -159,4 +159,48 @@ StepTimePrediction predictParameterServer(const ServerCosts& c, ParameterServerM
     return p;
 }
 
+Result<StepTimePrediction> predictPipeline(const PipelineCosts& c) {
+    const int p = c.shape.devices;
+    if (c.stages.size() != static_cast<std::size_t>(p) * static_cast<std::size_t>(c.shape.virtualStages) ||
+        c.deviceOptimizerNs.size() != static_cast<std::size_t>(p))
+        return Error{"the pipeline's stage or device times do not match its shape"};
+    auto order = pipelineOrder(c.schedule, c.shape);
+    if (!order) return order.error();
+    std::vector<std::vector<int>> stageOfChunk(static_cast<std::size_t>(p));
+    for (int d = 0; d < p; ++d)
+        for (int chunk = 0; chunk < c.shape.virtualStages; ++chunk) stageOfChunk[static_cast<std::size_t>(d)].push_back(chunk * p + d);
+    auto timeline = simulatePipeline(*order, c.shape.microBatches, stageOfChunk, [&](int device, std::size_t index) {
+        const PipelinePass& pass = (*order)[static_cast<std::size_t>(device)][index];
+        const PassTimes& times =
+            c.stages[static_cast<std::size_t>(stageOfChunk[static_cast<std::size_t>(device)][static_cast<std::size_t>(pass.chunk)])];
+        switch (pass.kind) {
+            case PassKind::Forward:
+                return times.forward;
+            case PassKind::Backward:
+                return times.backward;
+            case PassKind::BackwardInput:
+                return times.backwardInput;
+            case PassKind::BackwardWeight:
+                return times.backwardWeight;
+        }
+        return times.forward;
+    });
+    if (!timeline) return timeline.error();
+    // Each device reduces and updates after its own last pass; the step ends with the last of them.
+    double end = 0.0, reduction = 0.0;
+    for (int d = 0; d < p; ++d) {
+        const auto& passes = timeline->devices[static_cast<std::size_t>(d)];
+        const double reduce =
+            static_cast<std::size_t>(d) < c.deviceReductionNs.size() ? c.deviceReductionNs[static_cast<std::size_t>(d)] : 0.0;
+        reduction = std::max(reduction, reduce);
+        end = std::max(end, (passes.empty() ? 0.0 : passes.back().end) + reduce + c.deviceOptimizerNs[static_cast<std::size_t>(d)]);
+    }
+    StepTimePrediction prediction;
+    prediction.computeMs = timeline->makespan * 1e-6;
+    prediction.communicationMs = reduction * 1e-6;
+    prediction.stepMs = (end + c.otherNs) * 1e-6;
+    prediction.optimizerMs = std::max(0.0, prediction.stepMs - prediction.computeMs - prediction.communicationMs);
+    return prediction;
+}
+
 }  // namespace distlab

@@ -8,6 +8,9 @@
 #include <thread>
 
 #include "distlab/distribute/parameter_server_trainer.hpp"
+#include "distlab/distribute/pipeline_placement.hpp"
+#include "distlab/distribute/replica_pool.hpp"
+#include "distlab/distribute/trainer.hpp"
 #include "distlab/study/step_time_cache.hpp"
 #include "study/step_time_calibration.hpp"
 
@@ -216,6 +219,61 @@ Result<StepTimePrediction> StepTimeModel::predictServersConfig(const RunConfig& 
     return predictParameterServer(costs, strategy.mode, strategy.gradientsToAggregate, m_options.cores);
 }
 
+Result<StepTimePrediction> StepTimeModel::predictPipelineConfig(const RunConfig& config) {
+    const StrategyConfig& strategy = config.strategy;
+    const auto p = static_cast<int>(strategy.stages);
+    const auto dp = static_cast<int>(strategy.dataParallel);
+    const int lanes = p * dp;
+    const bool virtualClock = config.clock == ClockMode::Virtual;
+    if (!virtualClock && lanes > m_options.cores)
+        return Error{
+            "the step-time model covers a pipeline on the virtual clock, or with no more devices than cores (how devices "
+            "beyond the cores take turns on them is not modelled)"};
+    const std::int64_t rows = std::max<std::int64_t>(1, config.data.globalBatchSize / (dp * strategy.microBatches));
+    const int threads = threadsPerReplica(config.threads, lanes);
+    // On the virtual clock the devices compute one at a time; on the wall clock each has a core.
+    auto calibration = modelCalibration(config, rows, threads, virtualClock ? 1 : std::min(lanes, m_options.cores));
+    if (!calibration) return calibration.error();
+    const MicroBatchTimes micro = interpolateRows(**calibration, rows);
+    // The trainer's split: the layers' own stages, or balanced as the trainer balances them.
+    auto created = Trainer::create(oneDeviceOf(config, rows, threads));
+    if (!created) return created.error();
+    const Model& model = (*created)->replicaModel(0);
+    std::vector<double> layerNs;
+    for (const LayerTimes& layer : micro.layers) layerNs.push_back(layer.forwardNs + layer.backwardNs);
+    const PipelinePlacement placement =
+        strategy.balance == StageBalance::Measured ? placeLayers(config, layerNs) : placeLayers(config, model);
+    PipelineCosts costs;
+    costs.schedule = strategy.schedule;
+    costs.shape = PipelineShape{p, static_cast<int>(strategy.microBatches), static_cast<int>(strategy.virtualStages)};
+    costs.deviceOptimizerNs.assign(static_cast<std::size_t>(p), 0.0);
+    costs.deviceReductionNs.assign(static_cast<std::size_t>(p), 0.0);
+    const auto parameters = static_cast<double>(model.store().totalSize());
+    for (std::size_t s = 0; s < placement.stages.size(); ++s) {
+        const PipelineStage& stage = placement.stages[s];
+        PassTimes times{0.0, 0.0, 0.0, 0.0};
+        for (std::size_t layer = stage.firstLayer; layer < stage.endLayer; ++layer) {
+            times.forward += micro.layers[layer].forwardNs;
+            times.backward += micro.layers[layer].backwardNs;
+        }
+        if (s == 0) times.forward += micro.gatherNs;                          // the first stage reads the micro-batch
+        if (s + 1 == placement.stages.size()) times.forward += micro.lossNs;  // the last computes the loss
+        // ZB-H1 splits a backward into B and W; the calibration times it whole: half each.
+        times.backwardInput = times.backwardWeight = times.backward / 2.0;
+        costs.stages.push_back(times);
+        const std::int64_t first = model.gradientBegin(stage.firstLayer);
+        const std::int64_t end = stage.endLayer < model.layers().size() ? model.gradientBegin(stage.endLayer) : model.store().totalSize();
+        const auto device = static_cast<std::size_t>(stage.device);
+        costs.deviceOptimizerNs[device] += (*calibration)->optimizerNs * static_cast<double>(end - first) / parameters;
+        if (dp > 1) {
+            const std::int64_t bytes = (end - first) * 4;
+            costs.deviceReductionNs[device] += reduction(strategy.crossDeviceOps, dp, bytes).ns(static_cast<double>(bytes));
+        }
+    }
+    costs.otherNs = micro.otherNs;
+    return predictPipeline(costs);
+}
+
 Result<StepTimePrediction> StepTimeModel::predict(const RunConfig& config) {
     const StrategyConfig& strategy = config.strategy;
     if (strategy.usesGpus()) return Error{"the step-time model does not cover GPU runs yet"};
@@ -228,6 +286,9 @@ Result<StepTimePrediction> StepTimeModel::predict(const RunConfig& config) {
             break;
         case StrategyKind::ParameterServer:
             prediction = predictServersConfig(config);
+            break;
+        case StrategyKind::Pipeline:
+            prediction = predictPipelineConfig(config);
             break;
         default:
             return Error{std::string("the step-time model does not cover ") + configName(strategy.type) + " yet"};

@@ -24,6 +24,7 @@
 
 #include "distlab/core/error.hpp"
 #include "distlab/config/run_config.hpp"
+#include "distlab/distribute/pipeline_schedule.hpp"
 
 namespace distlab {
 
@@ -127,6 +128,20 @@ struct ServerCosts {
     std::vector<double> speeds;  ///< per worker, 0.1-1.0
 };
 StepTimePrediction predictParameterServer(const ServerCosts& costs, ParameterServerMode mode, std::int64_t gradientsToAggregate, int cores);
+/// A pipeline of p devices (v chunks each, m micro-batches, dp copies) on the virtual clock, or with
+/// a core a device: its stages' passes placed by the schedule's order and dependencies
+/// (simulatePipeline) at each stage's times, hand-overs taking none; then each device's all-reduces
+/// across the copies and its update of its own layers; then the step's bookkeeping.
+struct PipelineCosts {
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    PipelineShape shape;
+    std::vector<PassTimes> stages;          ///< per stage (p·v, stage s on device s mod p): one micro-batch's passes, ns
+    std::vector<double> deviceOptimizerNs;  ///< per device: the update of its stages' parameters
+    std::vector<double> deviceReductionNs;  ///< per device: its all-reduces across the copies (empty or 0 without)
+    double otherNs = 0.0;
+};
+/// Errors where the shape cannot run the schedule or a stage has no times.
+Result<StepTimePrediction> predictPipeline(const PipelineCosts& costs);
 
 /// Where StepTimeModel keeps its calibration between runs.
 struct StepTimeModelOptions {
@@ -158,6 +173,7 @@ private:
     double sleepOvershoot();
     Result<StepTimePrediction> predictMirroredConfig(const RunConfig& config);
     Result<StepTimePrediction> predictServersConfig(const RunConfig& config);
+    Result<StepTimePrediction> predictPipelineConfig(const RunConfig& config);
     void save();
 
     StepTimeModelOptions m_options;
