@@ -249,6 +249,17 @@ Result<StepTimePrediction> StepTimeModel::predictPipelineConfig(const RunConfig&
     costs.deviceOptimizerNs.assign(static_cast<std::size_t>(p), 0.0);
     costs.deviceReductionNs.assign(static_cast<std::size_t>(p), 0.0);
     const auto parameters = static_cast<double>(model.store().totalSize());
+    // Each layer's output bytes at the micro-batch's rows: what a stage hands the next forward (its
+    // last layer's output) and the one before backward (its input's gradient), a copy each.
+    std::vector<double> outputBytes;
+    Shape shape{rows, (*created)->data().train.features};
+    for (const auto& layer : model.layers()) {
+        shape = layer->outputShape(shape);
+        double values = 1.0;
+        for (const std::int64_t extent : shape) values *= static_cast<double>(extent);
+        outputBytes.push_back(values * sizeof(float));
+    }
+    const auto handOverNs = [this](double bytes) { return transport(static_cast<std::int64_t>(bytes)).ns(bytes); };
     for (std::size_t s = 0; s < placement.stages.size(); ++s) {
         const PipelineStage& stage = placement.stages[s];
         PassTimes times{0.0, 0.0, 0.0, 0.0};
@@ -256,10 +267,15 @@ Result<StepTimePrediction> StepTimeModel::predictPipelineConfig(const RunConfig&
             times.forward += micro.layers[layer].forwardNs;
             times.backward += micro.layers[layer].backwardNs;
         }
-        if (s == 0) times.forward += micro.gatherNs;                          // the first stage reads the micro-batch
-        if (s + 1 == placement.stages.size()) times.forward += micro.lossNs;  // the last computes the loss
-        // ZB-H1 splits a backward into B and W; the calibration times it whole: half each.
-        times.backwardInput = times.backwardWeight = times.backward / 2.0;
+        const bool firstStage = s == 0, lastStage = s + 1 == placement.stages.size();
+        times.forward += firstStage ? micro.gatherNs : 0.0;                                       // the first stage reads the micro-batch
+        times.forward += lastStage ? micro.lossNs : handOverNs(outputBytes[stage.endLayer - 1]);  // the last computes the loss
+        const double backwardHandOver = firstStage ? 0.0 : handOverNs(outputBytes[stage.firstLayer - 1]);
+        // ZB-H1 splits a backward into B (which hands the gradient over) and W; the calibration
+        // times it whole: half each.
+        times.backwardInput = times.backward / 2.0 + backwardHandOver;
+        times.backwardWeight = times.backward / 2.0;
+        times.backward += backwardHandOver;
         costs.stages.push_back(times);
         const std::int64_t first = model.gradientBegin(stage.firstLayer);
         const std::int64_t end = stage.endLayer < model.layers().size() ? model.gradientBegin(stage.endLayer) : model.store().totalSize();

@@ -130,7 +130,7 @@ struct ServerCosts {
 StepTimePrediction predictParameterServer(const ServerCosts& costs, ParameterServerMode mode, std::int64_t gradientsToAggregate, int cores);
 /// A pipeline of p devices (v chunks each, m micro-batches, dp copies) on the virtual clock, or with
 /// a core a device: its stages' passes placed by the schedule's order and dependencies
-/// (simulatePipeline) at each stage's times, hand-overs taking none; then each device's all-reduces
+/// (simulatePipeline) at each stage's times (its hand-over copies in them); then each device's all-reduces
 /// across the copies and its update of its own layers; then the step's bookkeeping.
 struct PipelineCosts {
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
