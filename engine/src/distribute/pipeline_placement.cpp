@@ -150,30 +150,11 @@ std::optional<double> bubbleTheory(const RunConfig& config, const PipelinePlacem
 
 std::vector<double> simulatedBubbles(const RunConfig& config, std::span<const PassTimes> stageTimes) {
     if (config.strategy.type != StrategyKind::Pipeline) return {};
-    const auto p = static_cast<int>(config.strategy.stages);
-    const PipelineShape shape{p, static_cast<int>(config.strategy.microBatches), static_cast<int>(config.strategy.virtualStages)};
-    if (stageTimes.size() < static_cast<std::size_t>(p) * static_cast<std::size_t>(shape.virtualStages)) return {};
+    const PipelineShape shape{static_cast<int>(config.strategy.stages), static_cast<int>(config.strategy.microBatches),
+                              static_cast<int>(config.strategy.virtualStages)};
     const auto order = pipelineOrder(config.strategy.schedule, shape);
     if (!order) return {};
-    std::vector<std::vector<int>> stageOfChunk(static_cast<std::size_t>(p));
-    for (int d = 0; d < p; ++d)
-        for (int c = 0; c < shape.virtualStages; ++c) stageOfChunk[static_cast<std::size_t>(d)].push_back(c * p + d);
-    const auto timeline = simulatePipeline(*order, shape.microBatches, stageOfChunk, [&](int device, std::size_t index) {
-        const PipelinePass& pass = (*order)[static_cast<std::size_t>(device)][index];
-        const PassTimes& times =
-            stageTimes[static_cast<std::size_t>(stageOfChunk[static_cast<std::size_t>(device)][static_cast<std::size_t>(pass.chunk)])];
-        switch (pass.kind) {
-            case PassKind::Forward:
-                return times.forward;
-            case PassKind::Backward:
-                return times.backward;
-            case PassKind::BackwardInput:
-                return times.backwardInput;
-            case PassKind::BackwardWeight:
-                return times.backwardWeight;
-        }
-        return times.forward;
-    });
+    const auto timeline = simulatePipeline(*order, shape, stageTimes);
     if (!timeline) return {};
     std::vector<double> lanes;
     for (std::int64_t lane = 0; lane < config.strategy.stages * config.strategy.dataParallel; ++lane)

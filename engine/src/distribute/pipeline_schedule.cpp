@@ -244,15 +244,25 @@ Result<PipelineTimeline> simulatePipeline(const Order& order, int microBatches, 
     return timeline;
 }
 
-Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, const PassTimes& times) {
+Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, std::span<const PassTimes> stageTimes) {
     if (static_cast<int>(order.size()) != shape.devices)
         return Error{"the order has " + std::to_string(order.size()) + " devices, the shape " + std::to_string(shape.devices)};
+    if (stageTimes.size() < static_cast<std::size_t>(shape.devices) * static_cast<std::size_t>(shape.virtualStages))
+        return Error{"the pipeline has " + std::to_string(shape.devices * shape.virtualStages) + " stages, times for " +
+                     std::to_string(stageTimes.size())};
     std::vector<std::vector<int>> stageOfChunk(static_cast<std::size_t>(shape.devices));
     for (int d = 0; d < shape.devices; ++d)
         for (int c = 0; c < shape.virtualStages; ++c) stageOfChunk[static_cast<std::size_t>(d)].push_back(c * shape.devices + d);
     return simulatePipeline(order, shape.microBatches, stageOfChunk, [&](int device, std::size_t index) {
-        return durationOf(order[static_cast<std::size_t>(device)][index].kind, times);
+        const PipelinePass& pass = order[static_cast<std::size_t>(device)][index];
+        const int stage = stageOfChunk[static_cast<std::size_t>(device)][static_cast<std::size_t>(pass.chunk)];
+        return durationOf(pass.kind, stageTimes[static_cast<std::size_t>(stage)]);
     });
+}
+
+Result<PipelineTimeline> simulatePipeline(const Order& order, const PipelineShape& shape, const PassTimes& times) {
+    const std::vector<PassTimes> equal(static_cast<std::size_t>(std::max(0, shape.devices * shape.virtualStages)), times);
+    return simulatePipeline(order, shape, equal);
 }
 
 double theoreticalBubbleFraction(PipelineSchedule schedule, const PipelineShape& shape) {

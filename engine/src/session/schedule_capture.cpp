@@ -17,14 +17,8 @@ std::unique_ptr<ScheduleCapture> ScheduleCapture::forTrainer(const Trainer& trai
     // float32, at the micro-batch's rows (as the trainer counts them).
     const Model& model = trainer.replicaModel(0);
     const std::int64_t rows = config.data.globalBatchSize / (config.strategy.dataParallel * config.strategy.microBatches);
-    Shape shape{rows, trainer.data().train.features};
     std::vector<std::int64_t> layerBytes;
-    for (const auto& layer : model.layers()) {
-        shape = layer->outputShape(shape);
-        std::int64_t values = 1;
-        for (const std::int64_t extent : shape) values *= extent;
-        layerBytes.push_back(values * static_cast<std::int64_t>(sizeof(float)));
-    }
+    for (const std::int64_t width : model.layerWidths()) layerBytes.push_back(rows * width * static_cast<std::int64_t>(sizeof(float)));
     // The trainer's own split (a measured balance may differ from the count's).
     const std::vector<int> stageOfLayer = trainer.layerStages();
     capture->m_shape.stageActivationBytes.assign(placement.stages.size(), 0);

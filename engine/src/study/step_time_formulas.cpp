@@ -166,25 +166,7 @@ Result<StepTimePrediction> predictPipeline(const PipelineCosts& c) {
         return Error{"the pipeline's stage or device times do not match its shape"};
     auto order = pipelineOrder(c.schedule, c.shape);
     if (!order) return order.error();
-    std::vector<std::vector<int>> stageOfChunk(static_cast<std::size_t>(p));
-    for (int d = 0; d < p; ++d)
-        for (int chunk = 0; chunk < c.shape.virtualStages; ++chunk) stageOfChunk[static_cast<std::size_t>(d)].push_back(chunk * p + d);
-    auto timeline = simulatePipeline(*order, c.shape.microBatches, stageOfChunk, [&](int device, std::size_t index) {
-        const PipelinePass& pass = (*order)[static_cast<std::size_t>(device)][index];
-        const PassTimes& times =
-            c.stages[static_cast<std::size_t>(stageOfChunk[static_cast<std::size_t>(device)][static_cast<std::size_t>(pass.chunk)])];
-        switch (pass.kind) {
-            case PassKind::Forward:
-                return times.forward;
-            case PassKind::Backward:
-                return times.backward;
-            case PassKind::BackwardInput:
-                return times.backwardInput;
-            case PassKind::BackwardWeight:
-                return times.backwardWeight;
-        }
-        return times.forward;
-    });
+    auto timeline = simulatePipeline(*order, c.shape, c.stages);
     if (!timeline) return timeline.error();
     // Each device reduces and updates after its own last pass; the step ends with the last of them.
     double end = 0.0, reduction = 0.0;

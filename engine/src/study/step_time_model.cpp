@@ -252,13 +252,7 @@ Result<StepTimePrediction> StepTimeModel::predictPipelineConfig(const RunConfig&
     // Each layer's output bytes at the micro-batch's rows: what a stage hands the next forward (its
     // last layer's output) and the one before backward (its input's gradient), a copy each.
     std::vector<double> outputBytes;
-    Shape shape{rows, (*created)->data().train.features};
-    for (const auto& layer : model.layers()) {
-        shape = layer->outputShape(shape);
-        double values = 1.0;
-        for (const std::int64_t extent : shape) values *= static_cast<double>(extent);
-        outputBytes.push_back(values * sizeof(float));
-    }
+    for (const std::int64_t width : model.layerWidths()) outputBytes.push_back(static_cast<double>(rows * width) * sizeof(float));
     const auto handOverNs = [this](double bytes) { return transport(static_cast<std::int64_t>(bytes)).ns(bytes); };
     for (std::size_t s = 0; s < placement.stages.size(); ++s) {
         const PipelineStage& stage = placement.stages[s];

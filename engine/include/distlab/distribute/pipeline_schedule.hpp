@@ -16,6 +16,7 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "distlab/config/run_config.hpp"  // PipelineSchedule
@@ -79,6 +80,11 @@ struct PipelineTimeline {
 /// order cannot finish (a device waits for a pass that waits for it).
 Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<PipelinePass>>& order, const PipelineShape& shape,
                                           const PassTimes& times);
+
+/// simulatePipeline with each stage's own pass times (`stageTimes[s]`, one per stage, p·v of them;
+/// chunk c of device d is stage c·p + d). An Error also when there are fewer stage times than stages.
+Result<PipelineTimeline> simulatePipeline(const std::vector<std::vector<PipelinePass>>& order, const PipelineShape& shape,
+                                          std::span<const PassTimes> stageTimes);
 
 /// How long pass `index` of device `device`'s order takes (a measured duration, on the virtual clock).
 using PassDuration = std::function<double(int device, std::size_t index)>;
